@@ -1,0 +1,69 @@
+package commands
+
+import (
+	"context"
+	"io"
+	"os"
+	"time"
+)
+
+// Env is everything a command touches outside its arguments. Tests build one
+// with buffers and a fake environment; DefaultEnv wires the real process.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Environ        func() []string
+	Now            func() time.Time
+	// Context is cancelled on SIGINT/SIGTERM by Main; tests may leave it nil.
+	Context context.Context
+}
+
+// DefaultEnv returns the Env of the running process.
+func DefaultEnv() Env {
+	return Env{
+		Stdin:   os.Stdin,
+		Stdout:  os.Stdout,
+		Stderr:  os.Stderr,
+		Getenv:  os.Getenv,
+		Environ: os.Environ,
+		Now:     time.Now,
+	}
+}
+
+// withDefaults fills the fields a test left empty.
+func (e Env) withDefaults() Env {
+	if e.Stdin == nil {
+		e.Stdin = eofReader{}
+	}
+	if e.Stdout == nil {
+		e.Stdout = io.Discard
+	}
+	if e.Stderr == nil {
+		e.Stderr = io.Discard
+	}
+	if e.Getenv == nil {
+		e.Getenv = func(string) string { return "" }
+	}
+	if e.Environ == nil {
+		e.Environ = func() []string { return nil }
+	}
+	if e.Now == nil {
+		e.Now = time.Now
+	}
+	if e.Context == nil {
+		e.Context = context.Background()
+	}
+	return e
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// envLookup adapts Env to termenv.Environ so colour detection reads the
+// command's environment, not the process's.
+type envLookup struct{ e Env }
+
+func (l envLookup) Getenv(k string) string { return l.e.Getenv(k) }
+func (l envLookup) Environ() []string      { return l.e.Environ() }

@@ -1,0 +1,78 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/verify"
+)
+
+// Exit codes. Only Main turns errors into these; see exitCode.
+const (
+	ExitOK          = 0   // success
+	ExitFailure     = 1   // the operation failed (compile error, unreadable input...)
+	ExitUsage       = 2   // bad flags, arguments or target names
+	ExitMismatch    = 3   // kernels ran but gave wrong numbers
+	ExitEnvMissing  = 4   // no toolchain, GPU or runtime library
+	ExitInterrupted = 130 // SIGINT/SIGTERM
+)
+
+// exitCodeTable is printed in every command's help and in the README.
+const exitCodeTable = `EXIT STATUS:
+   0    success
+   1    the operation failed (compile error, unreadable input, changes found by --check)
+   2    usage error (bad flag, argument or target ID)
+   3    verification mismatch: kernels ran, numbers were wrong
+   4    environment missing: no ROCm toolchain, GPU or runtime library
+   130  interrupted`
+
+// usageError marks errors that come from how rocmk was called.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// usagef returns a usage error (exit code 2).
+func usagef(format string, a ...any) error {
+	return usageError{fmt.Errorf(format, a...)}
+}
+
+// errEnvMissing marks an environment problem found by commands/ itself.
+var errEnvMissing = errors.New("environment missing")
+
+// exitError carries an explicit exit code without a message of its own, for
+// commands whose result already said what went wrong (hipify --check).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
+// exitCode maps an error to the documented exit code.
+func exitCode(err error) int {
+	var ue usageError
+	var ee exitError
+	var me *verify.MismatchError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case errors.As(err, &ue):
+		return ExitUsage
+	case errors.As(err, &me):
+		return ExitMismatch
+	case errors.Is(err, compile.ErrToolchainNotFound),
+		errors.Is(err, verify.ErrRuntimeUnavailable),
+		errors.Is(err, verify.ErrNoDevice),
+		errors.Is(err, errEnvMissing):
+		return ExitEnvMissing
+	}
+	return ExitFailure
+}

@@ -1,0 +1,245 @@
+package commands
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// UI is how commands talk to the user: results on stdout, everything else on
+// stderr. It is safe for concurrent use.
+//
+// In JSON mode stdout receives exactly one document (Result) and nothing
+// else; messages still go to stderr, progress is off.
+type UI struct {
+	Out, Err      io.Writer
+	OutS, ErrS    *Styles // styles rendered for stdout and stderr
+	JSON          bool
+	Quiet         bool
+	Verbosity     int
+	progressOnTTY bool
+	mu            sync.Mutex
+	resultPrinted bool
+}
+
+// newUI builds the UI for one command run.
+func newUI(env Env, g globalOptions) *UI {
+	outR := newRenderer(env.Stdout, env)
+	errR := newRenderer(env.Stderr, env)
+	return &UI{
+		Out:           env.Stdout,
+		Err:           env.Stderr,
+		OutS:          NewStyles(outR),
+		ErrS:          NewStyles(errR),
+		JSON:          g.JSON,
+		Quiet:         g.Quiet,
+		Verbosity:     g.Verbose,
+		progressOnTTY: isTTY(env.Stderr) && !g.JSON && !g.Quiet,
+	}
+}
+
+// newRenderer makes a lipgloss renderer whose colour profile follows the
+// stream (TTY or not) and the command's environment (NO_COLOR, CLICOLOR_FORCE).
+func newRenderer(w io.Writer, env Env) *lipgloss.Renderer {
+	return lipgloss.NewRenderer(w, termenv.WithEnvironment(envLookup{env}), termenv.WithColorCache(true))
+}
+
+func isTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// Infof prints a message on stderr unless -q or --json.
+func (u *UI) Infof(format string, a ...any) {
+	if u.Quiet || u.JSON {
+		return
+	}
+	u.println(u.Err, fmt.Sprintf(format, a...))
+}
+
+// Verbosef prints on stderr when -v was given at least level times.
+func (u *UI) Verbosef(level int, format string, a ...any) {
+	if u.JSON || u.Verbosity < level {
+		return
+	}
+	u.println(u.Err, u.ErrS.Dim.Render(fmt.Sprintf(format, a...)))
+}
+
+// Warnf prints a warning on stderr (also in JSON mode: stdout stays clean).
+func (u *UI) Warnf(format string, a ...any) {
+	if u.Quiet {
+		return
+	}
+	u.println(u.Err, u.ErrS.Warn.Render("warning:")+" "+fmt.Sprintf(format, a...))
+}
+
+func (u *UI) println(w io.Writer, s string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	fmt.Fprintln(w, strings.TrimRight(s, "\n"))
+}
+
+// Result prints the command's result: in JSON mode doc, as one document with
+// "schema": "rocmk.<schema>/v1" first; otherwise whatever text writes.
+func (u *UI) Result(schema string, doc any, text func(w io.Writer, s *Styles) error) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.JSON {
+		if u.resultPrinted {
+			return fmt.Errorf("internal error: second JSON result for %s", schema)
+		}
+		u.resultPrinted = true
+		b, err := MarshalDoc(schema, doc)
+		if err != nil {
+			return err
+		}
+		_, err = u.Out.Write(b)
+		return err
+	}
+	if text == nil {
+		return nil
+	}
+	return text(u.Out, u.OutS)
+}
+
+// MarshalDoc encodes doc (a struct or map that encodes as a JSON object) with
+// a leading "schema" member, indented, newline-terminated.
+func MarshalDoc(schema string, doc any) ([]byte, error) {
+	body, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, `{"schema":%q`, "rocmk."+schema+"/v1")
+	inner := bytes.TrimSpace(body)
+	if len(inner) < 2 || inner[0] != '{' {
+		return nil, fmt.Errorf("internal error: %s result is not a JSON object", schema)
+	}
+	if len(inner) > 2 {
+		buf.WriteByte(',')
+		buf.Write(inner[1 : len(inner)-1])
+	}
+	buf.WriteByte('}')
+	var out bytes.Buffer
+	if err := json.Indent(&out, buf.Bytes(), "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// Progress is a progress bar on stderr; it draws only on a TTY outside
+// --json and -q, and is a no-op otherwise.
+type Progress interface {
+	Add(n int)
+	Describe(s string)
+	Finish()
+}
+
+// NewProgress returns a bar over total steps.
+func (u *UI) NewProgress(total int, desc string) Progress {
+	if !u.progressOnTTY || total <= 0 {
+		return nopProgress{}
+	}
+	return &barProgress{bar: progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(u.Err),
+		progressbar.OptionSetVisibility(true),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowCount(),
+		progressbar.OptionThrottle(80*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetWidth(30),
+	)}
+}
+
+type nopProgress struct{}
+
+func (nopProgress) Add(int)         {}
+func (nopProgress) Describe(string) {}
+func (nopProgress) Finish()         {}
+
+type barProgress struct{ bar *progressbar.ProgressBar }
+
+func (p *barProgress) Add(n int)         { _ = p.bar.Add(n) }
+func (p *barProgress) Describe(s string) { p.bar.Describe(s) }
+func (p *barProgress) Finish()           { _ = p.bar.Finish() }
+
+// padRight pads plain text to width before styling, so escape codes never
+// disturb column alignment.
+func padRight(s string, width int) string {
+	if n := lipgloss.Width(s); n < width {
+		return s + strings.Repeat(" ", width-n)
+	}
+	return s
+}
+
+// Table renders rows with a header, padding plain cells before styling.
+// style(col, row) may return nil for no style. Rows are printed as given.
+type Table struct {
+	Header []string
+	Rows   [][]string
+	// Style picks the style of a body cell; nil means plain.
+	Style func(col int, row []string) *lipgloss.Style
+	// Right marks columns to right-align (numbers).
+	Right map[int]bool
+}
+
+// Render writes the table with two spaces between columns.
+func (t Table) Render(w io.Writer, s *Styles) error {
+	widths := make([]int, len(t.Header))
+	for i, h := range t.Header {
+		widths[i] = lipgloss.Width(h)
+	}
+	for _, r := range t.Rows {
+		for i := range r {
+			if i < len(widths) && lipgloss.Width(r[i]) > widths[i] {
+				widths[i] = lipgloss.Width(r[i])
+			}
+		}
+	}
+	var b strings.Builder
+	line := func(cells []string, header bool, row []string) {
+		for i, c := range cells {
+			if i >= len(widths) {
+				break
+			}
+			var cell string
+			if t.Right[i] {
+				cell = strings.Repeat(" ", max(0, widths[i]-lipgloss.Width(c))) + c
+			} else if i == len(cells)-1 {
+				cell = c
+			} else {
+				cell = padRight(c, widths[i])
+			}
+			switch {
+			case header:
+				cell = s.Header.Render(cell)
+			case t.Style != nil:
+				if st := t.Style(i, row); st != nil {
+					cell = st.Render(cell)
+				}
+			}
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(cell)
+		}
+		b.WriteString("\n")
+	}
+	line(t.Header, true, nil)
+	for _, r := range t.Rows {
+		line(r, false, r)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
