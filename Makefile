@@ -1,0 +1,62 @@
+# rocmk: `make demo` runs the main job, `make test` runs the tests.
+SHELL := /bin/bash
+export PATH := /usr/local/go/bin:$(PATH)
+GO      ?= go
+BIN     := bin/rocmk
+DEMO    := out/demo
+ARCHS   ?= gfx90a,gfx908,gfx1030
+FUZZTIME ?= 15s
+GOFLAGS_TEST ?= -timeout 30m
+
+.PHONY: all setup build demo test unit fuzz bench vet fmt golden clean
+
+all: build
+
+setup:
+	@bash scripts/install-toolchain.sh
+
+build:
+	$(GO) build -o $(BIN) .
+
+# The main job: toolchain check, hipify the bundled CUDA sample, build the
+# bundled HIP kernels for several targets through the cache, list the cache,
+# inspect what was built.
+demo: setup build
+	@rm -rf $(DEMO) && mkdir -p $(DEMO)
+	@echo '$$ rocmk doctor' && ./$(BIN) doctor || true
+	@echo '$$ rocmk targets --buildable' && ./$(BIN) targets --buildable
+	@echo '$$ rocmk hipify --sample -o $(DEMO)/hip' && ./$(BIN) hipify --sample -o $(DEMO)/hip --stats
+	@echo '$$ rocmk build --arch $(ARCHS) -o $(DEMO)/build --bundle' && ./$(BIN) build --arch $(ARCHS) -o $(DEMO)/build --bundle
+	@echo '$$ rocmk cache ls' && ./$(BIN) cache ls
+	@echo '$$ rocmk inspect $(DEMO)/build/*.hsaco' && ./$(BIN) inspect $(DEMO)/build/*.hsaco
+	@echo '$$ rocmk verify' && { ./$(BIN) verify; rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 4 ] || exit $$rc; }
+
+# The tests: installs the toolchain the real-compile tests use, then vet,
+# unit and integration tests, then each fuzz target for $(FUZZTIME).
+test: setup vet unit fuzz
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+
+unit:
+	$(GO) test $(GOFLAGS_TEST) ./...
+
+# Every Fuzz* function, one at a time, for a bounded time each.
+fuzz:
+	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' .); do \
+	  pkg=./$$(dirname $$f); \
+	  for fn in $$(grep -o '^func Fuzz[A-Za-z0-9_]*' $$f | sed 's/^func //'); do \
+	    echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME); \
+	  done; \
+	done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
+
+golden:
+	$(GO) test ./commands/ ./hipify/ ./inspect/ ./compile/ -update
+
+clean:
+	rm -rf bin out

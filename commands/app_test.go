@@ -1,0 +1,122 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/verify"
+)
+
+func TestHelpGolden(t *testing.T) {
+	r := runRocmk(t, testEnv(nil), "--help")
+	assert.Equal(t, ExitOK, r.Code)
+	assert.Contains(t, r.Stdout, "EXIT STATUS")
+	golden(t, "app/help.golden", r.transcript())
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"unknown-flag", []string{"--bogus"}, "flag provided but not defined: -bogus"},
+		{"unknown-command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"completion-no-shell", []string{"completion"}, "completion needs one shell name"},
+		{"completion-bad-shell", []string{"completion", "tcsh"}, `unknown shell "tcsh"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runRocmk(t, testEnv(nil), tc.args...)
+			assert.Equal(t, ExitUsage, r.Code)
+			assert.Empty(t, r.Stdout, "usage errors print nothing on stdout")
+			assert.Contains(t, r.Stderr, "rocmk: "+tc.msg)
+			golden(t, "app/usage-"+tc.name+".golden", r.transcript())
+		})
+	}
+}
+
+func TestJSONErrorGoesToStderrAsJSON(t *testing.T) {
+	r := runRocmk(t, testEnv(map[string]string{"CLICOLOR_FORCE": "1"}), "--json", "frobnicate")
+	assert.Equal(t, ExitUsage, r.Code)
+	assert.Empty(t, r.Stdout)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.Stderr), &doc), r.Stderr)
+	assert.Equal(t, "exit_error", doc["message_type"])
+	assert.EqualValues(t, ExitUsage, doc["code"])
+	assert.NotContains(t, r.Stderr, "\x1b[")
+}
+
+func TestVersion(t *testing.T) {
+	r := runRocmk(t, testEnv(nil), "--version")
+	assert.Equal(t, ExitOK, r.Code)
+	assert.True(t, strings.HasPrefix(r.Stdout, "rocmk version "), r.Stdout)
+}
+
+func TestCompletionScripts(t *testing.T) {
+	for shell, marker := range map[string]string{
+		"bash": "complete -o bashdefault -o default -F _rocmk_complete rocmk",
+		"zsh":  "#compdef rocmk",
+		"fish": "complete -c rocmk",
+	} {
+		r := runRocmk(t, testEnv(nil), "completion", shell)
+		assert.Equal(t, ExitOK, r.Code, shell)
+		assert.Contains(t, r.Stdout, marker, shell)
+	}
+}
+
+func TestBashCompletionProtocolListsCommands(t *testing.T) {
+	// urfave/cli reads os.Args for the word being completed.
+	old := os.Args
+	os.Args = []string{"rocmk", "--generate-bash-completion"}
+	defer func() { os.Args = old }()
+	r := runRocmk(t, testEnv(nil), "--generate-bash-completion")
+	assert.Equal(t, ExitOK, r.Code)
+	for _, c := range []string{"hipify", "build", "cache", "inspect", "verify", "targets", "doctor"} {
+		assert.Contains(t, r.Stdout, c+"\n")
+	}
+}
+
+func TestExitCodeTable(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		code int
+	}{
+		{nil, ExitOK},
+		{errors.New("boom"), ExitFailure},
+		{usagef("bad"), ExitUsage},
+		{fmt.Errorf("run: %w", &verify.MismatchError{Failed: 1, Total: 2}), ExitMismatch},
+		{fmt.Errorf("x: %w", compile.ErrToolchainNotFound), ExitEnvMissing},
+		{fmt.Errorf("x: %w", verify.ErrRuntimeUnavailable), ExitEnvMissing},
+		{fmt.Errorf("x: %w", verify.ErrNoDevice), ExitEnvMissing},
+		{fmt.Errorf("x: %w", context.Canceled), ExitInterrupted},
+		{exitError{code: 7, err: errors.New("x")}, 7},
+	} {
+		assert.Equal(t, tc.code, exitCode(tc.err), "%v", tc.err)
+	}
+}
+
+func TestMarshalDocPutsSchemaFirst(t *testing.T) {
+	b, err := MarshalDoc("thing", struct {
+		A int `json:"a"`
+	}{3})
+	require.NoError(t, err)
+	assert.Equal(t, "{\n  \"schema\": \"rocmk.thing/v1\",\n  \"a\": 3\n}\n", string(b))
+	_, err = MarshalDoc("thing", []int{1})
+	assert.Error(t, err)
+}
+
+func TestTableAlignsStyledCells(t *testing.T) {
+	var b strings.Builder
+	s := NewStyles(newRenderer(&b, testEnv(nil)))
+	require.NoError(t, Table{Header: []string{"NAME", "N"}, Rows: [][]string{{"a", "10"}, {"long", "2"}}, Right: map[int]bool{1: true}}.Render(&b, s))
+	assert.Equal(t, "NAME   N\na     10\nlong   2\n", b.String())
+}
