@@ -1,0 +1,370 @@
+package hipify
+
+import (
+	"strconv"
+	"strings"
+)
+
+// predefined are the macros a CUDA 12.6 host compile defines, used when
+// deciding which preprocessor branches are active.
+var predefined = map[string]string{
+	"__CUDACC__":     "1",
+	"__NVCC__":       "1",
+	"CUDA_VERSION":   "12060",
+	"CUDART_VERSION": "12060",
+	"__cplusplus":    "201703L",
+	"__linux__":      "1",
+	"__x86_64__":     "1",
+}
+
+type condFrame struct {
+	parentActive bool
+	active       bool
+	taken        bool
+}
+
+// conditionals marks the tokens of inactive #if/#ifdef branches (only when
+// SkipExcluded is set; otherwise every branch is translated, as
+// hipify-clang does by default).
+func (t *translator) conditionals() {
+	if !t.opt.SkipExcluded {
+		return
+	}
+	defs := map[string]string{}
+	for k, v := range predefined {
+		defs[k] = v
+	}
+	for k, v := range t.opt.Defines {
+		defs[k] = v
+	}
+	var stack []condFrame
+	active := true
+	for i := 0; i < len(t.toks); i++ {
+		tk := &t.toks[i]
+		if tk.kind == HASH {
+			end := i + 1
+			for end < len(t.toks) && t.toks[end].kind != PPEND {
+				end++
+			}
+			args := t.toks[i+1 : end]
+			switch tk.lit {
+			case "#if", "#ifdef", "#ifndef":
+				val := false
+				if active {
+					val = evalCond(tk.lit, args, defs)
+				}
+				stack = append(stack, condFrame{parentActive: active, active: active && val, taken: val})
+				// the directive itself belongs to the enclosing branch
+				tk.skip = !active
+				active = active && val
+				markRange(t.toks[i+1:end], !stack[len(stack)-1].parentActive)
+				i = end
+				continue
+			case "#elif", "#elifdef", "#elifndef", "#else":
+				if len(stack) == 0 {
+					break
+				}
+				f := &stack[len(stack)-1]
+				val := false
+				if f.parentActive && !f.taken {
+					switch tk.lit {
+					case "#else":
+						val = true
+					case "#elifdef":
+						val = evalCond("#ifdef", args, defs)
+					case "#elifndef":
+						val = evalCond("#ifndef", args, defs)
+					default:
+						val = evalCond("#if", args, defs)
+					}
+				}
+				f.active = val
+				f.taken = f.taken || val
+				tk.skip = !f.parentActive
+				markRange(t.toks[i+1:end], !f.parentActive)
+				active = f.active
+				i = end
+				continue
+			case "#endif":
+				if len(stack) == 0 {
+					break
+				}
+				f := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				active = f.parentActive
+				tk.skip = !active
+				markRange(t.toks[i+1:end], !active)
+				i = end
+				continue
+			case "#define":
+				if active && len(args) > 0 && args[0].kind == IDENT {
+					var b strings.Builder
+					for _, a := range args[1:] {
+						if a.kind != COMMENT {
+							b.WriteString(a.lit)
+						}
+					}
+					defs[args[0].lit] = b.String()
+				}
+			case "#undef":
+				if active && len(args) > 0 {
+					delete(defs, args[0].lit)
+				}
+			}
+		}
+		tk.skip = !active
+	}
+}
+
+func markRange(ts []token, skip bool) {
+	for i := range ts {
+		ts[i].skip = skip
+	}
+}
+
+func evalCond(dir string, args []token, defs map[string]string) bool {
+	var ts []token
+	for _, a := range args {
+		if a.kind != COMMENT && a.kind != PPEND {
+			ts = append(ts, a)
+		}
+	}
+	switch dir {
+	case "#ifdef", "#ifndef":
+		if len(ts) == 0 {
+			return true
+		}
+		_, ok := defs[ts[0].lit]
+		return ok == (dir == "#ifdef")
+	}
+	e := &condEval{ts: ts, defs: defs}
+	v := e.expr(0)
+	if e.bad || e.i != len(e.ts) {
+		return true // cannot tell: treat as active, so it gets translated
+	}
+	return v != 0
+}
+
+type condEval struct {
+	ts    []token
+	i     int
+	defs  map[string]string
+	bad   bool
+	depth int
+}
+
+var binPrec = map[string]int{
+	"||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
+	"<": 7, ">": 7, "<=": 7, ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
+}
+
+func (e *condEval) peek() (token, bool) {
+	if e.i < len(e.ts) {
+		return e.ts[e.i], true
+	}
+	return token{}, false
+}
+
+func (e *condEval) expr(minPrec int) int64 {
+	l := e.unary()
+	for {
+		tk, ok := e.peek()
+		if !ok || tk.kind != PUNCT {
+			return l
+		}
+		if tk.lit == "?" && minPrec == 0 {
+			e.i++
+			a := e.expr(0)
+			if t2, ok := e.peek(); !ok || t2.lit != ":" {
+				e.bad = true
+				return 0
+			}
+			e.i++
+			b := e.expr(0)
+			if l != 0 {
+				return a
+			}
+			return b
+		}
+		p, ok := binPrec[tk.lit]
+		if !ok || p <= minPrec {
+			return l
+		}
+		e.i++
+		r := e.expr(p)
+		l = binop(tk.lit, l, r, &e.bad)
+	}
+}
+
+func binop(op string, l, r int64, bad *bool) int64 {
+	b2i := func(b bool) int64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	switch op {
+	case "||":
+		return b2i(l != 0 || r != 0)
+	case "&&":
+		return b2i(l != 0 && r != 0)
+	case "|":
+		return l | r
+	case "^":
+		return l ^ r
+	case "&":
+		return l & r
+	case "==":
+		return b2i(l == r)
+	case "!=":
+		return b2i(l != r)
+	case "<":
+		return b2i(l < r)
+	case ">":
+		return b2i(l > r)
+	case "<=":
+		return b2i(l <= r)
+	case ">=":
+		return b2i(l >= r)
+	case "<<":
+		return l << uint(r&63)
+	case ">>":
+		return l >> uint(r&63)
+	case "+":
+		return l + r
+	case "-":
+		return l - r
+	case "*":
+		return l * r
+	case "/", "%":
+		if r == 0 {
+			*bad = true
+			return 0
+		}
+		if op == "/" {
+			return l / r
+		}
+		return l % r
+	}
+	*bad = true
+	return 0
+}
+
+func (e *condEval) unary() int64 {
+	tk, ok := e.peek()
+	if !ok {
+		e.bad = true
+		return 0
+	}
+	e.i++
+	switch tk.kind {
+	case NUMBER:
+		return parseInt(tk.lit, &e.bad)
+	case CHAR:
+		if len(tk.lit) == 3 {
+			return int64(tk.lit[1])
+		}
+		return 0
+	case IDENT:
+		if tk.lit == "defined" {
+			paren := false
+			if n, ok := e.peek(); ok && n.lit == "(" {
+				paren = true
+				e.i++
+			}
+			n, ok := e.peek()
+			if !ok || n.kind != IDENT {
+				e.bad = true
+				return 0
+			}
+			e.i++
+			if paren {
+				if c, ok := e.peek(); !ok || c.lit != ")" {
+					e.bad = true
+					return 0
+				}
+				e.i++
+			}
+			if _, ok := e.defs[n.lit]; ok {
+				return 1
+			}
+			return 0
+		}
+		if n, ok := e.peek(); ok && n.lit == "(" { // function-like macro call: cannot evaluate
+			e.bad = true
+			return 0
+		}
+		if tk.lit == "true" {
+			return 1
+		}
+		v, ok := e.defs[tk.lit]
+		if !ok || e.depth > 8 {
+			return 0
+		}
+		var s Scanner
+		s.Init("", []byte(v), nil)
+		var sub []token
+		for {
+			_, k, lit := s.Scan()
+			if k == EOF {
+				break
+			}
+			if k != COMMENT {
+				sub = append(sub, token{kind: k, lit: lit})
+			}
+		}
+		if len(sub) == 0 {
+			return 0
+		}
+		se := &condEval{ts: sub, defs: e.defs, depth: e.depth + 1}
+		r := se.expr(0)
+		if se.bad || se.i != len(sub) {
+			e.bad = true
+		}
+		return r
+	case PUNCT:
+		switch tk.lit {
+		case "(":
+			v := e.expr(0)
+			if c, ok := e.peek(); !ok || c.lit != ")" {
+				e.bad = true
+				return 0
+			}
+			e.i++
+			return v
+		case "!":
+			if e.unary() == 0 {
+				return 1
+			}
+			return 0
+		case "-":
+			return -e.unary()
+		case "+":
+			return e.unary()
+		case "~":
+			return ^e.unary()
+		}
+	}
+	e.bad = true
+	return 0
+}
+
+func parseInt(s string, bad *bool) int64 {
+	s = strings.ReplaceAll(s, "'", "")
+	s = strings.TrimRight(s, "uUlL")
+	v, err := strconv.ParseInt(s, 0, 64)
+	if err != nil {
+		if len(s) > 1 && s[0] == '0' && s[1] != 'x' && s[1] != 'X' && s[1] != 'b' && s[1] != 'B' {
+			v, err = strconv.ParseInt(s[1:], 8, 64)
+		}
+		if err != nil {
+			u, err2 := strconv.ParseUint(s, 0, 64)
+			if err2 != nil {
+				*bad = true
+				return 0
+			}
+			return int64(u)
+		}
+	}
+	return v
+}

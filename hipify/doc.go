@@ -1,0 +1,3 @@
+package hipify
+
+//go:generate go run ./gen -tables gen/tables -o zz_map.go

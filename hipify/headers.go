@@ -1,0 +1,81 @@
+package hipify
+
+// header is the HIP counterpart of a CUDA header: hip for the default
+// (hip*) libraries, roc under --roc, miopen under --miopen; "" in a field
+// means "same as hip".
+type header struct{ hip, roc, miopen string }
+
+const hipRuntimeH = "hip/hip_runtime.h"
+
+// headers maps CUDA header names (as written between <> or "") to HIP ones.
+// From hipify-clang's CUDA2HIP include maps.
+var headers = map[string]header{
+	"cuda.h":                     {hip: hipRuntimeH},
+	"cuda_runtime.h":             {hip: hipRuntimeH},
+	"cuda_runtime_api.h":         {hip: "hip/hip_runtime_api.h"},
+	"channel_descriptor.h":       {hip: "hip/channel_descriptor.h"},
+	"device_functions.h":         {hip: "hip/device_functions.h"},
+	"driver_types.h":             {hip: "hip/driver_types.h"},
+	"cuda_fp16.h":                {hip: "hip/hip_fp16.h"},
+	"cuda_bf16.h":                {hip: "hip/hip_bf16.h"},
+	"cuda_texture_types.h":       {hip: "hip/hip_texture_types.h"},
+	"texture_fetch_functions.h":  {hip: ""},
+	"vector_types.h":             {hip: "hip/hip_vector_types.h"},
+	"cuda_profiler_api.h":        {hip: "hip/hip_runtime_api.h"},
+	"cooperative_groups.h":       {hip: "hip/hip_cooperative_groups.h"},
+	"cuda_gl_interop.h":          {hip: "hip/hip_gl_interop.h"},
+	"library_types.h":            {hip: "hip/library_types.h"},
+	"math_constants.h":           {hip: "hip/hip_math_constants.h"},
+	"cuComplex.h":                {hip: "hip/hip_complex.h"},
+	"nvrtc.h":                    {hip: "hip/hiprtc.h"},
+	"nvfunctional":               {hip: "hip/hip_runtime.h"},
+	"curand.h":                   {hip: "hiprand/hiprand.h", roc: "rocrand/rocrand.h"},
+	"curand_kernel.h":            {hip: "hiprand/hiprand_kernel.h", roc: "rocrand/rocrand_kernel.h"},
+	"curand_discrete.h":          {hip: "hiprand/hiprand_kernel.h", roc: "rocrand/rocrand_discrete.h"},
+	"curand_discrete2.h":         {hip: "hiprand/hiprand_kernel.h", roc: "rocrand/rocrand_discrete.h"},
+	"curand_globals.h":           {hip: "hiprand/hiprand_kernel.h", roc: "rocrand/rocrand_kernel.h"},
+	"curand_lognormal.h":         {hip: "hiprand/hiprand_kernel.h", roc: "rocrand/rocrand_log_normal.h"},
+	"curand_mrg32k3a.h":          {hip: "hiprand/hiprand_kernel.h", roc: "rocrand/rocrand_mrg32k3a.h"},
+	"curand_mtgp32.h":            {hip: "hiprand/hiprand_kernel.h", roc: "rocrand/rocrand_mtgp32.h"},
+	"curand_mtgp32_host.h":       {hip: "hiprand/hiprand_mtgp32_host.h", roc: "rocrand/rocrand_mtgp32_host.h"},
+	"curand_mtgp32_kernel.h":     {hip: "hiprand/hiprand_kernel.h", roc: "rocrand/rocrand_mtgp32.h"},
+	"curand_mtgp32dc_p_11213.h":  {hip: "rocrand/rocrand_mtgp32_11213.h", roc: "rocrand/rocrand_mtgp32_11213.h"},
+	"curand_normal.h":            {hip: "hiprand/hiprand_kernel.h", roc: "rocrand/rocrand_normal.h"},
+	"curand_normal_static.h":     {hip: "hiprand/hiprand_kernel.h", roc: "rocrand/rocrand_normal.h"},
+	"curand_philox4x32_x.h":      {hip: "hiprand/hiprand_kernel.h", roc: "rocrand/rocrand_philox4x32_10.h"},
+	"curand_poisson.h":           {hip: "hiprand/hiprand_kernel.h", roc: "rocrand/rocrand_poisson.h"},
+	"curand_precalc.h":           {hip: "hiprand/hiprand_kernel.h", roc: "rocrand/rocrand_kernel.h"},
+	"curand_uniform.h":           {hip: "hiprand/hiprand_kernel.h", roc: "rocrand/rocrand_uniform.h"},
+	"cublas.h":                   {hip: "hipblas/hipblas.h", roc: "rocblas/rocblas.h"},
+	"cublas_v2.h":                {hip: "hipblas/hipblas.h", roc: "rocblas/rocblas.h"},
+	"cublas_api.h":               {hip: "hipblas/hipblas.h", roc: "rocblas/rocblas.h"},
+	"cublasLt.h":                 {hip: "hipblaslt/hipblaslt.h", roc: "hipblaslt/hipblaslt.h"},
+	"cufft.h":                    {hip: "hipfft/hipfft.h"},
+	"cufftXt.h":                  {hip: "hipfft/hipfftXt.h"},
+	"cusparse.h":                 {hip: "hipsparse/hipsparse.h", roc: "rocsparse/rocsparse.h"},
+	"cusparse_v2.h":              {hip: "hipsparse/hipsparse.h", roc: "rocsparse/rocsparse.h"},
+	"cusolverDn.h":               {hip: "hipsolver/hipsolver.h", roc: "rocsolver/rocsolver.h"},
+	"cusolverSp.h":               {hip: "hipsolver/hipsolver.h", roc: "rocsolver/rocsolver.h"},
+	"cusolverRf.h":               {hip: "hipsolver/hipsolver.h", roc: "rocsolver/rocsolver.h"},
+	"cusolver_common.h":          {hip: "hipsolver/hipsolver.h", roc: "rocsolver/rocsolver.h"},
+	"cudnn.h":                    {hip: "hipDNN.h", miopen: "miopen/miopen.h"},
+	"cub/cub.cuh":                {hip: "hipcub/hipcub.hpp"},
+	"cub/block/block_load.cuh":   {hip: "hipcub/hipcub.hpp"},
+	"cub/block/block_reduce.cuh": {hip: "hipcub/hipcub.hpp"},
+	"cub/util_allocator.cuh":     {hip: "hipcub/hipcub.hpp"},
+}
+
+// mapHeader returns the HIP header for a CUDA header name and whether there is one.
+func mapHeader(name string, o *Options) (string, bool) {
+	h, ok := headers[name]
+	if !ok {
+		return "", false
+	}
+	if o.MIOpen && h.miopen != "" {
+		return h.miopen, true
+	}
+	if o.Roc && h.roc != "" {
+		return h.roc, true
+	}
+	return h.hip, true
+}

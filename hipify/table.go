@@ -1,0 +1,120 @@
+package hipify
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Entry is one CUDA name from HIPIFY's tables.
+type Entry struct {
+	CUDA   string
+	Family string // runtime, driver, device, rtc, complex, blas, rand, fft, sparse, solver, dnn, cub
+	Type   bool   // a type, enum or define (not a function)
+
+	CUDAAdded, CUDADeprecated, CUDARemoved string
+
+	HIP                                string // "" when HIP has no equivalent
+	HIPAdded, HIPDeprecated, HIPRemoved Version
+	HIPExperimental                    bool
+
+	Alt             string // roc* (rocBLAS, rocSPARSE, ...) or MIOpen name, "" if none
+	AltAdded        Version
+	AltRemoved      Version
+	AltExperimental bool
+}
+
+// Version is a HIP version (major, minor, patch); the zero Version means "none".
+type Version struct{ Major, Minor, Patch int }
+
+// ParseVersion parses "6.3", "6.3.0" or "5". It returns false on anything else.
+func ParseVersion(s string) (Version, bool) {
+	var v Version
+	if s == "" {
+		return v, false
+	}
+	parts := strings.Split(s, ".")
+	if len(parts) > 3 {
+		return v, false
+	}
+	dst := []*int{&v.Major, &v.Minor, &v.Patch}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return Version{}, false
+		}
+		*dst[i] = n
+	}
+	return v, true
+}
+
+// IsZero reports whether v is the zero Version.
+func (v Version) IsZero() bool { return v == Version{} }
+
+// Less reports whether v < w.
+func (v Version) Less(w Version) bool {
+	if v.Major != w.Major {
+		return v.Major < w.Major
+	}
+	if v.Minor != w.Minor {
+		return v.Minor < w.Minor
+	}
+	return v.Patch < w.Patch
+}
+
+func (v Version) String() string {
+	return strconv.Itoa(v.Major) + "." + strconv.Itoa(v.Minor) + "." + strconv.Itoa(v.Patch)
+}
+
+var (
+	tableOnce sync.Once
+	table     map[string]*Entry
+)
+
+// Lookup returns the table entry for a CUDA name.
+func Lookup(name string) (*Entry, bool) {
+	tableOnce.Do(loadTable)
+	e, ok := table[name]
+	return e, ok
+}
+
+// Entries returns the number of CUDA names in the mapping tables.
+func Entries() int {
+	tableOnce.Do(loadTable)
+	return len(table)
+}
+
+func loadTable() {
+	table = make(map[string]*Entry, 9500)
+	data := mapData
+	entries := make([]Entry, strings.Count(data, "\n"))
+	i := 0
+	for len(data) > 0 {
+		nl := strings.IndexByte(data, '\n')
+		line := data[:nl]
+		data = data[nl+1:]
+		var f [15]string
+		for k := 0; k < 14; k++ {
+			t := strings.IndexByte(line, '\t')
+			f[k] = line[:t]
+			line = line[t+1:]
+		}
+		f[14] = line
+		v := func(s string) Version { x, _ := ParseVersion(s); return x }
+		e := &entries[i]
+		i++
+		*e = Entry{CUDA: f[0], Family: f[1], Type: f[2] == "T", CUDAAdded: f[3], CUDADeprecated: f[4], CUDARemoved: f[5],
+			HIP: f[6], HIPAdded: v(f[7]), HIPDeprecated: v(f[8]), HIPRemoved: v(f[9]), HIPExperimental: f[10] != "",
+			Alt: f[11], AltAdded: v(f[12]), AltRemoved: v(f[13]), AltExperimental: f[14] != ""}
+		table[e.CUDA] = e
+	}
+	for name, e := range extraEntries {
+		if _, ok := table[name]; !ok {
+			table[name] = e
+		}
+	}
+}
+
+// extraEntries are names hipify-clang translates that the published tables
+// do not list.
+var extraEntries = map[string]*Entry{}

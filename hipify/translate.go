@@ -1,0 +1,357 @@
+package hipify
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Options select how Translate rewrites a file. The zero value is
+// hipify-clang's default behaviour, with the hazard analysis on.
+type Options struct {
+	// KernelExecutionSyntax rewrites k<<<g, b, s, q>>>(args) to
+	// hipLaunchKernelGGL(k, dim3(g), dim3(b), s, q, args)
+	// (--hip-kernel-execution-syntax). By default launches keep <<<>>>.
+	KernelExecutionSyntax bool
+	Roc                   bool // --roc: roc* library names where the tables give them
+	MIOpen                bool // --miopen: MIOpen names for cuDNN
+	Experimental          bool // --experimental: also translate APIs HIP marks experimental
+	Amap                  bool // --amap: accepted for compatibility (hipify-clang's "as much as possible")
+	// SkipExcluded leaves preprocessor branches that are inactive under
+	// Defines untouched (--skip-excluded-preprocessor-conditional-blocks).
+	SkipExcluded        bool
+	Defines             map[string]string // -D NAME[=VALUE]
+	UseHIPDataTypes     bool              // --use-hip-data-types
+	DefaultPreprocessor bool              // --default-preprocessor (implies SkipExcluded)
+	// HIPVersion is the HIP the output must build with: APIs added later, or
+	// removed by then, are reported as unsupported and left alone. Zero: no limit.
+	HIPVersion Version
+	NoHazards  bool // skip the porting-hazard analysis
+	NoInclude  bool // never add #include <hip/hip_runtime.h>
+}
+
+// Diagnostic severities.
+const (
+	SevUnsupported = "unsupported"
+	SevHazard      = "hazard"
+)
+
+// Diagnostic is something Translate could not do or that needs a human:
+// an unsupported API, or a porting hazard (warp size, masks, PTX, ...).
+type Diagnostic struct {
+	Pos      Position `json:"-"`
+	Where    string   `json:"pos"`      // file:line:col
+	Severity string   `json:"severity"` // unsupported | hazard
+	Code     string   `json:"code"`     // e.g. unsupported-api, warp-size, sync-mask, inline-asm
+	Name     string   `json:"name,omitempty"`
+	Msg      string   `json:"message"`
+}
+
+func (d Diagnostic) String() string { return d.Where + ": " + d.Severity + ": " + d.Msg }
+
+// Report says what Translate did to one file.
+type Report struct {
+	File        string         `json:"file"`
+	Lines       int            `json:"lines"`
+	Changed     bool           `json:"changed"`
+	Replaced    map[string]int `json:"replaced"` // replacements by API family ("runtime", "blas", "include", "launch", ...)
+	Unsupported []Diagnostic   `json:"unsupported"`
+	Hazards     []Diagnostic   `json:"hazards"`
+	Duration    time.Duration  `json:"duration_ns"`
+}
+
+// Replacements returns the total number of replacements.
+func (r *Report) Replacements() int {
+	n := 0
+	for _, c := range r.Replaced {
+		n += c
+	}
+	return n
+}
+
+// ErrBinary is returned (wrapped in an *InputError) for input that is not text.
+var ErrBinary = errors.New("not a text file")
+
+// InputError is bad input: binary data or invalid UTF-8, with its position.
+type InputError struct {
+	Pos Position
+	Err error
+	Msg string
+}
+
+func (e *InputError) Error() string { return e.Pos.String() + ": " + e.Msg }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// checkText rejects binary (NUL bytes) and non-UTF-8 input with a position.
+func checkText(name string, src []byte) error {
+	bad := bytes.IndexByte(src, 0)
+	msg := "binary data (NUL byte); not a CUDA source"
+	if bad < 0 {
+		if utf8.Valid(src) {
+			return nil
+		}
+		for i := 0; i < len(src); {
+			r, n := utf8.DecodeRune(src[i:])
+			if r == utf8.RuneError && n <= 1 {
+				bad = i
+				break
+			}
+			i += n
+		}
+		msg = fmt.Sprintf("invalid UTF-8 (byte 0x%02x); not a CUDA source in UTF-8", src[bad])
+	}
+	line := 1 + bytes.Count(src[:bad], []byte{'\n'})
+	col := bad - (bytes.LastIndexByte(src[:bad], '\n') + 1) + 1
+	return &InputError{Pos: Position{name, Pos{bad, line, col}}, Err: ErrBinary, Msg: msg}
+}
+
+type token struct {
+	pos    Pos
+	kind   Token
+	lit    string
+	pp     string // directive name when inside a preprocessor directive ("define", "include", ...)
+	skip   bool   // in an inactive preprocessor branch that must be left alone
+	inDefn bool   // in the body of a #define
+}
+
+type edit struct {
+	start, end int
+	text       string
+}
+
+type translator struct {
+	name   string
+	src    []byte
+	opt    *Options
+	toks   []token
+	edits  []edit
+	rep    *Report
+	serrs  ErrorList
+	seenHz map[string]bool
+
+	templKernels map[string]bool // kernels declared as templates, and macros naming template kernels
+}
+
+// Translate translates one CUDA source to HIP. name is used in diagnostics.
+// A lexical error (unterminated comment or literal) does not stop the
+// translation; binary or non-UTF-8 input returns an *InputError.
+func Translate(name string, src []byte, opt Options) ([]byte, *Report, error) {
+	t0 := time.Now()
+	rep := &Report{File: name, Replaced: map[string]int{}}
+	if err := checkText(name, src); err != nil {
+		return nil, rep, err
+	}
+	if opt.DefaultPreprocessor {
+		opt.SkipExcluded = true
+	}
+	tr := &translator{name: name, src: src, opt: &opt, rep: rep, seenHz: map[string]bool{}}
+	tr.scan()
+	tr.conditionals()
+	tr.findTemplateKernels()
+	tr.translateTokens()
+	out := tr.apply()
+	rep.Lines = bytes.Count(src, []byte{'\n'})
+	if len(src) > 0 && src[len(src)-1] != '\n' {
+		rep.Lines++
+	}
+	rep.Changed = !bytes.Equal(out, src)
+	sort.SliceStable(rep.Unsupported, func(i, j int) bool { return rep.Unsupported[i].Pos.Offset < rep.Unsupported[j].Pos.Offset })
+	sort.SliceStable(rep.Hazards, func(i, j int) bool { return rep.Hazards[i].Pos.Offset < rep.Hazards[j].Pos.Offset })
+	rep.Duration = time.Since(t0)
+	return out, rep, nil
+}
+
+func (t *translator) scan() {
+	var s Scanner
+	s.Init(t.name, t.src, func(p Position, msg string) { t.serrs.Add(p, msg) })
+	t.toks = make([]token, 0, len(t.src)/5)
+	pp := ""
+	inDefn := false
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == EOF {
+			break
+		}
+		switch tok {
+		case HASH:
+			pp = lit[1:]
+			inDefn = false
+		case PPEND:
+			pp = ""
+			inDefn = false
+		}
+		t.toks = append(t.toks, token{pos: pos, kind: tok, lit: lit, pp: pp, inDefn: inDefn})
+		if tok == IDENT && pp == "define" && !inDefn {
+			// the macro name; the body starts after it (and after its parameter list)
+			inDefn = true
+		}
+	}
+}
+
+func (t *translator) position(p Pos) Position { return Position{t.name, p} }
+
+func (t *translator) diag(p Pos, sev, code, name, msg string) {
+	d := Diagnostic{Pos: t.position(p), Where: t.position(p).String(), Severity: sev, Code: code, Name: name, Msg: msg}
+	if sev == SevUnsupported {
+		t.rep.Unsupported = append(t.rep.Unsupported, d)
+	} else {
+		t.rep.Hazards = append(t.rep.Hazards, d)
+	}
+}
+
+func (t *translator) addEdit(start, end int, text string) {
+	t.edits = append(t.edits, edit{start, end, text})
+}
+
+// next returns the index of the next token after i that is not a comment, or len(toks).
+func (t *translator) next(i int) int {
+	for i++; i < len(t.toks) && t.toks[i].kind == COMMENT; i++ {
+	}
+	return i
+}
+
+// prev returns the index of the previous non-comment token before i, or -1.
+func (t *translator) prev(i int) int {
+	for i--; i >= 0 && t.toks[i].kind == COMMENT; i-- {
+	}
+	return i
+}
+
+func (t *translator) isPunct(i int, s string) bool {
+	return i >= 0 && i < len(t.toks) && t.toks[i].kind == PUNCT && t.toks[i].lit == s
+}
+
+// matching returns the index of the token closing the bracket at i ("(", "[",
+// "{"), or -1. It does not cross a directive boundary when i is in one.
+func (t *translator) matching(i int) int {
+	open := t.toks[i].lit
+	var close string
+	switch open {
+	case "(":
+		close = ")"
+	case "[":
+		close = "]"
+	case "{":
+		close = "}"
+	default:
+		return -1
+	}
+	depth := 0
+	pp := t.toks[i].pp
+	for j := i; j < len(t.toks); j++ {
+		tk := &t.toks[j]
+		if pp != "" && tk.kind == PPEND {
+			return -1
+		}
+		if tk.kind != PUNCT {
+			continue
+		}
+		switch tk.lit {
+		case open:
+			depth++
+		case close:
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// splitArgs splits the tokens strictly between open and close at top-level commas.
+// It returns [start, end) token index ranges.
+func (t *translator) splitArgs(open, close int) [][2]int {
+	var args [][2]int
+	depth := 0
+	start := open + 1
+	for j := open + 1; j < close; j++ {
+		tk := &t.toks[j]
+		if tk.kind != PUNCT {
+			continue
+		}
+		switch tk.lit {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		case ",":
+			if depth == 0 {
+				args = append(args, [2]int{start, j})
+				start = j + 1
+			}
+		}
+	}
+	if start < close || len(args) > 0 {
+		args = append(args, [2]int{start, close})
+	}
+	// an argument list of only comments/blanks is empty
+	if len(args) == 1 && t.rangeEmpty(args[0]) {
+		return nil
+	}
+	return args
+}
+
+func (t *translator) rangeEmpty(r [2]int) bool {
+	for j := r[0]; j < r[1]; j++ {
+		if t.toks[j].kind != COMMENT {
+			return false
+		}
+	}
+	return true
+}
+
+// apply writes src with the edits applied.
+func (t *translator) apply() []byte {
+	if len(t.edits) == 0 {
+		return t.src
+	}
+	sort.SliceStable(t.edits, func(i, j int) bool { return t.edits[i].start < t.edits[j].start })
+	var b bytes.Buffer
+	b.Grow(len(t.src) + len(t.src)/8)
+	last := 0
+	for _, e := range t.edits {
+		if e.start < last { // overlapping: the earlier (enclosing) edit wins
+			continue
+		}
+		b.Write(t.src[last:e.start])
+		b.WriteString(e.text)
+		last = e.end
+	}
+	b.Write(t.src[last:])
+	return b.Bytes()
+}
+
+// render returns src[start:end] with the edits inside it applied, and
+// removes those edits (they become part of an enclosing edit).
+func (t *translator) render(start, end int) string {
+	var b strings.Builder
+	last := start
+	kept := t.edits[:0]
+	var inside []edit
+	for _, e := range t.edits {
+		if e.start >= start && e.end <= end {
+			inside = append(inside, e)
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	t.edits = kept
+	sort.SliceStable(inside, func(i, j int) bool { return inside[i].start < inside[j].start })
+	for _, e := range inside {
+		if e.start < last {
+			continue
+		}
+		b.Write(t.src[last:e.start])
+		b.WriteString(e.text)
+		last = e.end
+	}
+	b.Write(t.src[last:end])
+	return b.String()
+}
+
+func (t *translator) endOf(i int) int { return t.toks[i].pos.Offset + len(t.toks[i].lit) }
