@@ -1,0 +1,87 @@
+// ---- rocmk prelude (kernels/src/prelude.h; `go generate ./kernels` copies it into every module) ----
+// Storage types: f32 is float; f16 and bf16 are their 16-bit patterns, converted
+// in software with round-to-nearest-even so results do not depend on the
+// platform's half types. Arithmetic runs in float. Nothing assumes a warp of 32:
+// reductions use warpSize (32 on NVIDIA and RDNA, 64 on CDNA/GCN).
+#include <hip/hip_runtime.h>
+
+__device__ __forceinline__ float rk_f16_to_f32(unsigned short h) {
+  unsigned sign = ((unsigned)h & 0x8000u) << 16;
+  unsigned e = ((unsigned)h >> 10) & 0x1fu, m = (unsigned)h & 0x3ffu;
+  if (e == 0) { float v = (float)m * 5.9604644775390625e-8f; return sign ? -v : v; }
+  if (e == 31) return __uint_as_float(sign | 0x7f800000u | (m << 13));
+  return __uint_as_float(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+__device__ __forceinline__ unsigned short rk_f32_to_f16(float f) {
+  unsigned x = __float_as_uint(f);
+  unsigned sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return (unsigned short)(sign | 0x7e00u);   // NaN
+  if (ax >= 0x477ff000u) return (unsigned short)(sign | 0x7c00u);  // >= 65520: inf
+  if (ax < 0x38800000u) {                                          // f16 subnormal or zero
+    if (ax < 0x33000000u) return (unsigned short)sign;
+    unsigned e = ax >> 23, m = (ax & 0x7fffffu) | 0x800000u, sh = 126u - e;
+    unsigned q = m >> sh, rem = m & ((1u << sh) - 1u), half = 1u << (sh - 1u);
+    if (rem > half || (rem == half && (q & 1u))) q++;
+    return (unsigned short)(sign | q);
+  }
+  unsigned r = ax - 0x38000000u;
+  r += 0xfffu + ((r >> 13) & 1u);
+  return (unsigned short)(sign | (r >> 13));
+}
+
+__device__ __forceinline__ float rk_bf16_to_f32(unsigned short h) { return __uint_as_float((unsigned)h << 16); }
+
+__device__ __forceinline__ unsigned short rk_f32_to_bf16(float f) {
+  unsigned u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (unsigned short)(u >> 16);
+}
+
+// dtype tags: S is the storage type, ld/st convert to and from float.
+struct rk_f32 { typedef float S;
+  static __device__ __forceinline__ float ld(float v) { return v; }
+  static __device__ __forceinline__ float st(float v) { return v; } };
+struct rk_f16 { typedef unsigned short S;
+  static __device__ __forceinline__ float ld(unsigned short v) { return rk_f16_to_f32(v); }
+  static __device__ __forceinline__ unsigned short st(float v) { return rk_f32_to_f16(v); } };
+struct rk_bf16 { typedef unsigned short S;
+  static __device__ __forceinline__ float ld(unsigned short v) { return rk_bf16_to_f32(v); }
+  static __device__ __forceinline__ unsigned short st(float v) { return rk_f32_to_bf16(v); } };
+
+// 16-byte vector of storage elements, for coalesced wide loads.
+template <typename S> union rk_vec { uint4 v; S e[16 / sizeof(S)]; };
+
+__device__ __forceinline__ long long rk_tid() { return (long long)blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ long long rk_nthreads() { return (long long)gridDim.x * blockDim.x; }
+
+// Block-wide reductions: shuffle within each warp, then across warps through
+// shared memory. blockDim.x must be a multiple of warpSize, at most 1024.
+struct rk_sum { static __device__ __forceinline__ float f(float a, float b) { return a + b; }
+  static __device__ __forceinline__ float id() { return 0.0f; } };
+struct rk_max { static __device__ __forceinline__ float f(float a, float b) { return a != a ? a : (b != b ? b : (a > b ? a : b)); }
+  static __device__ __forceinline__ float id() { return -__int_as_float(0x7f800000); } };
+struct rk_min { static __device__ __forceinline__ float f(float a, float b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
+  static __device__ __forceinline__ float id() { return __int_as_float(0x7f800000); } };
+
+template <typename Op> __device__ __forceinline__ float rk_warp_reduce(float v) {
+  for (int o = warpSize / 2; o > 0; o /= 2) v = Op::f(v, __shfl_xor(v, o, warpSize));
+  return v;
+}
+
+template <typename Op> __device__ float rk_block_reduce(float v) {
+  __shared__ float sh[32];
+  const int lane = threadIdx.x % warpSize, wid = threadIdx.x / warpSize;
+  const int nw = (blockDim.x + warpSize - 1) / warpSize;
+  v = rk_warp_reduce<Op>(v);
+  __syncthreads();  // sh may still be read by a previous call
+  if (lane == 0) sh[wid] = v;
+  __syncthreads();
+  v = (threadIdx.x < nw) ? sh[threadIdx.x] : Op::id();
+  if (wid == 0) v = rk_warp_reduce<Op>(v);
+  if (threadIdx.x == 0) sh[0] = v;
+  __syncthreads();
+  return sh[0];
+}
+// ---- end rocmk prelude ----

@@ -1,0 +1,243 @@
+package verify
+
+import (
+	"fmt"
+	"math"
+)
+
+// Tolerance says when a result element is close enough to its reference:
+// |got-want| <= ATol + RTol*|want| (torch.testing.assert_close), or, when
+// MaxULP > 0, at most MaxULP units in the last place of the dtype apart.
+type Tolerance struct {
+	RTol   float64 `json:"rtol"`
+	ATol   float64 `json:"atol"`
+	MaxULP int     `json:"max_ulp,omitempty"`
+	// EqualNaN makes NaN match NaN (otherwise any NaN mismatches). An Inf
+	// matches only the same Inf; a finite value never matches an Inf.
+	EqualNaN bool `json:"equal_nan"`
+}
+
+// DefaultTolerance is torch.testing's default for d: f32 (1.3e-6, 1e-5),
+// f16 (1e-3, 1e-5), bf16 (1.6e-2, 1e-5), f64 (1e-7, 1e-7); integers exact.
+// NaN matches NaN.
+func DefaultTolerance(d DType) Tolerance {
+	switch d {
+	case F32:
+		return Tolerance{RTol: 1.3e-6, ATol: 1e-5, EqualNaN: true}
+	case F16:
+		return Tolerance{RTol: 1e-3, ATol: 1e-5, EqualNaN: true}
+	case BF16:
+		return Tolerance{RTol: 1.6e-2, ATol: 1e-5, EqualNaN: true}
+	case F64:
+		return Tolerance{RTol: 1e-7, ATol: 1e-7, EqualNaN: true}
+	}
+	return Tolerance{EqualNaN: true}
+}
+
+// Scaled returns t with RTol and ATol multiplied by k (reductions over many
+// terms need a looser bound, as rocPRIM scales by the operation count).
+func (t Tolerance) Scaled(k float64) Tolerance {
+	t.RTol *= k
+	t.ATol *= k
+	return t
+}
+
+func (t Tolerance) String() string {
+	s := fmt.Sprintf("rtol=%g atol=%g", t.RTol, t.ATol)
+	if t.MaxULP > 0 {
+		s = fmt.Sprintf("max-ulp=%d", t.MaxULP)
+	}
+	if !t.EqualNaN {
+		s += " nan!=nan"
+	}
+	return s
+}
+
+// Comparison is the outcome of comparing one output buffer.
+type Comparison struct {
+	DType      DType   `json:"-"`
+	N          int     `json:"n"`
+	Mismatches int     `json:"mismatches"`
+	MaxAbs     float64 `json:"max_abs_err"`
+	MaxRel     float64 `json:"max_rel_err"`
+	MaxULP     float64 `json:"max_ulp,omitempty"`
+	// Worst is the element with the largest error (the first mismatch that
+	// is non-finite wins over any finite one); -1 when N is 0.
+	Worst     int     `json:"worst_index"`
+	WorstGot  float64 `json:"-"`
+	WorstWant float64 `json:"-"`
+	// FirstBad is the first mismatching index, -1 when all match.
+	FirstBad int `json:"first_bad_index"`
+
+	worstScore float64
+	worstBad   bool
+}
+
+// OK reports whether every element matched.
+func (c Comparison) OK() bool { return c.Mismatches == 0 }
+
+func (c Comparison) String() string {
+	if c.Worst < 0 {
+		return "empty"
+	}
+	s := fmt.Sprintf("%d/%d mismatched, max abs %.3g, max rel %.3g at [%d]: got %s want %s",
+		c.Mismatches, c.N, c.MaxAbs, c.MaxRel, c.Worst, fmtVal(c.WorstGot), fmtVal(c.WorstWant))
+	return s
+}
+
+func fmtVal(v float64) string { return fmt.Sprintf("%.8g", v) }
+
+// ulpDistance is the number of representable values of d between a and b
+// (both already in d's precision). NaN/Inf distances are +Inf unless equal.
+func ulpDistance(d DType, a, b float64) float64 {
+	if a == b {
+		return 0
+	}
+	if math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return math.Inf(1)
+	}
+	ord := func(v float64) int64 {
+		var u int64
+		switch d {
+		case F16:
+			u = int64(F64ToF16(v) & 0x7fff)
+			if math.Signbit(v) {
+				u = -u
+			}
+		case BF16:
+			u = int64(F32ToBF16(float32(v)) & 0x7fff)
+			if math.Signbit(v) {
+				u = -u
+			}
+		case F32:
+			u = int64(math.Float32bits(float32(v)) & 0x7fffffff)
+			if math.Signbit(v) {
+				u = -u
+			}
+		default:
+			bits := math.Float64bits(v)
+			u = int64(bits & (1<<63 - 1))
+			if math.Signbit(v) {
+				u = -u
+			}
+		}
+		return u
+	}
+	return math.Abs(float64(ord(a) - ord(b)))
+}
+
+// match decides one element and returns its errors.
+func match(d DType, got, want float64, t Tolerance) (ok bool, abs, rel, ulp float64) {
+	gn, wn := math.IsNaN(got), math.IsNaN(want)
+	if gn || wn {
+		if gn && wn && t.EqualNaN {
+			return true, 0, 0, 0
+		}
+		return false, math.Inf(1), math.Inf(1), math.Inf(1)
+	}
+	if math.IsInf(got, 0) || math.IsInf(want, 0) {
+		if got == want {
+			return true, 0, 0, 0
+		}
+		return false, math.Inf(1), math.Inf(1), math.Inf(1)
+	}
+	abs = math.Abs(got - want)
+	if want != 0 {
+		rel = abs / math.Abs(want)
+	} else if abs != 0 {
+		rel = math.Inf(1)
+	}
+	if !d.IsFloat() {
+		return abs == 0, abs, rel, abs
+	}
+	ulp = ulpDistance(d, got, want)
+	if t.MaxULP > 0 {
+		return ulp <= float64(t.MaxULP), abs, rel, ulp
+	}
+	return abs <= t.ATol+t.RTol*math.Abs(want), abs, rel, ulp
+}
+
+// Compare compares got with want, both n elements of dtype d.
+func Compare(d DType, got, want []byte, t Tolerance) Comparison {
+	n := Len(d, want)
+	if g := Len(d, got); g < n {
+		n = g
+	}
+	c := compareRange(d, got, want, t, 0, n)
+	if Len(d, got) != Len(d, want) { // a length difference is a mismatch of every missing element
+		c.Mismatches += abs(Len(d, got) - Len(d, want))
+		if c.FirstBad < 0 {
+			c.FirstBad = n
+		}
+	}
+	return c
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// compareRange compares elements [lo, hi).
+func compareRange(d DType, got, want []byte, t Tolerance, lo, hi int) Comparison {
+	c := Comparison{DType: d, N: hi - lo, Worst: -1, FirstBad: -1, worstScore: -1}
+	for i := lo; i < hi; i++ {
+		g, w := Decode(d, got, i), Decode(d, want, i)
+		ok, a, r, u := match(d, g, w, t)
+		if !ok {
+			c.Mismatches++
+			if c.FirstBad < 0 {
+				c.FirstBad = i
+			}
+		}
+		if a > c.MaxAbs {
+			c.MaxAbs = a
+		}
+		if r > c.MaxRel {
+			c.MaxRel = r
+		}
+		if u > c.MaxULP {
+			c.MaxULP = u
+		}
+		// The worst element: a mismatch beats a match; then the largest
+		// error relative to its allowance.
+		score := a / (t.ATol + t.RTol*math.Abs(w) + 1e-300)
+		if t.MaxULP > 0 {
+			score = u
+		}
+		if math.IsNaN(score) {
+			score = math.Inf(1)
+		}
+		if (!ok && !c.worstBad) || (ok == !c.worstBad && score > c.worstScore) || c.Worst < 0 {
+			c.Worst, c.WorstGot, c.WorstWant, c.worstScore, c.worstBad = i, g, w, score, !ok
+		}
+	}
+	if c.N > 0 && c.Worst < 0 {
+		c.Worst = lo
+	}
+	return c
+}
+
+// mergeComparisons combines comparisons of consecutive ranges, in order.
+func mergeComparisons(parts []Comparison) Comparison {
+	if len(parts) == 0 {
+		return Comparison{Worst: -1, FirstBad: -1}
+	}
+	c := parts[0]
+	for _, p := range parts[1:] {
+		c.N += p.N
+		c.Mismatches += p.Mismatches
+		c.MaxAbs = math.Max(c.MaxAbs, p.MaxAbs)
+		c.MaxRel = math.Max(c.MaxRel, p.MaxRel)
+		c.MaxULP = math.Max(c.MaxULP, p.MaxULP)
+		if c.FirstBad < 0 {
+			c.FirstBad = p.FirstBad
+		}
+		if p.Worst >= 0 && (c.Worst < 0 || (p.worstBad && !c.worstBad) || (p.worstBad == c.worstBad && p.worstScore > c.worstScore)) {
+			c.Worst, c.WorstGot, c.WorstWant, c.worstScore, c.worstBad = p.Worst, p.WorstGot, p.WorstWant, p.worstScore, p.worstBad
+		}
+	}
+	return c
+}

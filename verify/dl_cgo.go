@@ -1,0 +1,94 @@
+//go:build linux && cgo
+
+package verify
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+
+static void* rk_dlopen(const char* name) { return dlopen(name, RTLD_NOW | RTLD_LOCAL); }
+static char* rk_dlerror(void) { char* e = dlerror(); return e; }
+static void* rk_dlsym(void* h, const char* s) { dlerror(); return dlsym(h, s); }
+static int rk_dlclose(void* h) { return dlclose(h); }
+*/
+import "C"
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+)
+
+// library is one dlopen'd shared object.
+type library struct {
+	name   string
+	handle unsafe.Pointer
+}
+
+// dlopenFirst tries each name in turn and returns the first that loads, or
+// an error naming every name and the loader's message for each.
+func dlopenFirst(names []string) (*library, error) {
+	var msgs []string
+	for _, n := range names {
+		cn := C.CString(n)
+		h := C.rk_dlopen(cn)
+		C.free(unsafe.Pointer(cn))
+		if h != nil {
+			return &library{name: n, handle: h}, nil
+		}
+		msg := "not found"
+		if e := C.rk_dlerror(); e != nil {
+			msg = C.GoString(e)
+		}
+		msgs = append(msgs, msg)
+	}
+	return nil, fmt.Errorf("looked for %s: %s", strings.Join(names, ", "), strings.Join(msgs, "; "))
+}
+
+// sym looks a symbol up; nil when absent.
+func (l *library) sym(name string) unsafe.Pointer {
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	return C.rk_dlsym(l.handle, cn)
+}
+
+// symSpec names a required symbol, or optional alternatives tried in order.
+type symSpec struct {
+	names    []string // first found wins
+	optional bool
+}
+
+func req(names ...string) symSpec { return symSpec{names: names} }
+func opt(names ...string) symSpec { return symSpec{names: names, optional: true} }
+
+// resolve looks up every spec; the missing required ones are all named in
+// the error. set receives index and pointer (nil for a missing optional).
+func (l *library) resolve(specs []symSpec, set func(i int, p unsafe.Pointer)) error {
+	var missing []string
+	for i, s := range specs {
+		var p unsafe.Pointer
+		for _, n := range s.names {
+			if p = l.sym(n); p != nil {
+				break
+			}
+		}
+		if p == nil && !s.optional {
+			missing = append(missing, strings.Join(s.names, "|"))
+		}
+		set(i, p)
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s lacks %d required symbol(s): %s", l.name, len(missing), strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func (l *library) close() {
+	if l != nil && l.handle != nil {
+		C.rk_dlclose(l.handle)
+		l.handle = nil
+	}
+}

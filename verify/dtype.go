@@ -1,0 +1,233 @@
+package verify
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// DType is an element type of a kernel buffer.
+type DType uint8
+
+const (
+	F32 DType = iota + 1
+	F16
+	BF16
+	F64
+	I32
+	I64
+	U32
+	U8
+)
+
+var dtypeNames = map[DType]string{F32: "f32", F16: "f16", BF16: "bf16", F64: "f64", I32: "i32", I64: "i64", U32: "u32", U8: "u8"}
+
+func (d DType) String() string {
+	if s, ok := dtypeNames[d]; ok {
+		return s
+	}
+	return fmt.Sprintf("dtype(%d)", uint8(d))
+}
+
+// ParseDType parses "f32", "f16", "bf16", "f64", "i32", "i64", "u32", "u8".
+func ParseDType(s string) (DType, error) {
+	for d, n := range dtypeNames {
+		if strings.EqualFold(s, n) {
+			return d, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown dtype %q (want f32, f16, bf16, f64, i32, i64, u32 or u8)", s)
+}
+
+// Size is the element size in bytes.
+func (d DType) Size() int {
+	switch d {
+	case F16, BF16:
+		return 2
+	case F32, I32, U32:
+		return 4
+	case F64, I64:
+		return 8
+	case U8:
+		return 1
+	}
+	return 0
+}
+
+// IsFloat reports whether d is a floating-point type.
+func (d DType) IsFloat() bool { return d == F32 || d == F16 || d == BF16 || d == F64 }
+
+// Eps is the machine epsilon (distance from 1 to the next value); 0 for ints.
+func (d DType) Eps() float64 {
+	switch d {
+	case F32:
+		return 0x1p-23
+	case F16:
+		return 0x1p-10
+	case BF16:
+		return 0x1p-7
+	case F64:
+		return 0x1p-52
+	}
+	return 0
+}
+
+// Round rounds v to the nearest value representable in d (round to nearest
+// even for floats; saturating truncation toward zero for ints).
+func (d DType) Round(v float64) float64 {
+	switch d {
+	case F32:
+		return float64(float32(v))
+	case F16:
+		return F16ToF64(F64ToF16(v))
+	case BF16:
+		return BF16ToF32(F32ToBF16(float32(v)))
+	case F64:
+		return v
+	}
+	return math.Trunc(v)
+}
+
+// F32ToF16 converts with round-to-nearest-even, like __float2half_rn.
+func F32ToF16(f float32) uint16 { return F64ToF16(float64(f)) }
+
+// F64ToF16 converts with a single round-to-nearest-even (no double rounding).
+func F64ToF16(v float64) uint16 {
+	b := math.Float64bits(v)
+	sign := uint16(b>>48) & 0x8000
+	if math.IsNaN(v) {
+		return sign | 0x7e00
+	}
+	a := math.Abs(v)
+	if a >= 65520 { // rounds to inf (max finite 65504, halfway 65520)
+		return sign | 0x7c00
+	}
+	if a < 0x1p-25 { // below half the smallest subnormal: zero (exact half rounds to even 0)
+		if a == 0x1p-25 {
+			return sign
+		}
+		return sign
+	}
+	exp := int(b>>52&0x7ff) - 1023
+	mant := b&(1<<52-1) | 1<<52 // 53-bit significand
+	var shift int
+	var e16 int
+	if exp < -14 { // subnormal in f16: value = m * 2^-24
+		shift = 52 - (exp + 24)
+		e16 = 0
+	} else {
+		shift = 52 - 10
+		e16 = exp + 15
+	}
+	q := mant >> uint(shift)
+	rem := mant & (1<<uint(shift) - 1)
+	half := uint64(1) << uint(shift-1)
+	if rem > half || (rem == half && q&1 == 1) {
+		q++
+	}
+	if e16 == 0 {
+		// q is the subnormal mantissa; q == 1024 means it rounded up to the smallest normal.
+		return sign | uint16(q)
+	}
+	if q == 1<<11 { // mantissa overflow
+		q >>= 1
+		e16++
+	}
+	if e16 >= 31 {
+		return sign | 0x7c00
+	}
+	return sign | uint16(e16)<<10 | uint16(q&0x3ff)
+}
+
+// F16ToF64 converts exactly.
+func F16ToF64(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	e := int(h>>10) & 0x1f
+	m := float64(h & 0x3ff)
+	switch e {
+	case 0:
+		return sign * m * 0x1p-24
+	case 31:
+		if m != 0 {
+			return math.NaN()
+		}
+		return math.Inf(int(sign))
+	}
+	return sign * (1 + m/1024) * math.Ldexp(1, e-15)
+}
+
+// F16ToF32 converts exactly.
+func F16ToF32(h uint16) float32 { return float32(F16ToF64(h)) }
+
+// F32ToBF16 converts with round-to-nearest-even (NaN stays a quiet NaN).
+func F32ToBF16(f float32) uint16 {
+	u := math.Float32bits(f)
+	if f != f {
+		return uint16(u>>16) | 0x40
+	}
+	u += 0x7fff + (u>>16)&1
+	return uint16(u >> 16)
+}
+
+// BF16ToF32 converts exactly.
+func BF16ToF32(h uint16) float64 { return float64(math.Float32frombits(uint32(h) << 16)) }
+
+// Decode reads element i of a buffer of dtype d as a float64.
+func Decode(d DType, b []byte, i int) float64 {
+	switch d {
+	case F32:
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+	case F16:
+		return F16ToF64(binary.LittleEndian.Uint16(b[2*i:]))
+	case BF16:
+		return BF16ToF32(binary.LittleEndian.Uint16(b[2*i:]))
+	case F64:
+		return math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	case I32:
+		return float64(int32(binary.LittleEndian.Uint32(b[4*i:])))
+	case U32:
+		return float64(binary.LittleEndian.Uint32(b[4*i:]))
+	case I64:
+		return float64(int64(binary.LittleEndian.Uint64(b[8*i:])))
+	case U8:
+		return float64(b[i])
+	}
+	panic("verify: Decode of " + d.String())
+}
+
+// Encode writes v, rounded to d, as element i.
+func Encode(d DType, b []byte, i int, v float64) {
+	switch d {
+	case F32:
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(v)))
+	case F16:
+		binary.LittleEndian.PutUint16(b[2*i:], F64ToF16(v))
+	case BF16:
+		binary.LittleEndian.PutUint16(b[2*i:], F32ToBF16(float32(v)))
+	case F64:
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
+	case I32:
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(int32(v)))
+	case U32:
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
+	case I64:
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(int64(v)))
+	case U8:
+		b[i] = uint8(v)
+	default:
+		panic("verify: Encode of " + d.String())
+	}
+}
+
+// NewBuffer allocates n elements of d.
+func NewBuffer(d DType, n int) []byte { return make([]byte, n*d.Size()) }
+
+// Len is the element count of b.
+func Len(d DType, b []byte) int { return len(b) / d.Size() }
+
+func sortFloats(s []float64) { sort.Float64s(s) }

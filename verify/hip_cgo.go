@@ -1,0 +1,487 @@
+//go:build linux && cgo
+
+package verify
+
+/*
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Just the types we need; no HIP headers.
+typedef int hipError_t;
+typedef void* hipModule_t;
+typedef void* hipFunction_t;
+typedef void* hipEvent_t;
+typedef void* hipStream_t;
+
+enum {
+	H_INIT, H_RUNTIME_VERSION, H_DEVICE_COUNT, H_SET_DEVICE, H_DEVICE_NAME, H_DEVICE_ATTR, H_TOTAL_MEM,
+	H_PROPS, H_MODULE_LOAD_DATA, H_MODULE_GET_FUNCTION, H_MODULE_UNLOAD, H_LAUNCH, H_MALLOC, H_FREE,
+	H_HTOD, H_DTOH, H_MEMSET, H_DEVICE_SYNC, H_EVENT_CREATE, H_EVENT_RECORD, H_EVENT_QUERY,
+	H_EVENT_ELAPSED, H_EVENT_DESTROY, H_ERROR_STRING, H_ERROR_NAME, H_DEVICE_RESET, H_PROPS_OLD, H_NFUNCS
+};
+static void* hipfn[H_NFUNCS];
+static int rk_hip_dev = -1;
+
+static void rk_hip_set(int i, void* p) { hipfn[i] = p; }
+static void rk_hip_set_dev(int d) { rk_hip_dev = d; }
+static int rk_hip_has(int i) { return hipfn[i] != 0; }
+static void* rk_ptr(uintptr_t p) { return (void*)p; }
+
+// cur selects the runtime's device on the calling thread (HIP's current
+// device is per thread), so Go need not lock goroutines to threads.
+static hipError_t cur(void) {
+	if (rk_hip_dev < 0) return 0;
+	return ((hipError_t(*)(int))hipfn[H_SET_DEVICE])(rk_hip_dev);
+}
+#define CUR do { hipError_t r_ = cur(); if (r_) return r_; } while (0)
+
+static hipError_t rk_hipInit(void) { return ((hipError_t(*)(unsigned))hipfn[H_INIT])(0); }
+static hipError_t rk_hipRuntimeGetVersion(int* v) { return ((hipError_t(*)(int*))hipfn[H_RUNTIME_VERSION])(v); }
+static hipError_t rk_hipGetDeviceCount(int* n) { return ((hipError_t(*)(int*))hipfn[H_DEVICE_COUNT])(n); }
+static hipError_t rk_hipDeviceGetName(char* s, int n, int d) { return ((hipError_t(*)(char*, int, int))hipfn[H_DEVICE_NAME])(s, n, d); }
+static hipError_t rk_hipDeviceGetAttribute(int* v, int a, int d) { return ((hipError_t(*)(int*, int, int))hipfn[H_DEVICE_ATTR])(v, a, d); }
+static hipError_t rk_hipDeviceTotalMem(size_t* v, int d) { return ((hipError_t(*)(size_t*, int))hipfn[H_TOTAL_MEM])(v, d); }
+// rk_hipGetArch reads gcnArchName from hipDeviceProp_t: R0600 layout (byte
+// 1160) on ROCm 6+, the old layout (byte 396) otherwise.
+static hipError_t rk_hipGetArch(char* out, int n, int d) {
+	char* p = (char*)calloc(1, 8192);
+	hipError_t r;
+	int off;
+	if (hipfn[H_PROPS]) { r = ((hipError_t(*)(void*, int))hipfn[H_PROPS])(p, d); off = 1160; }
+	else { r = ((hipError_t(*)(void*, int))hipfn[H_PROPS_OLD])(p, d); off = 396; }
+	if (!r) { strncpy(out, p + off, n - 1); out[n - 1] = 0; }
+	free(p);
+	return r;
+}
+static hipError_t rk_hipModuleLoadData(hipModule_t* m, const void* img) { CUR; return ((hipError_t(*)(hipModule_t*, const void*))hipfn[H_MODULE_LOAD_DATA])(m, img); }
+static hipError_t rk_hipModuleGetFunction(hipFunction_t* f, hipModule_t m, const char* n) { CUR; return ((hipError_t(*)(hipFunction_t*, hipModule_t, const char*))hipfn[H_MODULE_GET_FUNCTION])(f, m, n); }
+static hipError_t rk_hipModuleUnload(hipModule_t m) { CUR; return ((hipError_t(*)(hipModule_t))hipfn[H_MODULE_UNLOAD])(m); }
+static hipError_t rk_hipMalloc(void** p, size_t n) { CUR; return ((hipError_t(*)(void**, size_t))hipfn[H_MALLOC])(p, n); }
+static hipError_t rk_hipFree(void* p) { CUR; return ((hipError_t(*)(void*))hipfn[H_FREE])(p); }
+static hipError_t rk_hipMemcpyHtoD(void* d, void* s, size_t n) { CUR; return ((hipError_t(*)(void*, void*, size_t))hipfn[H_HTOD])(d, s, n); }
+static hipError_t rk_hipMemcpyDtoH(void* d, void* s, size_t n) { CUR; return ((hipError_t(*)(void*, void*, size_t))hipfn[H_DTOH])(d, s, n); }
+static hipError_t rk_hipMemset(void* d, int b, size_t n) { CUR; return ((hipError_t(*)(void*, int, size_t))hipfn[H_MEMSET])(d, b, n); }
+static hipError_t rk_hipDeviceSynchronize(void) { CUR; return ((hipError_t(*)(void))hipfn[H_DEVICE_SYNC])(); }
+static hipError_t rk_hipDeviceReset(void) { CUR; return ((hipError_t(*)(void))hipfn[H_DEVICE_RESET])(); }
+static hipError_t rk_hipEventCreate(hipEvent_t* e) { CUR; return ((hipError_t(*)(hipEvent_t*))hipfn[H_EVENT_CREATE])(e); }
+static hipError_t rk_hipEventRecord(hipEvent_t e) { CUR; return ((hipError_t(*)(hipEvent_t, hipStream_t))hipfn[H_EVENT_RECORD])(e, 0); }
+static hipError_t rk_hipEventQuery(hipEvent_t e) { CUR; return ((hipError_t(*)(hipEvent_t))hipfn[H_EVENT_QUERY])(e); }
+static hipError_t rk_hipEventElapsedTime(float* ms, hipEvent_t a, hipEvent_t b) { CUR; return ((hipError_t(*)(float*, hipEvent_t, hipEvent_t))hipfn[H_EVENT_ELAPSED])(ms, a, b); }
+static hipError_t rk_hipEventDestroy(hipEvent_t e) { CUR; return ((hipError_t(*)(hipEvent_t))hipfn[H_EVENT_DESTROY])(e); }
+static const char* rk_hipGetErrorString(hipError_t r) { const char* s = ((const char*(*)(hipError_t))hipfn[H_ERROR_STRING])(r); return s ? s : "unknown error"; }
+static const char* rk_hipGetErrorName(hipError_t r) { const char* s = ((const char*(*)(hipError_t))hipfn[H_ERROR_NAME])(r); return s ? s : ""; }
+
+// rk_hipLaunch passes the arguments packed in one buffer through `extra`
+// (HIP_LAUNCH_PARAM_BUFFER_POINTER=1, _SIZE=2, _END=3), which every ROCm
+// release honours, and records events around the launch when given.
+static hipError_t rk_hipLaunch(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+		unsigned shm, const void* args, size_t size, hipEvent_t start, hipEvent_t stop) {
+	CUR;
+	char buf[256];
+	hipError_t r;
+	if (size > sizeof buf) return 1;
+	memcpy(buf, args, size);
+	size_t sz = size;
+	void* extra[] = {(void*)1, buf, (void*)2, &sz, (void*)3};
+	if (start && (r = ((hipError_t(*)(hipEvent_t, hipStream_t))hipfn[H_EVENT_RECORD])(start, 0))) return r;
+	r = ((hipError_t(*)(hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, hipStream_t, void**, void**))hipfn[H_LAUNCH])(
+		f, gx, gy, gz, bx, by, bz, shm, 0, 0, extra);
+	if (!r && stop) r = ((hipError_t(*)(hipEvent_t, hipStream_t))hipfn[H_EVENT_RECORD])(stop, 0);
+	return r;
+}
+*/
+import "C"
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+)
+
+var hipSyms = []symSpec{
+	req("hipInit"), req("hipRuntimeGetVersion"), req("hipGetDeviceCount"), req("hipSetDevice"), req("hipDeviceGetName"),
+	req("hipDeviceGetAttribute"), req("hipDeviceTotalMem"), opt("hipGetDevicePropertiesR0600"),
+	req("hipModuleLoadData"), req("hipModuleGetFunction"), req("hipModuleUnload"), req("hipModuleLaunchKernel"),
+	req("hipMalloc"), req("hipFree"), req("hipMemcpyHtoD"), req("hipMemcpyDtoH"), req("hipMemset"),
+	req("hipDeviceSynchronize"), req("hipEventCreate"), req("hipEventRecord"), req("hipEventQuery"),
+	req("hipEventElapsedTime"), req("hipEventDestroy"), req("hipGetErrorString"), req("hipGetErrorName"),
+	req("hipDeviceReset"), opt("hipGetDeviceProperties"),
+}
+
+// hipLibNames are the HIP runtime names tried, newest first. HIP_PATH or
+// ROCM_PATH add <root>/lib/libamdhip64.so.N in front.
+var hipLibNames = []string{"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"}
+
+func hipCandidates(getenv func(string) string) []string {
+	var names []string
+	for _, v := range []string{"HIP_PATH", "ROCM_PATH"} {
+		if root := getenv(v); root != "" {
+			for _, n := range hipLibNames[:3] {
+				names = append(names, strings.TrimRight(root, "/")+"/lib/"+n)
+			}
+		}
+	}
+	return append(names, hipLibNames...)
+}
+
+var hipOnce struct {
+	sync.Mutex
+	lib *library
+}
+
+// HIP attribute numbers (hipDeviceAttribute_t, stable in the CUDA-compatible
+// range since ROCm 5.0).
+const (
+	hipAttrMemoryBusWidth   = 59
+	hipAttrMemoryClockRate  = 60
+	hipAttrMultiprocessors  = 63
+	hipAttrWarpSize         = 87
+	hipErrorNoDevice        = 100
+	hipErrorNotReady        = 600
+	hipErrorInvalidDevice   = 101
+	hipErrorNoBinaryForGPU  = 209
+	hipErrorNotInitialized  = 3
+	hipErrorInitialization  = 3
+	hipErrorInsufficientDrv = 35
+)
+
+func loadHIP(getenv func(string) string) (*library, error) {
+	hipOnce.Lock()
+	defer hipOnce.Unlock()
+	if hipOnce.lib != nil {
+		return hipOnce.lib, nil
+	}
+	lib, err := dlopenFirst(hipCandidates(getenv))
+	if err != nil {
+		return nil, envError(ErrRuntimeUnavailable, "hip: HIP runtime not found (%v); install ROCm (libamdhip64) or set ROCM_PATH", err)
+	}
+	if err := lib.resolve(hipSyms, func(i int, p unsafe.Pointer) { C.rk_hip_set(C.int(i), p) }); err != nil {
+		lib.close()
+		return nil, envError(ErrRuntimeUnavailable, "hip: %v", err)
+	}
+	if C.rk_hip_has(C.H_PROPS) == 0 && C.rk_hip_has(C.H_PROPS_OLD) == 0 {
+		lib.close()
+		return nil, envError(ErrRuntimeUnavailable, "hip: %s lacks hipGetDevicePropertiesR0600 and hipGetDeviceProperties", lib.name)
+	}
+	hipOnce.lib = lib
+	return lib, nil
+}
+
+func hipErr(api string, r C.hipError_t) error {
+	if r == 0 {
+		return nil
+	}
+	return &Error{API: api, Code: int(r), Name: C.GoString(C.rk_hipGetErrorName(r)), Msg: C.GoString(C.rk_hipGetErrorString(r))}
+}
+
+type hipRuntime struct {
+	lib    *library
+	dev    int
+	info   Device
+	gen    int
+	mods   map[[32]byte]*hipModule
+	events [2]C.hipEvent_t
+	closed bool
+}
+
+func openHIP(index int, getenv func(string) string) (Runtime, error) {
+	lib, err := loadHIP(getenv)
+	if err != nil {
+		return nil, err
+	}
+	vis := fmt.Sprintf("HIP_VISIBLE_DEVICES=%q ROCR_VISIBLE_DEVICES=%q", getenv("HIP_VISIBLE_DEVICES"), getenv("ROCR_VISIBLE_DEVICES"))
+	if r := C.rk_hipInit(); r != 0 {
+		return nil, envError(ErrNoDevice, "hip: %s loaded, but no AMD GPU is usable (%v; %s)", lib.name, hipErr("hipInit", r), vis)
+	}
+	var n C.int
+	if r := C.rk_hipGetDeviceCount(&n); r != 0 || n == 0 {
+		msg := "0 devices"
+		if r != 0 {
+			msg = hipErr("hipGetDeviceCount", r).Error()
+		}
+		return nil, envError(ErrNoDevice, "hip: %s loaded, but no AMD GPU found (%s; %s)", lib.name, msg, vis)
+	}
+	if index >= int(n) {
+		return nil, envError(ErrNoDevice, "hip: device %d requested, %d visible (%s)", index, int(n), vis)
+	}
+	info, err := hipDeviceInfo(index)
+	if err != nil {
+		return nil, err
+	}
+	rt := &hipRuntime{lib: lib, dev: index, info: info, mods: map[[32]byte]*hipModule{}}
+	C.rk_hip_set_dev(C.int(index))
+	if err := rt.makeEvents(); err != nil {
+		return nil, err
+	}
+	return rt, nil
+}
+
+func (rt *hipRuntime) makeEvents() error {
+	for i := range rt.events {
+		if r := C.rk_hipEventCreate(&rt.events[i]); r != 0 {
+			return hipErr("hipEventCreate", r)
+		}
+	}
+	return nil
+}
+
+func hipDeviceInfo(index int) (Device, error) {
+	name := make([]byte, 256)
+	if r := C.rk_hipDeviceGetName((*C.char)(unsafe.Pointer(&name[0])), 256, C.int(index)); r != 0 {
+		return Device{}, hipErr("hipDeviceGetName", r)
+	}
+	arch := make([]byte, 256)
+	if r := C.rk_hipGetArch((*C.char)(unsafe.Pointer(&arch[0])), 256, C.int(index)); r != 0 {
+		return Device{}, hipErr("hipGetDeviceProperties", r)
+	}
+	attr := func(a int) int {
+		var v C.int
+		C.rk_hipDeviceGetAttribute(&v, C.int(a), C.int(index))
+		return int(v)
+	}
+	var mem C.size_t
+	C.rk_hipDeviceTotalMem(&mem, C.int(index))
+	var ver C.int
+	C.rk_hipRuntimeGetVersion(&ver)
+	return Device{
+		Index: index, Backend: "hip", Name: cString(name), Arch: cString(arch),
+		MemBytes: uint64(mem), MemClockKHz: attr(hipAttrMemoryClockRate), BusWidthBits: attr(hipAttrMemoryBusWidth),
+		Units: attr(hipAttrMultiprocessors), WarpSize: attr(hipAttrWarpSize),
+		Driver: fmt.Sprintf("HIP runtime %d.%d.%d", int(ver)/10000000, int(ver)/100000%100, int(ver)%100000),
+	}, nil
+}
+
+func (rt *hipRuntime) Name() string   { return "hip" }
+func (rt *hipRuntime) Device() Device { return rt.info }
+
+func (rt *hipRuntime) Devices() ([]Device, error) {
+	var n C.int
+	if r := C.rk_hipGetDeviceCount(&n); r != 0 {
+		return nil, hipErr("hipGetDeviceCount", r)
+	}
+	var ds []Device
+	for i := 0; i < int(n); i++ {
+		d, err := hipDeviceInfo(i)
+		if err != nil {
+			return nil, err
+		}
+		ds = append(ds, d)
+	}
+	return ds, nil
+}
+
+func (rt *hipRuntime) Load(image []byte) (Module, error) {
+	key := sha256.Sum256(image)
+	if m, ok := rt.mods[key]; ok {
+		m.refs++
+		return m, nil
+	}
+	m := &hipModule{rt: rt, image: append([]byte(nil), image...), key: key, refs: 1, gen: -1}
+	if err := m.ensure(); err != nil {
+		return nil, err
+	}
+	rt.mods[key] = m
+	return m, nil
+}
+
+func (rt *hipRuntime) Alloc(n int) (DevPtr, error) {
+	if n <= 0 {
+		n = 1
+	}
+	var p unsafe.Pointer
+	if r := C.rk_hipMalloc(&p, C.size_t(n)); r != 0 {
+		return 0, hipErr("hipMalloc", r)
+	}
+	return DevPtr(uintptr(p)), nil
+}
+
+// devPtr turns a device address into a void* on the C side (never dereferenced by Go).
+func devPtr(p DevPtr) unsafe.Pointer { return C.rk_ptr(C.uintptr_t(p)) }
+
+func (rt *hipRuntime) Free(p DevPtr) error { return hipErr("hipFree", C.rk_hipFree(devPtr(p))) }
+
+func (rt *hipRuntime) CopyIn(dst DevPtr, src []byte) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return hipErr("hipMemcpyHtoD", C.rk_hipMemcpyHtoD(devPtr(dst), unsafe.Pointer(&src[0]), C.size_t(len(src))))
+}
+
+func (rt *hipRuntime) CopyOut(dst []byte, src DevPtr) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	return hipErr("hipMemcpyDtoH", C.rk_hipMemcpyDtoH(unsafe.Pointer(&dst[0]), devPtr(src), C.size_t(len(dst))))
+}
+
+func (rt *hipRuntime) Memset(p DevPtr, b byte, n int) error {
+	return hipErr("hipMemset", C.rk_hipMemset(devPtr(p), C.int(b), C.size_t(n)))
+}
+
+func (rt *hipRuntime) waitEvent(ctx context.Context, ev C.hipEvent_t) error {
+	sleep := 20 * time.Microsecond
+	for {
+		r := C.rk_hipEventQuery(ev)
+		if r == 0 {
+			return nil
+		}
+		if r != hipErrorNotReady {
+			return hipErr("hipEventQuery", r)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kernel still running when waiting stopped: %w", ctx.Err())
+		case <-time.After(sleep):
+		}
+		if sleep < 2*time.Millisecond {
+			sleep *= 2
+		}
+	}
+}
+
+func (rt *hipRuntime) Synchronize(ctx context.Context) error {
+	if r := C.rk_hipEventRecord(rt.events[1]); r != 0 {
+		return hipErr("hipEventRecord", r)
+	}
+	return rt.waitEvent(ctx, rt.events[1])
+}
+
+// Reset resets the device after a fatal kernel error; modules reload.
+func (rt *hipRuntime) Reset() error {
+	if r := C.rk_hipDeviceReset(); r != 0 {
+		return hipErr("hipDeviceReset", r)
+	}
+	rt.gen++
+	return rt.makeEvents()
+}
+
+func (rt *hipRuntime) Close() error {
+	if rt.closed {
+		return nil
+	}
+	rt.closed = true
+	for _, m := range rt.mods {
+		if m.gen == rt.gen && m.mod != nil {
+			C.rk_hipModuleUnload(m.mod)
+		}
+	}
+	for _, e := range rt.events {
+		C.rk_hipEventDestroy(e)
+	}
+	return nil
+}
+
+type hipModule struct {
+	rt    *hipRuntime
+	image []byte
+	key   [32]byte
+	refs  int
+	gen   int
+	mod   C.hipModule_t
+	fns   map[string]C.hipFunction_t
+}
+
+func (m *hipModule) ensure() error {
+	if m.gen == m.rt.gen && m.mod != nil {
+		return nil
+	}
+	var mod C.hipModule_t
+	if r := C.rk_hipModuleLoadData(&mod, unsafe.Pointer(&m.image[0])); r != 0 {
+		return hipErr("hipModuleLoadData", r)
+	}
+	m.mod, m.gen, m.fns = mod, m.rt.gen, map[string]C.hipFunction_t{}
+	return nil
+}
+
+func (m *hipModule) fn(name string) (C.hipFunction_t, error) {
+	if err := m.ensure(); err != nil {
+		return nil, err
+	}
+	if f, ok := m.fns[name]; ok {
+		return f, nil
+	}
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	var f C.hipFunction_t
+	if r := C.rk_hipModuleGetFunction(&f, m.mod, cn); r != 0 {
+		return nil, fmt.Errorf("kernel %q: %w", name, hipErr("hipModuleGetFunction", r))
+	}
+	m.fns[name] = f
+	return f, nil
+}
+
+func (m *hipModule) launch(kernel string, grid, block Dim3, shared int, args []Arg, start, stop C.hipEvent_t) error {
+	f, err := m.fn(kernel)
+	if err != nil {
+		return err
+	}
+	buf, _, err := packArgs(args)
+	if err != nil {
+		return err
+	}
+	// The kernarg segment is padded to 8 bytes.
+	for len(buf)%8 != 0 {
+		buf = append(buf, 0)
+	}
+	var bp unsafe.Pointer
+	if len(buf) > 0 {
+		bp = unsafe.Pointer(&buf[0])
+	}
+	g, b := grid.norm(), block.norm()
+	r := C.rk_hipLaunch(f, C.uint(g.X), C.uint(g.Y), C.uint(g.Z), C.uint(b.X), C.uint(b.Y), C.uint(b.Z), C.uint(shared),
+		bp, C.size_t(len(buf)), start, stop)
+	if r != 0 {
+		return fmt.Errorf("kernel %q: %w", kernel, hipErr("hipModuleLaunchKernel", r))
+	}
+	return nil
+}
+
+func (m *hipModule) Launch(ctx context.Context, kernel string, grid, block Dim3, shared int, args ...Arg) error {
+	if err := m.launch(kernel, grid, block, shared, args, nil, m.rt.events[1]); err != nil {
+		return err
+	}
+	if err := m.rt.waitEvent(ctx, m.rt.events[1]); err != nil {
+		return fmt.Errorf("kernel %q: %w", kernel, err)
+	}
+	return nil
+}
+
+func (m *hipModule) Time(ctx context.Context, warmup, repeats int, kernel string, grid, block Dim3, shared int, args ...Arg) (Timing, error) {
+	for i := 0; i < warmup; i++ {
+		if err := m.Launch(ctx, kernel, grid, block, shared, args...); err != nil {
+			return Timing{}, err
+		}
+	}
+	ms := make([]float64, 0, repeats)
+	for i := 0; i < repeats; i++ {
+		if err := m.launch(kernel, grid, block, shared, args, m.rt.events[0], m.rt.events[1]); err != nil {
+			return Timing{}, err
+		}
+		if err := m.rt.waitEvent(ctx, m.rt.events[1]); err != nil {
+			return Timing{}, fmt.Errorf("kernel %q: %w", kernel, err)
+		}
+		var t C.float
+		if r := C.rk_hipEventElapsedTime(&t, m.rt.events[0], m.rt.events[1]); r != 0 {
+			return Timing{}, hipErr("hipEventElapsedTime", r)
+		}
+		ms = append(ms, float64(t))
+	}
+	return timingOf(ms), nil
+}
+
+func (m *hipModule) Close() error {
+	m.refs--
+	if m.refs > 0 {
+		return nil
+	}
+	delete(m.rt.mods, m.key)
+	if m.gen == m.rt.gen && m.mod != nil {
+		return hipErr("hipModuleUnload", C.rk_hipModuleUnload(m.mod))
+	}
+	return nil
+}

@@ -1,0 +1,11 @@
+//go:build !cgo || !linux
+
+package verify
+
+func openHIP(int, func(string) string) (Runtime, error) {
+	return nil, envError(ErrRuntimeUnavailable, "hip: rocmk was built without cgo (CGO_ENABLED=0) or not for linux, so it cannot dlopen libamdhip64.so")
+}
+
+func openCUDA(int, func(string) string) (Runtime, error) {
+	return nil, envError(ErrRuntimeUnavailable, "cuda: rocmk was built without cgo (CGO_ENABLED=0) or not for linux, so it cannot dlopen libcuda.so.1")
+}
