@@ -10,8 +10,6 @@ import (
 var predefined = map[string]string{
 	"__CUDACC__":     "1",
 	"__NVCC__":       "1",
-	"CUDA_VERSION":   "12060",
-	"CUDART_VERSION": "12060",
 	"__cplusplus":    "201703L",
 	"__linux__":      "1",
 	"__x86_64__":     "1",
@@ -299,6 +297,9 @@ func (e *condEval) unary() int64 {
 		}
 		v, ok := e.defs[tk.lit]
 		if !ok || e.depth > 8 {
+			// a macro from a header we do not read (CUDA_VERSION, ...): its
+			// value is unknown, so the branch counts as active
+			e.bad = true
 			return 0
 		}
 		var s Scanner

@@ -65,6 +65,7 @@ func (t *translator) findTemplateKernels() {
 func (t *translator) translateTokens() {
 	haveRuntime := false
 	runtimeIncludes := 0
+	emitted := map[string]bool{}
 	hazards := !t.opt.NoHazards
 	// first pass: includes, to know whether hip_runtime.h is already there
 	for i := 0; i < len(t.toks); i++ {
@@ -94,12 +95,13 @@ func (t *translator) translateTokens() {
 		for end+1 < len(t.toks) && t.toks[end+1].kind != PPEND {
 			end++
 		}
-		if mapped == hipRuntimeH && haveRuntime || mapped == "" {
+		if mapped == hipRuntimeH && haveRuntime || mapped == "" || emitted[mapped] {
 			// drop the duplicate (or header-less) include, keep the line
 			t.addEdit(tk.pos.Offset, t.endOf(end), "")
 		} else {
 			t.addEdit(t.toks[h].pos.Offset+1, t.toks[h].pos.Offset+len(lit)-1, mapped)
 			haveRuntime = haveRuntime || mapped == hipRuntimeH
+			emitted[mapped] = true
 		}
 		t.rep.Replaced["include"]++
 	}
@@ -199,8 +201,11 @@ func (t *translator) isGuard(i int) bool {
 // "" with a reason when it must stay.
 func (t *translator) target(e *Entry) (string, string) {
 	name, added, removed, exp := e.HIP, e.HIPAdded, e.HIPRemoved, e.HIPExperimental
-	if e.Alt != "" && (t.opt.MIOpen && e.Family == "dnn" || t.opt.Roc && e.Family != "dnn") {
-		name, added, removed, exp = e.Alt, e.AltAdded, e.AltRemoved, e.AltExperimental
+	for a := e; a != nil; a = a.Next {
+		if a.Alt != "" && (t.opt.MIOpen && a.Family == "dnn" || t.opt.Roc && a.Family != "dnn") {
+			name, added, removed, exp = a.Alt, a.AltAdded, a.AltRemoved, a.AltExperimental
+			break
+		}
 	}
 	if name == "" {
 		return "", "has no HIP equivalent"
@@ -274,7 +279,7 @@ func (t *translator) stringLit(i int) {
 			j = k
 			continue
 		}
-		if e, ok := Lookup(w); ok && !e.Type {
+		if e, ok := Lookup(w); ok {
 			if to, _ := t.target(e); to != "" && to != w {
 				b.WriteString(lit[last:j])
 				b.WriteString(to)

@@ -14,14 +14,18 @@ type Entry struct {
 
 	CUDAAdded, CUDADeprecated, CUDARemoved string
 
-	HIP                                string // "" when HIP has no equivalent
+	HIP                                 string // "" when HIP has no equivalent
 	HIPAdded, HIPDeprecated, HIPRemoved Version
-	HIPExperimental                    bool
+	HIPExperimental                     bool
 
 	Alt             string // roc* (rocBLAS, rocSPARSE, ...) or MIOpen name, "" if none
 	AltAdded        Version
 	AltRemoved      Version
 	AltExperimental bool
+
+	// Next is the same CUDA name in another family's table (e.g. cudaStream_t
+	// in the cuDNN table, where MIOpen has its own name), or nil.
+	Next *Entry
 }
 
 // Version is a HIP version (major, minor, patch); the zero Version means "none".
@@ -106,6 +110,14 @@ func loadTable() {
 		*e = Entry{CUDA: f[0], Family: f[1], Type: f[2] == "T", CUDAAdded: f[3], CUDADeprecated: f[4], CUDARemoved: f[5],
 			HIP: f[6], HIPAdded: v(f[7]), HIPDeprecated: v(f[8]), HIPRemoved: v(f[9]), HIPExperimental: f[10] != "",
 			Alt: f[11], AltAdded: v(f[12]), AltRemoved: v(f[13]), AltExperimental: f[14] != ""}
+		if first, ok := table[e.CUDA]; ok {
+			p := first
+			for p.Next != nil {
+				p = p.Next
+			}
+			p.Next = e
+			continue
+		}
 		table[e.CUDA] = e
 	}
 	for name, e := range extraEntries {

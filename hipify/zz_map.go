@@ -8,7 +8,7 @@ package hipify
 
 // mapData has one line per CUDA name:
 // cuda family kind cudaAdded cudaDeprecated cudaRemoved hip hipAdded hipDeprecated hipRemoved hipExperimental alt altAdded altRemoved altExperimental
-// (alt is the roc* or MIOpen name), tab-separated. 8922 entries.
+// (alt is the roc* or MIOpen name), tab-separated. 8932 entries.
 const mapData = "" +
 	"CIG_DATA_TYPE_D3D12_COMMAND_QUEUE\tdriver\tT\t12.5\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUBLASLT_ALGO_CAP_ATOMIC_SYNC\tblas\tT\t12.2\t\t\t\t\t\t\t\t\t\t\t\n" +
@@ -2913,6 +2913,7 @@ const mapData = "" +
 	"CUeglResourceLocationFlags_enum\tdriver\tT\t9.0\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUeglStreamConnection\tdriver\tT\t9.0\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUeglStreamConnection_st\truntime\tT\t9.1\t\t\t\t\t\t\t\t\t\t\t\n" +
+	"CUeglStreamConnection_st\tdriver\tT\t9.0\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUevent\tdriver\tT\t\t\t\thipEvent_t\t1.6.0\t\t\t\t\t\t\t\n" +
 	"CUevent_flags\tdriver\tT\t\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUevent_flags_enum\tdriver\tT\t\t\t\t\t\t\t\t\t\t\t\t\n" +
@@ -2921,6 +2922,7 @@ const mapData = "" +
 	"CUevent_sched_flags\tdriver\tT\t11.8\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUevent_sched_flags_enum\tdriver\tT\t11.8\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUevent_st\truntime\tT\t\t\t\tihipEvent_t\t1.6.0\t\t\t\t\t\t\t\n" +
+	"CUevent_st\tdriver\tT\t\t\t\tihipEvent_t\t1.6.0\t\t\t\t\t\t\t\n" +
 	"CUevent_wait_flags\tdriver\tT\t11.1\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUevent_wait_flags_enum\tdriver\tT\t\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUexecAffinityParam\tdriver\tT\t11.4\t\t\t\t\t\t\t\t\t\t\t\n" +
@@ -2976,6 +2978,7 @@ const mapData = "" +
 	"CUgraphExecUpdateResultInfo_v1\tdriver\tT\t12.0\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUgraphExecUpdateResult_enum\tdriver\tT\t10.2\t\t\thipGraphExecUpdateResult\t4.3.0\t\t\t\t\t\t\t\n" +
 	"CUgraphExec_st\truntime\tT\t10.0\t\t\thipGraphExec\t4.3.0\t\t\t\t\t\t\t\n" +
+	"CUgraphExec_st\tdriver\tT\t10.0\t\t\thipGraphExec\t4.3.0\t\t\t\t\t\t\t\n" +
 	"CUgraphInstantiateResult\tdriver\tT\t12.0\t\t\thipGraphInstantiateResult\t6.2.0\t\t\t\t\t\t\t\n" +
 	"CUgraphInstantiateResult_enum\tdriver\tT\t12.0\t\t\thipGraphInstantiateResult\t6.2.0\t\t\t\t\t\t\t\n" +
 	"CUgraphInstantiate_flags\tdriver\tT\t11.4\t\t\thipGraphInstantiateFlags\t5.2.0\t\t\t\t\t\t\t\n" +
@@ -2988,7 +2991,9 @@ const mapData = "" +
 	"CUgraphNodeType\tdriver\tT\t10.0\t\t\thipGraphNodeType\t4.3.0\t\t\t\t\t\t\t\n" +
 	"CUgraphNodeType_enum\tdriver\tT\t10.0\t\t\thipGraphNodeType\t4.3.0\t\t\t\t\t\t\t\n" +
 	"CUgraphNode_st\truntime\tT\t10.0\t\t\thipGraphNode\t4.3.0\t\t\t\t\t\t\t\n" +
+	"CUgraphNode_st\tdriver\tT\t10.0\t\t\thipGraphNode\t4.3.0\t\t\t\t\t\t\t\n" +
 	"CUgraph_st\truntime\tT\t10.0\t\t\tihipGraph\t4.3.0\t\t\t\t\t\t\t\n" +
+	"CUgraph_st\tdriver\tT\t10.0\t\t\tihipGraph\t4.3.0\t\t\t\t\t\t\t\n" +
 	"CUgraphicsMapResourceFlags\tdriver\tT\t\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUgraphicsMapResourceFlags_enum\tdriver\tT\t\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUgraphicsRegisterFlags\tdriver\tT\t\t\t\thipGraphicsRegisterFlags\t4.4.0\t\t\t\t\t\t\t\n" +
@@ -3018,6 +3023,7 @@ const mapData = "" +
 	"CUjit_target\tdriver\tT\t\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUjit_target_enum\tdriver\tT\t\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUkern_st\truntime\tT\t12.1\t\t\t\t\t\t\t\t\t\t\t\n" +
+	"CUkern_st\tdriver\tT\t12.0\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUkernel\tdriver\tT\t12.0\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUkernelNodeAttrID\tdriver\tT\t11.0\t\t\thipKernelNodeAttrID\t5.2.0\t\t\t\t\t\t\t\n" +
 	"CUkernelNodeAttrID_enum\tdriver\tT\t11.0\t\t11.8\thipKernelNodeAttrID\t5.2.0\t\t\t\t\t\t\t\n" +
@@ -3147,6 +3153,7 @@ const mapData = "" +
 	"CUstream_flags\tdriver\tT\t\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUstream_flags_enum\tdriver\tT\t\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CUstream_st\truntime\tT\t\t\t\tihipStream_t\t1.5.0\t\t\t\t\t\t\t\n" +
+	"CUstream_st\tdriver\tT\t\t\t\tihipStream_t\t1.5.0\t\t\t\t\t\t\t\n" +
 	"CUsurfObject\tdriver\tT\t\t\t\thipSurfaceObject_t\t1.9.0\t\t\t\t\t\t\t\n" +
 	"CUsurfObject_v1\tdriver\tT\t11.3\t\t\thipSurfaceObject_t\t1.9.0\t\t\t\t\t\t\t\n" +
 	"CUsurfref\tdriver\tT\t\t\t\t\t\t\t\t\t\t\t\t\n" +
@@ -3177,6 +3184,7 @@ const mapData = "" +
 	"CUuserObject_st\tdriver\tT\t11.3\t\t\thipUserObject\t5.3.0\t\t\t\t\t\t\t\n" +
 	"CUuuid\tdriver\tT\t\t\t\thipUUID\t5.2.0\t\t\t\t\t\t\t\n" +
 	"CUuuid_st\truntime\tT\t\t\t\thipUUID_t\t5.2.0\t\t\t\t\t\t\t\n" +
+	"CUuuid_st\tdriver\tT\t\t\t\thipUUID_t\t5.2.0\t\t\t\t\t\t\t\n" +
 	"CubDebug\tcub\tT\t\t\t\tHipcubDebug\t2.5.0\t\t\t\t\t\t\t\n" +
 	"CubDebugExit\tcub\tT\t\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"CubVector\tcub\tT\t\t\t\t\t\t\t\t\t\t\t\t\n" +
@@ -8786,7 +8794,9 @@ const mapData = "" +
 	"lgamma\tdevice\tF\t\t\t\tlgamma\t1.6.0\t\t\t\t\t\t\t\n" +
 	"lgammaf\tdevice\tF\t\t\t\tlgammaf\t1.6.0\t\t\t\t\t\t\t\n" +
 	"libraryPropertyType\truntime\tT\t8.0\t\t\t\t\t\t\t\t\t\t\t\n" +
+	"libraryPropertyType\tdnn\tT\t6.0.0\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"libraryPropertyType_t\truntime\tT\t8.0\t\t\t\t\t\t\t\t\t\t\t\n" +
+	"libraryPropertyType_t\tdnn\tT\t6.0.0\t\t9.0.0\t\t\t\t\t\t\t\t\t\n" +
 	"llabs\tdevice\tF\t\t\t\tllabs\t1.9.0\t\t\t\t\t\t\t\n" +
 	"llmax\tdevice\tF\t\t\t\t\t\t\t\t\t\t\t\t\n" +
 	"llmin\tdevice\tF\t\t\t\t\t\t\t\t\t\t\t\t\n" +
