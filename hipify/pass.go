@@ -200,6 +200,14 @@ func (t *translator) isGuard(i int) bool {
 // target returns the name a CUDA entry translates to under the options, or
 // "" with a reason when it must stay.
 func (t *translator) target(e *Entry) (string, string) {
+	if t.opt.Roc {
+		if to, ok := rocComplex[e.CUDA]; ok {
+			return to, ""
+		}
+	}
+	if t.opt.MIOpen && e.CUDA == "cudaStream_t" {
+		return "miopenAcceleratorQueue_t", ""
+	}
 	name, added, removed, exp := e.HIP, e.HIPAdded, e.HIPRemoved, e.HIPExperimental
 	for a := e; a != nil; a = a.Next {
 		if a.Alt != "" && (t.opt.MIOpen && a.Family == "dnn" || t.opt.Roc && a.Family != "dnn") {
@@ -222,6 +230,14 @@ func (t *translator) target(e *Entry) (string, string) {
 		}
 	}
 	return name, ""
+}
+
+// rocComplex: under --roc the rocBLAS/rocSPARSE/rocSOLVER complex types
+// replace cuComplex's (hipify-clang does the same).
+var rocComplex = map[string]string{
+	"cuComplex":       "rocblas_float_complex",
+	"cuFloatComplex":  "rocblas_float_complex",
+	"cuDoubleComplex": "rocblas_double_complex",
 }
 
 func (t *translator) isMember(i int) bool {

@@ -1,5 +1,150 @@
 package hipify
 
-// special handles calls whose arguments change; it reports whether it
-// translated the token at i.
-func (t *translator) special(i int) bool { return false }
+import "strings"
+
+// argOp changes one argument of a call.
+type argOp struct {
+	kind byte   // 'w': wrap (text has one %s), 'd': delete, 'i': insert before (i == len: append), 'r': replace
+	i    int    // argument index
+	text string // wrapper pattern, inserted or replacement text
+}
+
+// callRule is a call whose arguments change between CUDA and HIP
+// (hipify-clang's argument analysis).
+type callRule struct {
+	nargs int  // the rule applies only with this many arguments (0: any)
+	roc   bool // only under --roc
+	to    string
+	ops   []argOp
+	// hazard, when set, is reported at the call
+	hazard, hcode string
+}
+
+const (
+	hipSymbol = "HIP_SYMBOL(%s)"
+	voidCast  = "reinterpret_cast<const void*>(%s)"
+	maskNote  = "the lane mask is dropped: HIP's warp intrinsics act on the whole wavefront (64 lanes on CDNA); check the code relies on no partial-warp mask"
+)
+
+var callRules = map[string][]callRule{
+	"cudaMemcpyToSymbol":                         {{ops: []argOp{{'w', 0, hipSymbol}}}},
+	"cudaMemcpyToSymbolAsync":                    {{ops: []argOp{{'w', 0, hipSymbol}}}},
+	"cudaMemcpyFromSymbol":                       {{ops: []argOp{{'w', 1, hipSymbol}}}},
+	"cudaMemcpyFromSymbolAsync":                  {{ops: []argOp{{'w', 1, hipSymbol}}}},
+	"cudaGetSymbolAddress":                       {{ops: []argOp{{'w', 1, hipSymbol}}}},
+	"cudaGetSymbolSize":                          {{ops: []argOp{{'w', 1, hipSymbol}}}},
+	"cudaGraphAddMemcpyNodeToSymbol":             {{ops: []argOp{{'w', 4, hipSymbol}}}},
+	"cudaGraphAddMemcpyNodeFromSymbol":           {{ops: []argOp{{'w', 5, hipSymbol}}}},
+	"cudaGraphMemcpyNodeSetParamsToSymbol":       {{ops: []argOp{{'w', 1, hipSymbol}}}},
+	"cudaGraphMemcpyNodeSetParamsFromSymbol":     {{ops: []argOp{{'w', 2, hipSymbol}}}},
+	"cudaGraphExecMemcpyNodeSetParamsToSymbol":   {{ops: []argOp{{'w', 2, hipSymbol}}}},
+	"cudaGraphExecMemcpyNodeSetParamsFromSymbol": {{ops: []argOp{{'w', 3, hipSymbol}}}},
+	"cudaFuncSetCacheConfig":                     {{ops: []argOp{{'w', 0, voidCast}}}},
+	"cudaFuncGetAttributes":                      {{ops: []argOp{{'w', 1, voidCast}}}},
+	"cudaFuncSetSharedMemConfig":                 {{ops: []argOp{{'w', 0, voidCast}}}},
+	"cudaFuncSetAttribute":                       {{ops: []argOp{{'w', 0, voidCast}}}},
+	"cudaLaunchKernel":                           {{ops: []argOp{{'w', 0, voidCast}}}},
+	"cudaLaunchCooperativeKernel":                {{ops: []argOp{{'w', 0, voidCast}}}},
+	"cudaMallocHost":                             {{nargs: 2, to: "hipHostMalloc", ops: []argOp{{'i', 2, "hipHostMallocDefault"}}}},
+	"cudaEventCreate":                            {{nargs: 2, to: "hipEventCreateWithFlags"}},
+	"cudaGraphInstantiate":                       {{nargs: 3, to: "hipGraphInstantiateWithFlags"}},
+	"cuOccupancyMaxPotentialBlockSize":           {{nargs: 6, ops: []argOp{{'d', 3, ""}}}},
+	"cuOccupancyMaxPotentialBlockSizeWithFlags":  {{nargs: 7, ops: []argOp{{'d', 3, ""}}}},
+	"cudaGetDriverEntryPoint":                    {{nargs: 4, to: "hipGetProcAddress", ops: []argOp{{'i', 2, "603"}}}},
+
+	// warp intrinsics with a lane mask: HIP (before 6.2) has only the maskless forms
+	"__shfl_sync":      {{to: "__shfl", ops: []argOp{{'d', 0, ""}}, hazard: maskNote, hcode: "sync-mask"}},
+	"__shfl_up_sync":   {{to: "__shfl_up", ops: []argOp{{'d', 0, ""}}, hazard: maskNote, hcode: "sync-mask"}},
+	"__shfl_down_sync": {{to: "__shfl_down", ops: []argOp{{'d', 0, ""}}, hazard: maskNote, hcode: "sync-mask"}},
+	"__shfl_xor_sync":  {{to: "__shfl_xor", ops: []argOp{{'d', 0, ""}}, hazard: maskNote, hcode: "sync-mask"}},
+	"__ballot_sync":    {{to: "__ballot", ops: []argOp{{'d', 0, ""}}, hazard: maskNote + "; __ballot returns a 64-bit mask", hcode: "sync-mask"}},
+	"__any_sync":       {{to: "__any", ops: []argOp{{'d', 0, ""}}, hazard: maskNote, hcode: "sync-mask"}},
+	"__all_sync":       {{to: "__all", ops: []argOp{{'d', 0, ""}}, hazard: maskNote, hcode: "sync-mask"}},
+}
+
+// special applies a call rule to the identifier at i, if one matches.
+func (t *translator) special(i int) bool {
+	tk := &t.toks[i]
+	rules, ok := callRules[tk.lit]
+	if !ok || t.isMember(i) {
+		return false
+	}
+	p := t.next(i)
+	if !t.isPunct(p, "(") {
+		return false
+	}
+	q := t.matching(p)
+	if q < 0 {
+		return false
+	}
+	args := t.splitArgs(p, q)
+	for _, r := range rules {
+		if r.nargs != 0 && r.nargs != len(args) || r.roc && !t.opt.Roc {
+			continue
+		}
+		for _, op := range r.ops {
+			if op.i > len(args) || op.kind != 'i' && op.i >= len(args) {
+				return false
+			}
+		}
+		to := r.to
+		family := "runtime"
+		if e, ok := Lookup(tk.lit); ok {
+			family = e.Family
+			if to == "" {
+				var why string
+				to, why = t.target(e)
+				if to == "" {
+					t.diag(tk.pos, SevUnsupported, "unsupported-api", tk.lit, tk.lit+" "+why)
+					return true
+				}
+			}
+		}
+		if to == "" {
+			return false
+		}
+		t.addEdit(tk.pos.Offset, tk.pos.Offset+len(tk.lit), to)
+		t.rep.Replaced[family]++
+		if r.hazard != "" && !t.opt.NoHazards {
+			t.diag(tk.pos, SevHazard, r.hcode, tk.lit, tk.lit+" -> "+to+": "+r.hazard)
+		}
+		for _, op := range r.ops {
+			switch op.kind {
+			case 'w':
+				a := args[op.i]
+				start, end := t.toks[a[0]].pos.Offset, t.endOf(a[1]-1)
+				inner := strings.TrimSpace(string(t.src[start:end]))
+				lead := len(t.src[start:end]) - len(strings.TrimLeft(string(t.src[start:end]), " \t\r\n"))
+				if strings.HasPrefix(inner, strings.SplitN(op.text, "%s", 2)[0]) {
+					continue // already wrapped
+				}
+				t.addEdit(start+lead, start+lead, strings.SplitN(op.text, "%s", 2)[0])
+				t.addEdit(start+lead+len(inner), start+lead+len(inner), strings.SplitN(op.text, "%s", 2)[1])
+			case 'd':
+				a := args[op.i]
+				// delete the argument and the comma after it (or before it, for the last)
+				if op.i+1 < len(args) {
+					t.addEdit(t.toks[a[0]].pos.Offset, t.toks[args[op.i+1][0]].pos.Offset, "")
+				} else if op.i > 0 {
+					t.addEdit(t.endOf(args[op.i-1][1]-1), t.endOf(a[1]-1), "")
+				} else {
+					t.addEdit(t.toks[a[0]].pos.Offset, t.endOf(a[1]-1), "")
+				}
+			case 'i':
+				if op.i == len(args) {
+					t.addEdit(t.toks[q].pos.Offset, t.toks[q].pos.Offset, ", "+op.text)
+				} else {
+					at := t.firstTok(args[op.i])
+					t.addEdit(at, at, op.text+", ")
+				}
+			case 'r':
+				a := args[op.i]
+				t.addEdit(t.firstTok(a), t.endOf(a[1]-1), op.text)
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func (t *translator) firstTok(r [2]int) int { return t.toks[r[0]].pos.Offset }
