@@ -84,4 +84,42 @@ template <typename Op> __device__ float rk_block_reduce(float v) {
   __syncthreads();
   return sh[0];
 }
+// Row helpers for one-block-per-row kernels: f(col, value) over a row, with
+// 16-byte loads when the row length allows it.
+template <typename D, typename F>
+__device__ __forceinline__ void rk_row_for(const typename D::S* __restrict__ row, int cols, F f) {
+  typedef typename D::S S;
+  const int V = 16 / sizeof(S);
+  if (cols % V == 0) {
+    const uint4* r4 = (const uint4*)row;
+    for (int i = threadIdx.x; i < cols / V; i += blockDim.x) {
+      rk_vec<S> a;
+      a.v = r4[i];
+#pragma unroll
+      for (int k = 0; k < V; k++) f(i * V + k, D::ld(a.e[k]));
+    }
+  } else {
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) f(c, D::ld(row[c]));
+  }
+}
+
+// out[c] = f(c, row[c]) over a row, vectorized like rk_row_for.
+template <typename D, typename F>
+__device__ __forceinline__ void rk_row_map(const typename D::S* __restrict__ row, typename D::S* __restrict__ orow, int cols, F f) {
+  typedef typename D::S S;
+  const int V = 16 / sizeof(S);
+  if (cols % V == 0) {
+    const uint4* r4 = (const uint4*)row;
+    uint4* o4 = (uint4*)orow;
+    for (int i = threadIdx.x; i < cols / V; i += blockDim.x) {
+      rk_vec<S> a, z;
+      a.v = r4[i];
+#pragma unroll
+      for (int k = 0; k < V; k++) z.e[k] = D::st(f(i * V + k, D::ld(a.e[k])));
+      o4[i] = z.v;
+    }
+  } else {
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) orow[c] = D::st(f(c, D::ld(row[c])));
+  }
+}
 // ---- end rocmk prelude ----
