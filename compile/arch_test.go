@@ -1,0 +1,74 @@
+package compile
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rocmk/rocmk/inspect"
+)
+
+func TestSelectTargets(t *testing.T) {
+	gpus := []GPU{
+		{Vendor: "AMD", Arch: "gfx1100", Source: "kfd"},
+		{Vendor: "NVIDIA", Arch: "sm_90", Source: "nvidia-smi", Index: 0},
+		{Vendor: "AMD", Arch: "gfx90a", Source: "kfd", Index: 1},
+		{Vendor: "AMD", Arch: "gfx90a", Source: "kfd", Index: 2},
+	}
+	cases := []struct {
+		name      string
+		flag, man []string
+		env       []string
+		gpus      []GPU
+		want      string
+		source    string
+		wantErr   string
+	}{
+		{"flag wins", []string{"gfx942"}, []string{"gfx908"}, []string{"ROCMK_ARCH", "gfx1030"}, gpus, "gfx942", "--arch", ""},
+		{"flag list", []string{"gfx90a:xnack+,gfx90a:xnack-", "gfx1100"}, nil, nil, nil, "gfx90a:xnack+ gfx90a:xnack- gfx1100", "--arch", ""},
+		{"flag native", []string{"native", "gfx942"}, nil, nil, gpus, "gfx90a gfx1100 gfx942", "--arch", ""},
+		{"flag native no gpu", []string{"native"}, nil, nil, nil, "", "--arch", "no AMD GPU was found"},
+		{"flag bad", []string{"gfx91"}, nil, nil, gpus, "", "--arch", `--arch: invalid target ID "gfx91"`},
+		{"flag combination", []string{"gfx90a,gfx90a:xnack-"}, nil, nil, nil, "", "--arch", "invalid offload arch combinations"},
+		{"manifest", nil, []string{"gfx908", "gfx1030"}, []string{"ROCMK_ARCH", "gfx1100"}, gpus, "gfx908 gfx1030", "manifest", ""},
+		{"ROCMK_ARCH", nil, nil, []string{"ROCMK_ARCH", "gfx1201", "PYTORCH_ROCM_ARCH", "gfx90a"}, gpus, "gfx1201", "ROCMK_ARCH", ""},
+		{"PYTORCH_ROCM_ARCH ;", nil, nil, []string{"PYTORCH_ROCM_ARCH", "gfx90a;gfx942", "GPU_TARGETS", "gfx1100"}, gpus, "gfx90a gfx942", "PYTORCH_ROCM_ARCH", ""},
+		{"PYTORCH_ROCM_ARCH space", nil, nil, []string{"PYTORCH_ROCM_ARCH", "gfx90a gfx942"}, nil, "gfx90a gfx942", "PYTORCH_ROCM_ARCH", ""},
+		{"GPU_TARGETS", nil, nil, []string{"GPU_TARGETS", "gfx1100,gfx1101", "CANDLE_ROCM_ARCH", "gfx90a"}, nil, "gfx1100 gfx1101", "GPU_TARGETS", ""},
+		{"AMDGPU_TARGETS", nil, nil, []string{"AMDGPU_TARGETS", "gfx906"}, nil, "gfx906", "AMDGPU_TARGETS", ""},
+		{"CANDLE_ROCM_ARCH", nil, nil, []string{"CANDLE_ROCM_ARCH", "gfx1030"}, gpus, "gfx1030", "CANDLE_ROCM_ARCH", ""},
+		{"env bad", nil, nil, []string{"GPU_TARGETS", "gfx1100:xnack+"}, nil, "", "GPU_TARGETS", "GPU_TARGETS: invalid target ID"},
+		{"detected", nil, nil, nil, gpus, "gfx90a gfx1100", "detected GPUs", ""},
+		{"blank env ignored", nil, nil, []string{"ROCMK_ARCH", "  "}, gpus, "gfx90a gfx1100", "detected GPUs", ""},
+		{"nvidia only", nil, nil, nil, gpus[1:2], "", "", "pass --arch"},
+		{"nothing", nil, nil, nil, nil, "", "", "no AMD GPU detected"},
+	}
+	for _, c := range cases {
+		ts, src, err := SelectTargets(c.flag, c.man, envOf(c.env...), c.gpus)
+		var got []string
+		for _, t := range ts {
+			got = append(got, t.String())
+		}
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%s: err %v, want %q", c.name, err, c.wantErr)
+			}
+			if strings.Contains(c.wantErr, "--arch") || strings.Contains(c.wantErr, "GPU") {
+				if !errors.Is(err, ErrNoTargets) && !errors.Is(err, inspect.ErrInvalidTarget) {
+					t.Errorf("%s: err %v wraps neither ErrNoTargets nor ErrInvalidTarget", c.name, err)
+				}
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if strings.Join(got, " ") != c.want || src != c.source {
+			t.Errorf("%s: %v from %q, want %s from %q", c.name, got, src, c.want, c.source)
+		}
+	}
+	if _, _, err := SelectTargets(nil, nil, nil, nil); !errors.Is(err, ErrNoTargets) {
+		t.Errorf("nil getenv, nothing: %v", err)
+	}
+}
