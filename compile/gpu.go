@@ -93,7 +93,7 @@ func kfdGPUs(o FindOptions) ([]GPU, error) {
 	}
 	var errs []error
 	// ROCR_VISIBLE_DEVICES: indices or GPU-<unique_id> UUIDs, applied first.
-	if v, ok := lookup(o, "ROCR_VISIBLE_DEVICES"); ok {
+	if v, ok := envValue(o, "ROCR_VISIBLE_DEVICES"); ok {
 		uuids := make([]string, len(nodes))
 		for i, nd := range nodes {
 			uuids[i] = fmt.Sprintf("GPU-%016x", nd.uuid)
@@ -103,10 +103,10 @@ func kfdGPUs(o FindOptions) ([]GPU, error) {
 		errs = append(errs, err)
 	}
 	hipVar := "HIP_VISIBLE_DEVICES"
-	v, ok := lookup(o, hipVar)
+	v, ok := envValue(o, hipVar)
 	if !ok {
 		hipVar = "CUDA_VISIBLE_DEVICES"
-		v, ok = lookup(o, hipVar)
+		v, ok = envValue(o, hipVar)
 	}
 	if ok {
 		var err error
@@ -133,7 +133,7 @@ func kfdGPUs(o FindOptions) ([]GPU, error) {
 	return gpus, errors.Join(errs...)
 }
 
-func lookup(o FindOptions, k string) (string, bool) {
+func envValue(o FindOptions, k string) (string, bool) {
 	v := o.getenv(k)
 	return v, v != ""
 }
@@ -277,10 +277,10 @@ func nvidiaGPUs(o FindOptions) ([]GPU, error) {
 		return nil, err
 	}
 	name := "CUDA_VISIBLE_DEVICES"
-	v, ok := lookup(o, name)
+	v, ok := envValue(o, name)
 	if !ok {
 		name = "HIP_VISIBLE_DEVICES"
-		v, ok = lookup(o, name)
+		v, ok = envValue(o, name)
 	}
 	if ok {
 		return filterVisible(gpus, v, name, nil)

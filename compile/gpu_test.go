@@ -70,9 +70,9 @@ func TestDetectGPUsKFD(t *testing.T) {
 		{[]string{"ROCR_VISIBLE_DEVICES", "GPU-00000002dfdc1c36"}, "gfx1100", ""}, // unique_id 12345678902
 		{[]string{"HIP_VISIBLE_DEVICES", "1"}, "gfx1100", ""},
 		{[]string{"CUDA_VISIBLE_DEVICES", "0"}, "gfx90a", ""},
-		{[]string{"HIP_VISIBLE_DEVICES", "1", "CUDA_VISIBLE_DEVICES", "0"}, "gfx1100", ""}, // HIP wins
+		{[]string{"HIP_VISIBLE_DEVICES", "1", "CUDA_VISIBLE_DEVICES", "0"}, "gfx1100", ""},   // HIP wins
 		{[]string{"ROCR_VISIBLE_DEVICES", "1,2", "HIP_VISIBLE_DEVICES", "0"}, "gfx1100", ""}, // ROCR first, then HIP
-		{[]string{"ROCR_VISIBLE_DEVICES", "0,7,1"}, "gfx90a", ""},                         // out of range ends the list
+		{[]string{"ROCR_VISIBLE_DEVICES", "0,7,1"}, "gfx90a", ""},                            // out of range ends the list
 		{[]string{"ROCR_VISIBLE_DEVICES", "0,x,1"}, "gfx90a", `entry "x" does not name a GPU`},
 		{[]string{"HSA_OVERRIDE_GFX_VERSION", "10.3.0"}, "gfx1030 gfx1030 gfx1030", ""},
 		{[]string{"HSA_OVERRIDE_GFX_VERSION_1", "11.0.0", "HSA_OVERRIDE_GFX_VERSION", "9.0.10"}, "gfx90a gfx1100 gfx90a", ""},
