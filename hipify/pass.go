@@ -82,6 +82,9 @@ func (t *translator) translateTokens() {
 			continue
 		}
 		name := lit[1 : len(lit)-1]
+		if strings.HasPrefix(name, "cublas") || strings.HasPrefix(name, "cusparse") || strings.HasPrefix(name, "cusolver") {
+			t.rocLib = true
+		}
 		if name == hipRuntimeH {
 			runtimeIncludes++
 			haveRuntime = true
@@ -134,6 +137,7 @@ func (t *translator) translateTokens() {
 			}
 		}
 	}
+	t.applyPerms()
 	if t.opt.KernelExecutionSyntax {
 		for i := range t.toks {
 			if t.toks[i].kind == LAUNCH && !t.toks[i].skip {
@@ -204,6 +208,9 @@ func (t *translator) target(e *Entry) (string, string) {
 		if to, ok := rocComplex[e.CUDA]; ok {
 			return to, ""
 		}
+		if to, ok := rocLibTypes[e.CUDA]; ok && t.rocLib {
+			return to, ""
+		}
 	}
 	if t.opt.MIOpen && e.CUDA == "cudaStream_t" {
 		return "miopenAcceleratorQueue_t", ""
@@ -238,6 +245,13 @@ var rocComplex = map[string]string{
 	"cuComplex":       "rocblas_float_complex",
 	"cuFloatComplex":  "rocblas_float_complex",
 	"cuDoubleComplex": "rocblas_double_complex",
+}
+
+// rocLibTypes: under --roc, in files using rocBLAS/rocSPARSE/rocSOLVER,
+// the half and bfloat16 types become rocBLAS's.
+var rocLibTypes = map[string]string{
+	"__half":        "rocblas_half",
+	"__nv_bfloat16": "rocblas_bfloat16",
 }
 
 func (t *translator) isMember(i int) bool {

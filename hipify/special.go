@@ -12,10 +12,14 @@ type argOp struct {
 // callRule is a call whose arguments change between CUDA and HIP
 // (hipify-clang's argument analysis).
 type callRule struct {
-	nargs int  // the rule applies only with this many arguments (0: any)
-	roc   bool // only under --roc
-	to    string
-	ops   []argOp
+	nargs  int  // the rule applies only with this many arguments (0: any)
+	roc    bool // only under --roc
+	miopen bool // only under --miopen
+	// perm rebuilds the argument list: comma-separated source argument
+	// indexes, or =literal text
+	perm string
+	to   string
+	ops  []argOp
 	// hazard, when set, is reported at the call
 	hazard, hcode string
 }
@@ -52,6 +56,21 @@ var callRules = map[string][]callRule{
 	"cuOccupancyMaxPotentialBlockSizeWithFlags":  {{nargs: 7, ops: []argOp{{'d', 3, ""}}}},
 	"cudaGetDriverEntryPoint":                    {{nargs: 4, to: "hipGetProcAddress", ops: []argOp{{'i', 2, "603"}}}},
 
+	// cuDNN -> MIOpen argument order (--miopen)
+	"cudnnFindConvolutionForwardAlgorithmEx":       {{miopen: true, perm: "0,1,2,3,4,5,6,7,8,9,10,11,12,=true"}},
+	"cudnnGetConvolutionForwardWorkspaceSize":      {{miopen: true, perm: "0,2,1,3,4,6"}},
+	"cudnnConvolutionForward":                      {{miopen: true, perm: "0,1,2,3,4,5,6,7,10,11,12,8,9"}},
+	"cudnnGetConvolutionBackwardDataWorkspaceSize": {{miopen: true, perm: "0,2,1,3,4,6"}},
+	"cudnnConvolutionBackwardData":                 {{miopen: true, perm: "0,1,4,5,2,3,6,7,10,11,12,8,9"}},
+	"cudnnSetPooling2dDescriptor":                  {{miopen: true, perm: "0,1,3,4,5,6,7,8"}},
+	"cudnnGetPooling2dDescriptor":                  {{miopen: true, perm: "0,1,3,4,5,6,7,8"}},
+	"cudnnSetPoolingNdDescriptor":                  {{miopen: true, perm: "0,1,3,4,5,6"}},
+	"cudnnGetPoolingNdDescriptor":                  {{miopen: true, perm: "0,1,2,4,5,6,7"}},
+	"cudnnSetLRNDescriptor":                        {{miopen: true, perm: "0,=miopenLRNCrossChannel,1,2,3,4"}},
+	"cudnnSoftmaxForward":                          {{miopen: true, perm: "0,3,4,5,6,7,8,1,2"}},
+	"cudnnSoftmaxBackward":                         {{miopen: true, perm: "0,3,4,5,6,7,8,9,10,1,2"}},
+	"cusparseSpSM_solve":                           {{nargs: 10, ops: []argOp{{'i', 10, "nullptr"}}}},
+
 	// warp intrinsics with a lane mask: HIP (before 6.2) has only the maskless forms
 	"__shfl_sync":      {{to: "__shfl", ops: []argOp{{'d', 0, ""}}, hazard: maskNote, hcode: "sync-mask"}},
 	"__shfl_up_sync":   {{to: "__shfl_up", ops: []argOp{{'d', 0, ""}}, hazard: maskNote, hcode: "sync-mask"}},
@@ -79,7 +98,7 @@ func (t *translator) special(i int) bool {
 	}
 	args := t.splitArgs(p, q)
 	for _, r := range rules {
-		if r.nargs != 0 && r.nargs != len(args) || r.roc && !t.opt.Roc {
+		if r.nargs != 0 && r.nargs != len(args) || r.roc && !t.opt.Roc || r.miopen && !t.opt.MIOpen {
 			continue
 		}
 		for _, op := range r.ops {
@@ -107,6 +126,9 @@ func (t *translator) special(i int) bool {
 		t.rep.Replaced[family]++
 		if r.hazard != "" && !t.opt.NoHazards {
 			t.diag(tk.pos, SevHazard, r.hcode, tk.lit, tk.lit+" -> "+to+": "+r.hazard)
+		}
+		if r.perm != "" {
+			t.perms = append(t.perms, pendingPerm{open: p, close: q, args: args, perm: r.perm})
 		}
 		for _, op := range r.ops {
 			switch op.kind {
@@ -148,3 +170,37 @@ func (t *translator) special(i int) bool {
 }
 
 func (t *translator) firstTok(r [2]int) int { return t.toks[r[0]].pos.Offset }
+
+type pendingPerm struct {
+	open, close int
+	args        [][2]int
+	perm        string
+}
+
+// applyPerms rebuilds the argument lists of calls whose arguments move; it
+// runs after the token pass so the arguments' own translations are kept.
+func (t *translator) applyPerms() {
+	for _, pp := range t.perms {
+		texts := make([]string, len(pp.args))
+		for k, a := range pp.args {
+			texts[k] = strings.TrimSpace(t.render(t.toks[a[0]].pos.Offset, t.endOf(a[1]-1)))
+		}
+		var out []string
+		for _, f := range strings.Split(pp.perm, ",") {
+			if strings.HasPrefix(f, "=") {
+				out = append(out, f[1:])
+				continue
+			}
+			n := 0
+			for _, c := range f {
+				n = n*10 + int(c-'0')
+			}
+			if n < len(texts) {
+				out = append(out, texts[n])
+			}
+		}
+		start, end := t.toks[pp.open].pos.Offset, t.endOf(pp.close)
+		t.render(start, end)
+		t.addEdit(start, end, "("+strings.Join(out, ", ")+")")
+	}
+}

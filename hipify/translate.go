@@ -132,6 +132,8 @@ type translator struct {
 	rep    *Report
 	serrs  ErrorList
 	seenHz map[string]bool
+	perms  []pendingPerm
+	rocLib bool // the file includes a cuBLAS/cuSPARSE/cuSOLVER header
 
 	templKernels map[string]bool // kernels declared as templates, and macros naming template kernels
 }
@@ -147,6 +149,10 @@ func Translate(name string, src []byte, opt Options) ([]byte, *Report, error) {
 	}
 	if opt.DefaultPreprocessor {
 		opt.SkipExcluded = true
+	}
+	if opt.Amap {
+		// --amap: hipify as much as possible, inactive branches included
+		opt.SkipExcluded = false
 	}
 	tr := &translator{name: name, src: src, opt: &opt, rep: rep, seenHz: map[string]bool{}}
 	tr.scan()
