@@ -129,4 +129,9 @@ func loadTable() {
 
 // extraEntries are names hipify-clang translates that the published tables
 // do not list.
-var extraEntries = map[string]*Entry{}
+var extraEntries = map[string]*Entry{
+	// Caffe2 (hipify-clang's CUDA2HIP_Caffe2 maps)
+	"REGISTER_CUDA_OPERATOR":         {CUDA: "REGISTER_CUDA_OPERATOR", Family: "caffe2", HIP: "REGISTER_HIP_OPERATOR"},
+	"REGISTER_CUDA_OPERATOR_CREATOR": {CUDA: "REGISTER_CUDA_OPERATOR_CREATOR", Family: "caffe2", HIP: "REGISTER_HIP_OPERATOR_CREATOR"},
+	"CUDAContext":                    {CUDA: "CUDAContext", Family: "caffe2", Type: true, HIP: "HIPContext"},
+}
