@@ -1,0 +1,716 @@
+package inspect
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ianlancetaylor/demangle"
+	"github.com/vmihailenco/msgpack/v5"
+	"go.yaml.in/yaml/v3"
+)
+
+// ELF constants for AMDGPU code objects (LLVM BinaryFormat/ELF.h, AMDGPUUsage).
+const (
+	emAMDGPU = 224
+
+	osABIAMDGPUHSA = 64
+
+	efMachMask           = 0xFF
+	efV3XNACK            = 0x100
+	efV3SRAMECC          = 0x200
+	efV4XNACKMask        = 0x300
+	efV4SRAMECCMask      = 0xC00
+	efGenericVersionMask = 0xFF000000
+
+	ntAMDGPUMetadata = 32 // "AMDGPU" note, code object v3+
+	ntV2HSAMetadata  = 10 // "AMD" note, code object v2 (YAML)
+	ntV2ISAName      = 11
+)
+
+// CodeObject is one AMDGPU ELF: a plain file, a bundle entry or an image
+// embedded in a host binary.
+type CodeObject struct {
+	// Container names where it sits inside a host binary (".hip_fatbin[1]"),
+	// "" otherwise; Entry is the bundle entry ID, "" for a plain ELF.
+	Container string `json:"container,omitempty"`
+	Entry     string `json:"entry,omitempty"`
+	// Offset and Size locate the ELF image in its container (after
+	// decompression for compressed bundles).
+	Offset int64 `json:"offset"`
+	Size   int64 `json:"size"`
+
+	Target  Target `json:"target"`
+	Mach    uint32 `json:"mach"`
+	Flags   uint32 `json:"e_flags"`
+	Version int    `json:"code_object_version"`
+	// MetaTarget is the target string as the metadata states it
+	// ("amdgcn-amd-amdhsa--gfx90a:xnack+"); "" where absent (v3).
+	MetaTarget      string `json:"metadata_target,omitempty"`
+	MetadataVersion []int  `json:"metadata_version,omitempty"`
+	Type            string `json:"elf_type"` // "DYN" or "REL"
+
+	Kernels  []Kernel `json:"kernels"`
+	Symbols  []Symbol `json:"symbols,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	Data     []byte   `json:"-"`
+}
+
+// ProcessorName is the processor the e_flags name, or "mach 0xNN" if unknown.
+func (c *CodeObject) ProcessorName() string {
+	if c.Target.Proc != "" {
+		return c.Target.Proc
+	}
+	return fmt.Sprintf("mach 0x%02x", c.Mach)
+}
+
+// Location is the name of this code object inside file: "f.hipfb#hipv4-...",
+// "app!.hip_fatbin[0]#hipv4-...", or just file.
+func (c *CodeObject) Location(file string) string {
+	s := file
+	if c.Container != "" {
+		s += "!" + c.Container
+	}
+	if c.Entry != "" {
+		s += "#" + c.Entry
+	}
+	return s
+}
+
+// Kernel is one kernel's metadata, cross-checked with its descriptor.
+type Kernel struct {
+	Name             string      `json:"name"`
+	Demangled        string      `json:"demangled,omitempty"`
+	Symbol           string      `json:"symbol"`
+	SGPRs            int         `json:"sgpr_count"`
+	VGPRs            int         `json:"vgpr_count"`
+	AGPRs            int         `json:"agpr_count"`
+	SGPRSpills       int         `json:"sgpr_spill_count"`
+	VGPRSpills       int         `json:"vgpr_spill_count"`
+	LDS              uint32      `json:"lds_bytes"`
+	Scratch          uint32      `json:"scratch_bytes"`
+	KernargSize      uint32      `json:"kernarg_size"`
+	KernargAlign     int         `json:"kernarg_align"`
+	Wavefront        int         `json:"wavefront_size"`
+	MaxWorkgroupSize int         `json:"max_workgroup_size"`
+	DynamicStack     bool        `json:"uses_dynamic_stack"`
+	Args             []Arg       `json:"args"`
+	KD               *Descriptor `json:"descriptor,omitempty"`
+
+	// hasAGPR records whether the metadata carried .agpr_count.
+	hasAGPR bool
+}
+
+// HasAGPRCount reports whether the metadata listed .agpr_count.
+func (k Kernel) HasAGPRCount() bool { return k.hasAGPR }
+
+// DisplayName is the demangled name if there is one.
+func (k Kernel) DisplayName() string {
+	if k.Demangled != "" {
+		return k.Demangled
+	}
+	return k.Name
+}
+
+// Arg is one kernel argument.
+type Arg struct {
+	Name         string `json:"name,omitempty"`
+	TypeName     string `json:"type_name,omitempty"`
+	ValueKind    string `json:"value_kind"`
+	AddressSpace string `json:"address_space,omitempty"`
+	Access       string `json:"access,omitempty"`
+	Offset       int    `json:"offset"`
+	Size         int    `json:"size"`
+	IsConst      bool   `json:"is_const,omitempty"`
+}
+
+// Hidden reports whether the argument is an implicit (hidden_*) one.
+func (a Arg) Hidden() bool { return strings.HasPrefix(a.ValueKind, "hidden_") }
+
+// Symbol is one ELF symbol, nm style.
+type Symbol struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"` // nm letter: T t R r D d B b U W V A
+	Value   uint64 `json:"value"`
+	Size    uint64 `json:"size"`
+	Section string `json:"section,omitempty"`
+	Type    string `json:"type"` // FUNC OBJECT NOTYPE ...
+	Bind    string `json:"bind"`
+}
+
+// Descriptor is a decoded 64-byte kernel descriptor (formats.md 1.5).
+type Descriptor struct {
+	GroupSegment   uint32 `json:"group_segment_fixed_size"`
+	PrivateSegment uint32 `json:"private_segment_fixed_size"`
+	KernargSize    uint32 `json:"kernarg_size"`
+	EntryOffset    int64  `json:"kernel_code_entry_byte_offset"`
+	Rsrc1          uint32 `json:"compute_pgm_rsrc1"`
+	Rsrc2          uint32 `json:"compute_pgm_rsrc2"`
+	Rsrc3          uint32 `json:"compute_pgm_rsrc3"`
+	Properties     uint16 `json:"kernel_code_properties"`
+	KernargPreload uint16 `json:"kernarg_preload"`
+
+	GranulatedVGPRs int  `json:"granulated_workitem_vgpr_count"`
+	GranulatedSGPRs int  `json:"granulated_wavefront_sgpr_count"`
+	VGPRs           int  `json:"allocated_vgprs"`           // (field+1) x granule
+	SGPRs           int  `json:"allocated_sgprs,omitempty"` // GFX6-9 only
+	UserSGPRs       int  `json:"user_sgpr_count"`
+	PrivateEnabled  bool `json:"enable_private_segment"`
+	Wave32          bool `json:"wavefront_size32"`
+	DynamicStack    bool `json:"uses_dynamic_stack"`
+	AccumOffset     int  `json:"accum_offset,omitempty"` // gfx90a+: first AGPR
+	TGSplit         bool `json:"tg_split,omitempty"`
+	WGPMode         bool `json:"wgp_mode,omitempty"`
+}
+
+// ParseError locates a problem in an input.
+type ParseError struct {
+	Offset int64  // byte offset in the file (or container), -1 if none
+	Field  string // what was being read
+	Msg    string
+}
+
+func (e *ParseError) Error() string {
+	if e.Offset >= 0 {
+		return fmt.Sprintf("%s at offset 0x%x: %s", e.Field, e.Offset, e.Msg)
+	}
+	return e.Field + ": " + e.Msg
+}
+
+func perr(off int64, field, format string, a ...any) error {
+	return &ParseError{Offset: off, Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+// ErrLegacy marks code object v2, which is reported but only partly decoded.
+var ErrLegacy = errors.New("code object v2 (legacy)")
+
+// ReadCodeObject parses one AMDGPU ELF image. It never panics.
+func ReadCodeObject(data []byte) (co *CodeObject, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			co, err = nil, perr(-1, "ELF", "malformed input (%v)", r)
+		}
+	}()
+	return readCodeObject(data)
+}
+
+func readCodeObject(data []byte) (*CodeObject, error) {
+	if len(data) < 64 || !bytes.HasPrefix(data, []byte(elf.ELFMAG)) {
+		return nil, perr(0, "ELF header", "file is %d bytes, too short or not ELF", len(data))
+	}
+	if data[elf.EI_CLASS] != byte(elf.ELFCLASS64) || data[elf.EI_DATA] != byte(elf.ELFDATA2LSB) {
+		return nil, perr(4, "ELF header", "not a little-endian ELF64 file")
+	}
+	if m := binary.LittleEndian.Uint16(data[18:]); m != emAMDGPU {
+		return nil, perr(18, "e_machine", "%d is not EM_AMDGPU (224)", m)
+	}
+	if err := checkHeaderTables(data); err != nil {
+		return nil, err
+	}
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return nil, perr(0, "ELF", "%v", err)
+	}
+	co := &CodeObject{Data: data, Size: int64(len(data))}
+	co.Flags = binary.LittleEndian.Uint32(data[48:])
+	co.Mach = co.Flags & efMachMask
+	abi := int(data[elf.EI_ABIVERSION])
+	if data[elf.EI_OSABI] == osABIAMDGPUHSA {
+		co.Version = abi + 2
+	}
+	switch f.Type {
+	case elf.ET_DYN:
+		co.Type = "DYN"
+	case elf.ET_REL:
+		co.Type = "REL"
+	default:
+		co.Type = strings.TrimPrefix(f.Type.String(), "ET_")
+	}
+	co.Target = targetFromFlags(co.Flags, co.Version)
+
+	// Sections must lie inside the file: a truncated ELF is an error, not a
+	// short read later.
+	for _, s := range f.Sections {
+		if s.Type == elf.SHT_NOBITS || s.Type == elf.SHT_NULL {
+			continue
+		}
+		if s.Offset > uint64(len(data)) || s.Size > uint64(len(data))-s.Offset {
+			return nil, perr(int64(s.Offset), "section "+s.Name, "%d bytes at 0x%x run past the end of the file (%d bytes): truncated?", s.Size, s.Offset, len(data))
+		}
+	}
+
+	syms, _ := f.Symbols()
+	co.Symbols = nmSymbols(f, syms)
+
+	if err := co.readNotes(f); err != nil {
+		return co, err
+	}
+	co.readDescriptors(f, data, syms)
+	return co, nil
+}
+
+// checkHeaderTables reports program or section header tables that lie past
+// the end of data (a truncated file) before debug/elf gives a bare EOF.
+func checkHeaderTables(data []byte) error {
+	le := binary.LittleEndian
+	n := uint64(len(data))
+	phoff, shoff := le.Uint64(data[32:]), le.Uint64(data[40:])
+	phentsize, phnum := uint64(le.Uint16(data[54:])), uint64(le.Uint16(data[56:]))
+	shentsize, shnum := uint64(le.Uint16(data[58:])), uint64(le.Uint16(data[60:]))
+	if phnum > 0 && (phoff > n || phentsize*phnum > n-phoff) {
+		return perr(int64(phoff), "program headers", "%d x %d bytes at 0x%x run past the end of the file (%d bytes): truncated?", phnum, phentsize, phoff, n)
+	}
+	if shnum > 0 && (shoff > n || shentsize*shnum > n-shoff) {
+		return perr(int64(shoff), "section headers", "%d x %d bytes at 0x%x run past the end of the file (%d bytes): truncated?", shnum, shentsize, shoff, n)
+	}
+	return nil
+}
+
+// targetFromFlags decodes the processor and features from e_flags.
+func targetFromFlags(flags uint32, version int) Target {
+	var t Target
+	if p, ok := ProcessorByMach(flags & efMachMask); ok {
+		t.Proc = p.Name
+	}
+	switch {
+	case version <= 2:
+		// v2: bit 0 = xnack on; LLVM 15 also set 0x100 (formats.md 1.2).
+		if flags&0x01 != 0 {
+			t.XNACK = FeatureOn
+		}
+	case version == 3:
+		if flags&efV3XNACK != 0 {
+			t.XNACK = FeatureAny
+		}
+		if flags&efV3SRAMECC != 0 {
+			t.SRAMECC = FeatureAny
+		}
+	default:
+		t.XNACK = v4Feature((flags & efV4XNACKMask) >> 8)
+		t.SRAMECC = v4Feature((flags & efV4SRAMECCMask) >> 10)
+	}
+	return t
+}
+
+func v4Feature(v uint32) Feature {
+	switch v {
+	case 2:
+		return FeatureOff
+	case 3:
+		return FeatureOn
+	}
+	return FeatureAny // 0 unsupported, 1 any
+}
+
+// GenericVersion is EF_AMDGPU_GENERIC_VERSION (v6, generic targets).
+func (c *CodeObject) GenericVersion() int {
+	if c.Version < 6 {
+		return 0
+	}
+	return int(c.Flags&efGenericVersionMask) >> 24
+}
+
+func (co *CodeObject) readNotes(f *elf.File) error {
+	found := false
+	for _, s := range f.Sections {
+		if s.Type != elf.SHT_NOTE {
+			continue
+		}
+		b, err := s.Data()
+		if err != nil {
+			return perr(int64(s.Offset), "section "+s.Name, "%v", err)
+		}
+		for off := 0; off+12 <= len(b); {
+			namesz := int(binary.LittleEndian.Uint32(b[off:]))
+			descsz := int(binary.LittleEndian.Uint32(b[off+4:]))
+			typ := binary.LittleEndian.Uint32(b[off+8:])
+			nameOff := off + 12
+			descOff := nameOff + align4(namesz)
+			end := descOff + align4(descsz)
+			if namesz < 0 || descsz < 0 || namesz > len(b) || descsz > len(b) || descOff > len(b) || descOff+descsz > len(b) {
+				return perr(int64(s.Offset)+int64(off), "note in "+s.Name, "namesz %d / descsz %d run past the section (%d bytes)", namesz, descsz, len(b))
+			}
+			name := strings.TrimRight(string(b[nameOff:nameOff+namesz]), "\x00")
+			desc := b[descOff : descOff+descsz]
+			where := int64(s.Offset) + int64(descOff)
+			switch {
+			case name == "AMDGPU" && typ == ntAMDGPUMetadata:
+				found = true
+				if err := co.decodeMsgpack(desc, where); err != nil {
+					return err
+				}
+			case name == "AMD" && typ == ntV2HSAMetadata:
+				found = true
+				if err := co.decodeV2YAML(desc, where); err != nil {
+					return err
+				}
+			case name == "AMD" && typ == ntV2ISAName:
+				co.MetaTarget = strings.TrimRight(string(desc), "\x00")
+			}
+			if end <= off {
+				break
+			}
+			off = end
+		}
+	}
+	if !found && co.Version >= 3 {
+		return perr(-1, "NT_AMDGPU_METADATA", "no AMDGPU metadata note")
+	}
+	return nil
+}
+
+func align4(n int) int { return (n + 3) &^ 3 }
+
+// decodeMsgpack reads the v3+ metadata map.
+func (co *CodeObject) decodeMsgpack(desc []byte, where int64) error {
+	var m map[string]any
+	if err := msgpack.Unmarshal(desc, &m); err != nil {
+		return perr(where, "NT_AMDGPU_METADATA", "not valid MessagePack: %v", err)
+	}
+	if v, ok := m["amdhsa.target"].(string); ok {
+		co.MetaTarget = v
+	}
+	if v, ok := m["amdhsa.version"].([]any); ok {
+		for _, x := range v {
+			n, _ := toInt(x)
+			co.MetadataVersion = append(co.MetadataVersion, n)
+		}
+	}
+	ks, ok := m["amdhsa.kernels"].([]any)
+	if !ok && m["amdhsa.kernels"] != nil {
+		return perr(where, "amdhsa.kernels", "is %T, want an array", m["amdhsa.kernels"])
+	}
+	for i, x := range ks {
+		km, ok := x.(map[string]any)
+		if !ok {
+			return perr(where, fmt.Sprintf("amdhsa.kernels[%d]", i), "is %T, want a map", x)
+		}
+		k := Kernel{
+			Name:             str(km[".name"]),
+			Symbol:           str(km[".symbol"]),
+			SGPRs:            num(km[".sgpr_count"]),
+			VGPRs:            num(km[".vgpr_count"]),
+			AGPRs:            num(km[".agpr_count"]),
+			SGPRSpills:       num(km[".sgpr_spill_count"]),
+			VGPRSpills:       num(km[".vgpr_spill_count"]),
+			LDS:              uint32(num(km[".group_segment_fixed_size"])),
+			Scratch:          uint32(num(km[".private_segment_fixed_size"])),
+			KernargSize:      uint32(num(km[".kernarg_segment_size"])),
+			KernargAlign:     num(km[".kernarg_segment_align"]),
+			Wavefront:        num(km[".wavefront_size"]),
+			MaxWorkgroupSize: num(km[".max_flat_workgroup_size"]),
+		}
+		_, k.hasAGPR = km[".agpr_count"]
+		k.DynamicStack, _ = km[".uses_dynamic_stack"].(bool)
+		if k.Name == "" {
+			return perr(where, fmt.Sprintf("amdhsa.kernels[%d]", i), "kernel without .name")
+		}
+		args, _ := km[".args"].([]any)
+		for _, a := range args {
+			am, _ := a.(map[string]any)
+			arg := Arg{
+				Name:         str(am[".name"]),
+				TypeName:     str(am[".type_name"]),
+				ValueKind:    str(am[".value_kind"]),
+				AddressSpace: str(am[".address_space"]),
+				Access:       str(am[".access"]),
+				Offset:       num(am[".offset"]),
+				Size:         num(am[".size"]),
+			}
+			arg.IsConst, _ = am[".is_const"].(bool)
+			k.Args = append(k.Args, arg)
+		}
+		k.Demangled = demangleName(k.Name)
+		co.Kernels = append(co.Kernels, k)
+	}
+	return nil
+}
+
+// v2 metadata: YAML with CamelCase keys.
+type v2Meta struct {
+	Version []int `yaml:"Version"`
+	Kernels []struct {
+		Name       string `yaml:"Name"`
+		SymbolName string `yaml:"SymbolName"`
+		Args       []struct {
+			Name          string `yaml:"Name"`
+			TypeName      string `yaml:"TypeName"`
+			Size          int    `yaml:"Size"`
+			ValueKind     string `yaml:"ValueKind"`
+			AddrSpaceQual string `yaml:"AddrSpaceQual"`
+			AccQual       string `yaml:"AccQual"`
+			IsConst       bool   `yaml:"IsConst"`
+		} `yaml:"Args"`
+		CodeProps struct {
+			KernargSegmentSize      uint32 `yaml:"KernargSegmentSize"`
+			KernargSegmentAlign     int    `yaml:"KernargSegmentAlign"`
+			GroupSegmentFixedSize   uint32 `yaml:"GroupSegmentFixedSize"`
+			PrivateSegmentFixedSize uint32 `yaml:"PrivateSegmentFixedSize"`
+			WavefrontSize           int    `yaml:"WavefrontSize"`
+			NumSGPRs                int    `yaml:"NumSGPRs"`
+			NumVGPRs                int    `yaml:"NumVGPRs"`
+			NumSpilledSGPRs         int    `yaml:"NumSpilledSGPRs"`
+			NumSpilledVGPRs         int    `yaml:"NumSpilledVGPRs"`
+			MaxFlatWorkGroupSize    int    `yaml:"MaxFlatWorkGroupSize"`
+		} `yaml:"CodeProps"`
+	} `yaml:"Kernels"`
+}
+
+func (co *CodeObject) decodeV2YAML(desc []byte, where int64) error {
+	var m v2Meta
+	if err := yaml.Unmarshal(bytes.TrimRight(desc, "\x00"), &m); err != nil {
+		return perr(where, "HSA metadata (v2 YAML)", "%v", err)
+	}
+	co.MetadataVersion = m.Version
+	for _, y := range m.Kernels {
+		k := Kernel{
+			Name: y.Name, Symbol: y.SymbolName,
+			SGPRs: y.CodeProps.NumSGPRs, VGPRs: y.CodeProps.NumVGPRs,
+			SGPRSpills: y.CodeProps.NumSpilledSGPRs, VGPRSpills: y.CodeProps.NumSpilledVGPRs,
+			LDS: y.CodeProps.GroupSegmentFixedSize, Scratch: y.CodeProps.PrivateSegmentFixedSize,
+			KernargSize: y.CodeProps.KernargSegmentSize, KernargAlign: y.CodeProps.KernargSegmentAlign,
+			Wavefront: y.CodeProps.WavefrontSize, MaxWorkgroupSize: y.CodeProps.MaxFlatWorkGroupSize,
+		}
+		off := 0
+		for _, a := range y.Args {
+			// v2 has no offsets: lay the arguments out by size (natural alignment).
+			if a.Size > 0 {
+				off = (off + a.Size - 1) / a.Size * a.Size
+				if a.Size > 8 {
+					off = (off + 7) &^ 7
+				}
+			}
+			k.Args = append(k.Args, Arg{Name: a.Name, TypeName: a.TypeName, Size: a.Size, Offset: off,
+				ValueKind: v2Snake(a.ValueKind), AddressSpace: strings.ToLower(a.AddrSpaceQual),
+				Access: v2Snake(a.AccQual), IsConst: a.IsConst})
+			off += a.Size
+		}
+		k.Demangled = demangleName(k.Name)
+		co.Kernels = append(co.Kernels, k)
+	}
+	return nil
+}
+
+// v2Snake turns "GlobalBuffer" into "global_buffer".
+func v2Snake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func demangleName(s string) string {
+	if !strings.HasPrefix(s, "_Z") {
+		return ""
+	}
+	d, err := demangle.ToString(s, demangle.NoClones)
+	if err != nil || d == s {
+		return ""
+	}
+	return d
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func num(v any) int {
+	n, _ := toInt(v)
+	return n
+}
+
+func toInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case int8:
+		return int(x), true
+	case int16:
+		return int(x), true
+	case int32:
+		return int(x), true
+	case int64:
+		return int(x), true
+	case int:
+		return x, true
+	case uint8:
+		return int(x), true
+	case uint16:
+		return int(x), true
+	case uint32:
+		return int(x), true
+	case uint64:
+		if x > 1<<62 {
+			return 0, false
+		}
+		return int(x), true
+	case float32:
+		return int(x), true
+	case float64:
+		return int(x), true
+	}
+	return 0, false
+}
+
+// nmSymbols converts ELF symbols into nm-style entries, sorted by name.
+func nmSymbols(f *elf.File, syms []elf.Symbol) []Symbol {
+	out := make([]Symbol, 0, len(syms))
+	for _, s := range syms {
+		if s.Name == "" || elf.ST_TYPE(s.Info) == elf.STT_SECTION || elf.ST_TYPE(s.Info) == elf.STT_FILE {
+			continue
+		}
+		sym := Symbol{Name: s.Name, Value: s.Value, Size: s.Size,
+			Type: strings.TrimPrefix(elf.ST_TYPE(s.Info).String(), "STT_"),
+			Bind: strings.TrimPrefix(elf.ST_BIND(s.Info).String(), "STB_")}
+		var letter byte = '?'
+		switch {
+		case s.Section == elf.SHN_UNDEF:
+			letter = 'U'
+		case s.Section == elf.SHN_ABS:
+			letter = 'A'
+		case int(s.Section) < len(f.Sections):
+			sec := f.Sections[s.Section]
+			sym.Section = sec.Name
+			switch {
+			case sec.Flags&elf.SHF_EXECINSTR != 0:
+				letter = 'T'
+			case sec.Type == elf.SHT_NOBITS:
+				letter = 'B'
+			case sec.Flags&elf.SHF_WRITE != 0:
+				letter = 'D'
+			case sec.Flags&elf.SHF_ALLOC != 0:
+				letter = 'R'
+			default:
+				letter = 'N'
+			}
+		}
+		bind := elf.ST_BIND(s.Info)
+		if bind == elf.STB_WEAK && letter != 'U' {
+			if elf.ST_TYPE(s.Info) == elf.STT_OBJECT {
+				letter = 'V'
+			} else {
+				letter = 'W'
+			}
+		} else if bind == elf.STB_LOCAL && letter != 'U' && letter != '?' {
+			letter += 'a' - 'A'
+		}
+		sym.Kind = string(letter)
+		out = append(out, sym)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// readDescriptors finds each kernel's .kd, decodes it and cross-checks it with
+// the metadata; mismatches become warnings.
+func (co *CodeObject) readDescriptors(f *elf.File, data []byte, syms []elf.Symbol) {
+	bySym := make(map[string]elf.Symbol, len(syms))
+	for _, s := range syms {
+		bySym[s.Name] = s
+	}
+	p := co.Target.Processor()
+	for i := range co.Kernels {
+		k := &co.Kernels[i]
+		name := k.Symbol
+		if name == "" {
+			name = k.Name + ".kd"
+		}
+		s, ok := bySym[name]
+		if !ok {
+			if co.Version >= 3 {
+				co.Warnings = append(co.Warnings, fmt.Sprintf("kernel %s: descriptor symbol %s not found", k.Name, name))
+			}
+			continue
+		}
+		if int(s.Section) >= len(f.Sections) || s.Section == elf.SHN_UNDEF {
+			continue
+		}
+		sec := f.Sections[s.Section]
+		off := s.Value
+		if co.Type != "REL" {
+			off -= sec.Addr
+		}
+		if sec.Type == elf.SHT_NOBITS || off > sec.Size || sec.Size-off < 64 || sec.Offset+off+64 > uint64(len(data)) {
+			co.Warnings = append(co.Warnings, fmt.Sprintf("kernel %s: descriptor %s at 0x%x lies outside section %s", k.Name, name, s.Value, sec.Name))
+			continue
+		}
+		kd := decodeDescriptor(data[sec.Offset+off:sec.Offset+off+64], p)
+		k.KD = kd
+		if kd.GroupSegment != k.LDS {
+			co.Warnings = append(co.Warnings, fmt.Sprintf("kernel %s: descriptor LDS %d != metadata %d", k.Name, kd.GroupSegment, k.LDS))
+		}
+		if kd.PrivateSegment != k.Scratch {
+			co.Warnings = append(co.Warnings, fmt.Sprintf("kernel %s: descriptor scratch %d != metadata %d", k.Name, kd.PrivateSegment, k.Scratch))
+		}
+		if kd.KernargSize != k.KernargSize {
+			co.Warnings = append(co.Warnings, fmt.Sprintf("kernel %s: descriptor kernarg size %d != metadata %d", k.Name, kd.KernargSize, k.KernargSize))
+		}
+		if (kd.Wave32 && k.Wavefront != 32) || (!kd.Wave32 && k.Wavefront == 32) {
+			co.Warnings = append(co.Warnings, fmt.Sprintf("kernel %s: descriptor wave32=%v but metadata wavefront %d", k.Name, kd.Wave32, k.Wavefront))
+		}
+		if kd.DynamicStack != k.DynamicStack {
+			co.Warnings = append(co.Warnings, fmt.Sprintf("kernel %s: descriptor dynamic stack %v != metadata %v", k.Name, kd.DynamicStack, k.DynamicStack))
+		}
+	}
+}
+
+// DecodeDescriptor decodes a 64-byte kernel descriptor for processor p.
+func DecodeDescriptor(b []byte, p Processor) (*Descriptor, error) {
+	if len(b) < 64 {
+		return nil, perr(-1, "kernel descriptor", "%d bytes, want 64", len(b))
+	}
+	return decodeDescriptor(b, p), nil
+}
+
+func decodeDescriptor(b []byte, p Processor) *Descriptor {
+	le := binary.LittleEndian
+	d := &Descriptor{
+		GroupSegment:   le.Uint32(b[0:]),
+		PrivateSegment: le.Uint32(b[4:]),
+		KernargSize:    le.Uint32(b[8:]),
+		EntryOffset:    int64(le.Uint64(b[16:])),
+		Rsrc3:          le.Uint32(b[44:]),
+		Rsrc1:          le.Uint32(b[48:]),
+		Rsrc2:          le.Uint32(b[52:]),
+		Properties:     le.Uint16(b[56:]),
+		KernargPreload: le.Uint16(b[58:]),
+	}
+	d.GranulatedVGPRs = int(d.Rsrc1 & 0x3F)
+	d.GranulatedSGPRs = int(d.Rsrc1>>6) & 0xF
+	d.UserSGPRs = int(d.Rsrc2>>1) & 0x1F
+	d.PrivateEnabled = d.Rsrc2&1 != 0
+	d.Wave32 = d.Properties&(1<<10) != 0
+	d.DynamicStack = d.Properties&(1<<11) != 0
+	gen := p.Generation
+	granule := 4
+	switch {
+	case p.AGPRs == "unified":
+		granule = 8
+	case gen >= 10:
+		if d.Wave32 {
+			granule = 8
+		}
+	}
+	d.VGPRs = (d.GranulatedVGPRs + 1) * granule
+	if gen > 0 && gen < 10 {
+		d.SGPRs = (d.GranulatedSGPRs + 1) * 8
+	}
+	if p.AGPRs == "unified" {
+		d.AccumOffset = (int(d.Rsrc3&0x3F) + 1) * 4
+		d.TGSplit = d.Rsrc3&(1<<16) != 0
+	}
+	if gen >= 10 {
+		d.WGPMode = d.Rsrc1&(1<<29) != 0
+	}
+	return d
+}
