@@ -1,0 +1,556 @@
+// Package cache is rocmk's build cache: a content-addressed store of
+// compiler outputs, modelled on cmd/go/internal/cache.
+//
+// An ActionID names a computation (toolchain, target, flags, source and
+// header contents, ...); an OutputID names the bytes it produced. The index
+// file dir/<hh>/<action>-a maps one to the other and carries Meta for
+// `rocmk cache ls`; the data lives once per content in dir/<hh>/<output>-d.
+//
+// Every file is written to a temporary file in its final directory, closed,
+// then renamed into place, so a reader sees a whole file or none. A missing,
+// truncated or corrupt entry is a miss (errors.Is(err, ErrNotFound)), never a
+// wrong result.
+package cache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Version is the cache format version. It is written into every index entry,
+// into the version file and into every ActionID (see NewHash): a format
+// change makes every old entry a miss.
+const Version = 1
+
+// HashSize is the size of ActionID and OutputID.
+const HashSize = 32
+
+// An ActionID is the hash of everything that determines an output: the
+// toolchain's identity, the target, the normalised flags, the environment
+// that changes compiles, the source and every header it includes.
+type ActionID [HashSize]byte
+
+// An OutputID is the sha256 of an output's bytes.
+type OutputID [HashSize]byte
+
+func (id ActionID) String() string { return hex.EncodeToString(id[:]) }
+func (id OutputID) String() string { return hex.EncodeToString(id[:]) }
+
+// ParseActionID parses the hex form printed by String and `rocmk cache ls -q`.
+func ParseActionID(s string) (ActionID, error) {
+	var id ActionID
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != HashSize {
+		return id, fmt.Errorf("invalid cache key %q", s)
+	}
+	copy(id[:], b)
+	return id, nil
+}
+
+// Meta describes an entry for people (`rocmk cache ls`) and for the
+// --target and --toolchain filters of Trim. It never takes part in lookups.
+type Meta struct {
+	Kind      string `json:"kind,omitempty"` // "object", "bundle", "deps" (header manifest), ...
+	Source    string `json:"source,omitempty"`
+	Target    string `json:"target,omitempty"`    // target ID, e.g. gfx90a:xnack+
+	Toolchain string `json:"toolchain,omitempty"` // e.g. "clang 15.0.7"
+	ROCm      string `json:"rocm,omitempty"`      // e.g. "5.2.3"
+}
+
+// Entry is one index entry.
+type Entry struct {
+	Action  ActionID
+	Output  OutputID
+	Size    int64 // size of the data file
+	Meta    Meta
+	Created time.Time // when it was Put
+	Used    time.Time // last use (mtime of the index file), precise to mtimeInterval
+}
+
+// ErrNotFound is the error of a miss. A corrupt, truncated or half-deleted
+// entry is also a miss: the error wraps ErrNotFound and says why.
+var ErrNotFound = errors.New("cache entry not found")
+
+func miss(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrNotFound, fmt.Sprintf(format, a...))
+}
+
+// Cache is a build cache in one directory. Its methods are safe for
+// concurrent use by several goroutines and by several rocmk processes on
+// one machine (not on a network file system, where rename and flock are not
+// to be trusted).
+type Cache struct {
+	dir string
+	now func() time.Time
+}
+
+// Dir returns the cache directory.
+func (c *Cache) Dir() string { return c.dir }
+
+// SetClock replaces the clock used for created/used times and trimming (tests,
+// and commands that take the time from their environment). Call it before
+// using c.
+func (c *Cache) SetClock(now func() time.Time) { c.now = now }
+
+// Open opens the cache in dir, creating it with a CACHEDIR.TAG, a README and
+// a version file if needed.
+//
+// It is safe for several processes on one machine to use the same directory
+// at once: they may duplicate work but never corrupt the cache or read a
+// half-written entry. Do not share a cache directory between machines.
+func Open(dir string) (*Cache, error) {
+	if dir == "" {
+		return nil, errors.New("cache: empty directory name")
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	if !info.IsDir() {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: errors.New("not a directory")}
+	}
+	for name, content := range map[string]string{
+		"CACHEDIR.TAG": cachedirTag,
+		"README":       readme,
+		"version":      fmt.Sprintf("%d\n", Version),
+	} {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		if err := writeFileAtomic(p, []byte(content), time.Time{}); err != nil {
+			return nil, fmt.Errorf("cache: %w", err)
+		}
+	}
+	return &Cache{dir: dir, now: time.Now}, nil
+}
+
+// cachedirTag follows https://bford.info/cachedir/ so backup tools skip the cache.
+const cachedirTag = "Signature: 8a477f597d28d172789f06886806bc55\n" +
+	"# This file is a cache directory tag created by rocmk.\n" +
+	"# For information about cache directory tags, see:\n" +
+	"#\thttps://bford.info/cachedir/\n"
+
+const readme = `This directory holds cached build artifacts from rocmk (GPU code objects
+compiled for AMD ROCm targets). Everything here can be rebuilt: it is safe
+to delete the whole directory at any time. Inspect it with 'rocmk cache ls',
+check it with 'rocmk cache verify', and shrink it with 'rocmk cache prune'.
+`
+
+// fileName returns the path of the file for id with suffix "a" or "d".
+func (c *Cache) fileName(id [HashSize]byte, suffix string) string {
+	h := hex.EncodeToString(id[:])
+	return filepath.Join(c.dir, h[:2], h+"-"+suffix)
+}
+
+// OutputFile returns the path of the data file for o. It does not check that
+// the file exists or is intact (GetBytes and GetFile do).
+func (c *Cache) OutputFile(o OutputID) string { return c.fileName(o, "d") }
+
+// indexEntry is the JSON form of an index (-a) file.
+type indexEntry struct {
+	V       int       `json:"v"`
+	Action  string    `json:"action"`
+	Output  string    `json:"output"`
+	Size    int64     `json:"size"`
+	Meta    Meta      `json:"meta"`
+	Created time.Time `json:"created"`
+}
+
+// maxIndexSize bounds what Get reads from an index file.
+const maxIndexSize = 64 << 10
+
+// decodeIndex parses an index file's bytes; want, if non-nil, must match.
+func decodeIndex(b []byte, want *ActionID) (Entry, error) {
+	var ie indexEntry
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ie); err != nil {
+		return Entry{}, miss("bad index entry: %v", err)
+	}
+	if dec.More() {
+		return Entry{}, miss("bad index entry: trailing data")
+	}
+	if ie.V != Version {
+		return Entry{}, miss("index entry has format version %d, want %d", ie.V, Version)
+	}
+	var e Entry
+	a, err1 := hex.DecodeString(ie.Action)
+	o, err2 := hex.DecodeString(ie.Output)
+	if err1 != nil || err2 != nil || len(a) != HashSize || len(o) != HashSize {
+		return Entry{}, miss("bad index entry: bad id")
+	}
+	copy(e.Action[:], a)
+	copy(e.Output[:], o)
+	if want != nil && e.Action != *want {
+		return Entry{}, miss("index entry names another action")
+	}
+	if ie.Size < 0 {
+		return Entry{}, miss("bad index entry: negative size")
+	}
+	e.Size, e.Meta, e.Created = ie.Size, ie.Meta, ie.Created
+	return e, nil
+}
+
+func encodeIndex(e Entry) []byte {
+	b, _ := json.Marshal(indexEntry{
+		V: Version, Action: e.Action.String(), Output: e.Output.String(),
+		Size: e.Size, Meta: e.Meta, Created: e.Created.UTC(),
+	})
+	return append(b, '\n')
+}
+
+// Get looks up id. It checks that the index entry is well formed and that
+// the data file exists with the recorded size, but does not hash the data:
+// use GetBytes or GetFile for that. A successful Get marks the entry used.
+func (c *Cache) Get(id ActionID) (Entry, error) {
+	e, err := c.readIndex(id)
+	if err != nil {
+		return Entry{}, err
+	}
+	info, err := os.Stat(c.OutputFile(e.Output))
+	if err != nil {
+		return Entry{}, miss("data file: %v", errors.Unwrap(err))
+	}
+	if info.Size() != e.Size {
+		return Entry{}, miss("data file has %d bytes, want %d", info.Size(), e.Size)
+	}
+	c.used(c.fileName(id, "a"), &e)
+	return e, nil
+}
+
+func (c *Cache) readIndex(id ActionID) (Entry, error) {
+	name := c.fileName(id, "a")
+	f, err := os.Open(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Entry{}, ErrNotFound
+		}
+		return Entry{}, miss("%v", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxIndexSize+1))
+	if err != nil {
+		return Entry{}, miss("%v", err)
+	}
+	if len(b) > maxIndexSize {
+		return Entry{}, miss("index entry too long")
+	}
+	e, err := decodeIndex(b, &id)
+	if err != nil {
+		return Entry{}, err
+	}
+	if info, err := f.Stat(); err == nil {
+		e.Used = info.ModTime()
+	}
+	return e, nil
+}
+
+// GetBytes looks up id and returns the output bytes, checking their sha256.
+// A mismatch is a miss, and the bad entry is removed.
+func (c *Cache) GetBytes(id ActionID) ([]byte, Entry, error) {
+	e, err := c.readIndex(id)
+	if err != nil {
+		return nil, Entry{}, err
+	}
+	data, err := os.ReadFile(c.OutputFile(e.Output))
+	if err != nil {
+		return nil, Entry{}, miss("data file: %v", errors.Unwrap(err))
+	}
+	if int64(len(data)) != e.Size || OutputID(sha256.Sum256(data)) != e.Output {
+		c.drop(id, e.Output)
+		return nil, Entry{}, miss("data file is corrupt (removed)")
+	}
+	c.used(c.fileName(id, "a"), &e)
+	return data, e, nil
+}
+
+// GetFile is GetBytes for callers that want a path: it checks the data
+// file's sha256 and returns its path. The file must be treated as read-only
+// and may be removed by a concurrent prune once GetFile returns; open it
+// promptly or copy it.
+func (c *Cache) GetFile(id ActionID) (string, Entry, error) {
+	e, err := c.readIndex(id)
+	if err != nil {
+		return "", Entry{}, err
+	}
+	name := c.OutputFile(e.Output)
+	out, size, err := hashFile(name)
+	if err != nil {
+		return "", Entry{}, miss("data file: %v", errors.Unwrap(err))
+	}
+	if size != e.Size || out != e.Output {
+		c.drop(id, e.Output)
+		return "", Entry{}, miss("data file is corrupt (removed)")
+	}
+	c.used(c.fileName(id, "a"), &e)
+	return name, e, nil
+}
+
+func hashFile(name string) (OutputID, int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return OutputID{}, 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return OutputID{}, 0, err
+	}
+	var o OutputID
+	h.Sum(o[:0])
+	return o, n, nil
+}
+
+// drop removes a bad entry: its index file, and its data file if the data
+// file is itself bad (another entry may share a good one).
+func (c *Cache) drop(id ActionID, o OutputID) {
+	os.Remove(c.fileName(id, "a"))
+	name := c.OutputFile(o)
+	if got, _, err := hashFile(name); err == nil && got != o {
+		os.Remove(name)
+	}
+}
+
+// Time constants, as in cmd/go: the used time (mtime of the index file) is
+// bumped at most once per mtimeInterval, so that a hit costs no write in
+// the common case.
+const mtimeInterval = time.Hour
+
+// used bumps the mtime of an index file if it is more than mtimeInterval old.
+func (c *Cache) used(name string, e *Entry) {
+	now := c.now()
+	if d := now.Sub(e.Used); d < mtimeInterval && d > -mtimeInterval {
+		return
+	}
+	if os.Chtimes(name, now, now) == nil {
+		e.Used = now
+	}
+}
+
+// Put stores the output read from r as the result of id and returns the new
+// entry. It reads r twice (to hash it, then to copy it); r must not change
+// in between. An identical data file already present is reused after its
+// hash is checked; a corrupt one is replaced.
+func (c *Cache) Put(id ActionID, r io.ReadSeeker, m Meta) (Entry, error) {
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return Entry{}, err
+	}
+	h := sha256.New()
+	size, err := io.Copy(h, r)
+	if err != nil {
+		return Entry{}, err
+	}
+	var out OutputID
+	h.Sum(out[:0])
+
+	unlock, err := lock(c.lockFile(), false)
+	if err != nil {
+		return Entry{}, fmt.Errorf("cache: %w", err)
+	}
+	defer unlock()
+
+	if err := c.putData(r, out, size); err != nil {
+		return Entry{}, fmt.Errorf("cache: %w", err)
+	}
+	now := c.now()
+	e := Entry{Action: id, Output: out, Size: size, Meta: m, Created: now, Used: now}
+	if err := writeFileAtomic(c.fileName(id, "a"), encodeIndex(e), now); err != nil {
+		return Entry{}, fmt.Errorf("cache: %w", err)
+	}
+	e.Created = e.Created.UTC()
+	return e, nil
+}
+
+// PutBytes is Put for data in memory.
+func (c *Cache) PutBytes(id ActionID, b []byte, m Meta) (Entry, error) {
+	return c.Put(id, bytes.NewReader(b), m)
+}
+
+// putData writes the data file for out unless an intact one is there. The
+// copy is hashed while it is written and renamed into place only if it
+// matches out (r may have changed since it was hashed).
+func (c *Cache) putData(r io.ReadSeeker, out OutputID, size int64) error {
+	name := c.OutputFile(out)
+	if info, err := os.Stat(name); err == nil && info.Size() == size {
+		if got, n, err := hashFile(name); err == nil && got == out && n == size {
+			return nil
+		}
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	dir := filepath.Dir(name)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, tempPrefix+"*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), r)
+	if err == nil && (n != size || OutputID(h.Sum(nil)) != out) {
+		err = errors.New("data changed while it was being stored")
+	}
+	if err == nil {
+		err = f.Chmod(0o444)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// tempPrefix starts the name of every temporary file; Trim removes old ones
+// (left by a killed process) and everything else ignores them.
+const tempPrefix = ".tmp-"
+
+// writeFileAtomic writes data to a temporary file next to name, sets its
+// mtime (unless mtime is zero), closes it and renames it over name.
+// (Close before rename: Windows cannot rename an open file, and the data
+// must be complete before the name appears.)
+func writeFileAtomic(name string, data []byte, mtime time.Time) error {
+	dir := filepath.Dir(name)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, tempPrefix+"*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && !mtime.IsZero() {
+		err = os.Chtimes(tmp, mtime, mtime)
+	}
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+func (c *Cache) lockFile() string { return filepath.Join(c.dir, "lock") }
+
+// isSubdir reports whether name is one of the 256 "hh" subdirectories.
+func isSubdir(name string) bool {
+	if len(name) != 2 {
+		return false
+	}
+	_, err := hex.DecodeString(name)
+	return err == nil && strings.ToLower(name) == name
+}
+
+// List returns every well-formed index entry, sorted by key. It does not
+// check data files (Verify does).
+func (c *Cache) List() ([]Entry, error) {
+	ents, _, err := c.scan()
+	return ents, err
+}
+
+// scanResult is what a walk of the cache found besides good index entries.
+type scanInfo struct {
+	badIndex  []string            // index files that do not parse
+	data      map[OutputID]int64  // data files and their sizes
+	dataPath  map[OutputID]string // their paths
+	temps     []string            // temporary files
+	indexSize map[ActionID]int64  // size of each good index file
+}
+
+func (c *Cache) scan() ([]Entry, scanInfo, error) {
+	si := scanInfo{data: map[OutputID]int64{}, dataPath: map[OutputID]string{}, indexSize: map[ActionID]int64{}}
+	top, err := os.ReadDir(c.dir)
+	if err != nil {
+		return nil, si, fmt.Errorf("cache: %w", err)
+	}
+	var ents []Entry
+	for _, d := range top {
+		if !d.IsDir() || !isSubdir(d.Name()) {
+			continue
+		}
+		sub := filepath.Join(c.dir, d.Name())
+		names, err := readDirNames(sub)
+		if err != nil {
+			continue
+		}
+		for _, n := range names {
+			p := filepath.Join(sub, n)
+			switch {
+			case strings.HasPrefix(n, tempPrefix):
+				si.temps = append(si.temps, p)
+			case strings.HasSuffix(n, "-a"):
+				id, err := ParseActionID(strings.TrimSuffix(n, "-a"))
+				if err != nil {
+					continue
+				}
+				e, err := c.readIndex(id)
+				if err != nil {
+					if !errors.Is(err, fs.ErrNotExist) && err != ErrNotFound {
+						si.badIndex = append(si.badIndex, p)
+					}
+					continue
+				}
+				if info, err := os.Stat(p); err == nil {
+					si.indexSize[id] = info.Size()
+				}
+				ents = append(ents, e)
+			case strings.HasSuffix(n, "-d"):
+				id, err := ParseActionID(strings.TrimSuffix(n, "-d"))
+				if err != nil {
+					continue
+				}
+				if info, err := os.Stat(p); err == nil {
+					si.data[OutputID(id)] = info.Size()
+					si.dataPath[OutputID(id)] = p
+				}
+			}
+		}
+	}
+	slices.SortFunc(ents, func(a, b Entry) int { return bytes.Compare(a.Action[:], b.Action[:]) })
+	return ents, si, nil
+}
+
+func readDirNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	// Keep what was read before an error.
+	if len(names) > 0 {
+		err = nil
+	}
+	return names, err
+}

@@ -1,0 +1,57 @@
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// DefaultDir returns the cache directory rocmk uses and whether caching is
+// off, reading the environment through getenv:
+//
+//   - ROCMK_CACHE=off (or ROCMK_CACHE_DIR=off) turns the cache off;
+//   - ROCMK_CACHE_DIR names the directory (made absolute);
+//   - otherwise it is the user cache directory + "/rocmk"
+//     ($XDG_CACHE_HOME or $HOME/.cache on Linux, as os.UserCacheDir).
+func DefaultDir(getenv func(string) string) (dir string, off bool, err error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if getenv("ROCMK_CACHE") == "off" || getenv("ROCMK_CACHE_DIR") == "off" {
+		return "", true, nil
+	}
+	if d := getenv("ROCMK_CACHE_DIR"); d != "" {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return "", false, fmt.Errorf("ROCMK_CACHE_DIR: %w", err)
+		}
+		return abs, false, nil
+	}
+	base, err := userCacheDir(getenv)
+	if err != nil {
+		return "", false, fmt.Errorf("no cache directory: %w (set ROCMK_CACHE_DIR or use --cache-dir)", err)
+	}
+	return filepath.Join(base, "rocmk"), false, nil
+}
+
+// userCacheDir is os.UserCacheDir reading the environment through getenv.
+func userCacheDir(getenv func(string) string) (string, error) {
+	switch runtime.GOOS {
+	case "linux", "freebsd", "openbsd", "netbsd", "dragonfly", "solaris", "illumos":
+		if d := getenv("XDG_CACHE_HOME"); d != "" && filepath.IsAbs(d) {
+			return d, nil
+		}
+		if h := getenv("HOME"); h != "" {
+			return filepath.Join(h, ".cache"), nil
+		}
+		return "", errors.New("neither $XDG_CACHE_HOME nor $HOME is defined")
+	case "darwin", "ios":
+		if h := getenv("HOME"); h != "" {
+			return filepath.Join(h, "Library", "Caches"), nil
+		}
+		return "", errors.New("$HOME is not defined")
+	}
+	return os.UserCacheDir()
+}

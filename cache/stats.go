@@ -1,0 +1,100 @@
+package cache
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Stats are the hit and miss counters since the last reset, plus the size
+// of the cache when Stats was called.
+type Stats struct {
+	Hits    int64     `json:"hits"`
+	Misses  int64     `json:"misses"`
+	Since   time.Time `json:"since"`             // last reset (or first use)
+	Entries int       `json:"entries,omitempty"` // filled by Stats, not stored
+	Bytes   int64     `json:"bytes,omitempty"`   // data + index bytes, filled by Stats
+}
+
+// HitRate is Hits/(Hits+Misses), or 0 with no lookups.
+func (s Stats) HitRate() float64 {
+	if s.Hits+s.Misses == 0 {
+		return 0
+	}
+	return float64(s.Hits) / float64(s.Hits+s.Misses)
+}
+
+func (c *Cache) statsFile() string { return filepath.Join(c.dir, "stats.json") }
+
+// readStats reads the counters; a missing or unreadable file counts as zero.
+func (c *Cache) readStats() Stats {
+	var s Stats
+	b, err := os.ReadFile(c.statsFile())
+	if err == nil && json.Unmarshal(b, &s) == nil && s.Hits >= 0 && s.Misses >= 0 {
+		return s
+	}
+	return Stats{}
+}
+
+// updateStats applies f to the stored counters under the stats lock, which
+// serialises processes; the file itself is replaced by rename.
+func (c *Cache) updateStats(f func(*Stats)) error {
+	unlock, err := lock(filepath.Join(c.dir, "stats.lock"), true)
+	if err != nil {
+		return fmt.Errorf("cache stats: %w", err)
+	}
+	defer unlock()
+	s := c.readStats()
+	if s.Since.IsZero() {
+		s.Since = c.now().UTC()
+	}
+	f(&s)
+	s.Entries, s.Bytes = 0, 0
+	b, _ := json.Marshal(s)
+	if err := writeFileAtomic(c.statsFile(), append(b, '\n'), time.Time{}); err != nil {
+		return fmt.Errorf("cache stats: %w", err)
+	}
+	return nil
+}
+
+// AddStats adds one run's hits and misses to the persistent counters. It is
+// safe for concurrent processes: no update is lost.
+func (c *Cache) AddStats(hits, misses int) error {
+	if hits == 0 && misses == 0 {
+		return nil
+	}
+	return c.updateStats(func(s *Stats) {
+		s.Hits += int64(hits)
+		s.Misses += int64(misses)
+	})
+}
+
+// ZeroStats resets the counters and their start time.
+func (c *Cache) ZeroStats() error {
+	return c.updateStats(func(s *Stats) { *s = Stats{Since: c.now().UTC()} })
+}
+
+// Stats returns the counters and the current number of entries and bytes.
+func (c *Cache) Stats() (Stats, error) {
+	s := c.readStats()
+	ents, si, err := c.scan()
+	if err != nil {
+		return s, err
+	}
+	s.Entries = len(ents)
+	s.Bytes = diskBytes(si)
+	return s, nil
+}
+
+func diskBytes(si scanInfo) int64 {
+	var n int64
+	for _, sz := range si.data {
+		n += sz
+	}
+	for _, sz := range si.indexSize {
+		n += sz
+	}
+	return n
+}

@@ -1,0 +1,139 @@
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Problem is one bad file found by Verify.
+type Problem struct {
+	Path   string `json:"path"`
+	Key    string `json:"key,omitempty"` // action ID of the entry concerned, if any
+	Reason string `json:"reason"`
+	Fixed  bool   `json:"removed"`
+}
+
+// VerifyReport is what Verify checked and found.
+type VerifyReport struct {
+	Entries      int       `json:"entries"`      // index entries read
+	DataFiles    int       `json:"data_files"`   // data files hashed
+	Bytes        int64     `json:"bytes"`        // bytes hashed
+	Problems     []Problem `json:"problems"`     // corrupt or truncated files, entries without data
+	Removed      int       `json:"removed"`      // files removed (fix)
+	TempFiles    int       `json:"temp_files"`   // temporary files (ignored; prune removes them)
+	Unreferenced int       `json:"unreferenced"` // intact data files no entry uses (prune removes them)
+}
+
+// OK reports whether Verify found nothing wrong.
+func (r VerifyReport) OK() bool { return len(r.Problems) == 0 }
+
+// Verify re-hashes every data file and checks every index entry against
+// its data. With fix, it removes what is bad (an entry whose data is bad
+// is removed too) so that the next build recompiles it. Temporary files
+// and unreferenced data files are counted, not reported: a running or
+// killed rocmk leaves them, and prune removes them.
+//
+// Hashing runs without a lock; removal takes the exclusive lock and
+// re-checks each file first, so a concurrent Put that repairs an entry
+// is not undone.
+func (c *Cache) Verify(fix bool) (VerifyReport, error) {
+	ents, si, err := c.scan()
+	if err != nil {
+		return VerifyReport{}, err
+	}
+	r := VerifyReport{Entries: len(ents), TempFiles: len(si.temps)}
+	for _, p := range si.badIndex {
+		r.Problems = append(r.Problems, Problem{Path: p, Key: keyOf(p), Reason: "unreadable index entry"})
+	}
+	badData := map[OutputID]bool{}
+	for o, p := range si.dataPath {
+		got, n, err := hashFile(p)
+		r.DataFiles++
+		r.Bytes += n
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			delete(si.data, o) // removed meanwhile (prune)
+		case err != nil:
+			badData[o] = true
+			r.Problems = append(r.Problems, Problem{Path: p, Reason: fmt.Sprintf("unreadable data file: %v", err)})
+		case got != o:
+			badData[o] = true
+			r.Problems = append(r.Problems, Problem{Path: p, Reason: "data file content does not match its hash (corrupt or truncated)"})
+		}
+	}
+	used := map[OutputID]bool{}
+	for _, e := range ents {
+		used[e.Output] = true
+		p := c.fileName(e.Action, "a")
+		sz, ok := si.data[e.Output]
+		switch {
+		case !ok:
+			// Absent at scan time, or removed since: look again.
+			if _, err := os.Stat(c.OutputFile(e.Output)); err == nil {
+				continue
+			}
+			r.Problems = append(r.Problems, Problem{Path: p, Key: e.Action.String(), Reason: "data file missing"})
+		case badData[e.Output]:
+			r.Problems = append(r.Problems, Problem{Path: p, Key: e.Action.String(), Reason: "data file corrupt"})
+		case sz != e.Size:
+			r.Problems = append(r.Problems, Problem{Path: p, Key: e.Action.String(), Reason: fmt.Sprintf("data file has %d bytes, entry says %d", sz, e.Size)})
+		}
+	}
+	for o := range si.data {
+		if !used[o] && !badData[o] {
+			r.Unreferenced++
+		}
+	}
+	slices.SortFunc(r.Problems, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
+	if !fix || len(r.Problems) == 0 {
+		return r, nil
+	}
+	unlock, err := lock(c.lockFile(), true)
+	if err != nil {
+		return r, fmt.Errorf("cache: %w", err)
+	}
+	defer unlock()
+	for i := range r.Problems {
+		pr := &r.Problems[i]
+		if c.stillBad(pr.Path) && os.Remove(pr.Path) == nil {
+			pr.Fixed = true
+			r.Removed++
+		}
+	}
+	return r, nil
+}
+
+// stillBad re-checks a file Verify found bad, under the exclusive lock.
+func (c *Cache) stillBad(path string) bool {
+	base := path[strings.LastIndexByte(path, os.PathSeparator)+1:]
+	switch {
+	case strings.HasSuffix(base, "-d"):
+		id, err := ParseActionID(strings.TrimSuffix(base, "-d"))
+		if err != nil {
+			return false
+		}
+		got, _, err := hashFile(path)
+		return err == nil && got != OutputID(id)
+	case strings.HasSuffix(base, "-a"):
+		id, err := ParseActionID(strings.TrimSuffix(base, "-a"))
+		if err != nil {
+			return false
+		}
+		e, err := c.readIndex(id)
+		if err != nil {
+			return !errors.Is(err, fs.ErrNotExist) && err != ErrNotFound
+		}
+		got, n, err := hashFile(c.OutputFile(e.Output))
+		return err != nil || got != e.Output || n != e.Size
+	}
+	return false
+}
+
+func keyOf(path string) string {
+	base := path[strings.LastIndexByte(path, os.PathSeparator)+1:]
+	return strings.TrimSuffix(base, "-a")
+}
