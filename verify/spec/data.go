@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -10,54 +9,44 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/rocmk/rocmk/verify"
 )
 
-// DType is an element type of a buffer or scalar.
+// DType is an element type of a buffer or scalar: verify's DType with the
+// facts a spec needs.
 type DType struct {
 	Name   string // "f32"
 	Size   int    // bytes
 	Float  bool
 	Signed bool
+	V      verify.DType
 }
 
 func parseDType(s string) (DType, bool) {
 	switch s {
-	case "f16", "half":
-		return DType{"f16", 2, true, true}, true
-	case "f32", "float":
-		return DType{"f32", 4, true, true}, true
-	case "f64", "double":
-		return DType{"f64", 8, true, true}, true
-	case "i8":
-		return DType{"i8", 1, false, true}, true
-	case "u8":
-		return DType{"u8", 1, false, false}, true
-	case "i16":
-		return DType{"i16", 2, false, true}, true
-	case "u16":
-		return DType{"u16", 2, false, false}, true
-	case "i32", "int":
-		return DType{"i32", 4, false, true}, true
-	case "u32":
-		return DType{"u32", 4, false, false}, true
-	case "i64":
-		return DType{"i64", 8, false, true}, true
-	case "u64":
-		return DType{"u64", 8, false, false}, true
+	case "half":
+		s = "f16"
+	case "float":
+		s = "f32"
+	case "double":
+		s = "f64"
+	case "int":
+		s = "i32"
 	}
-	return DType{}, false
+	v, err := verify.ParseDType(s)
+	if err != nil {
+		return DType{}, false
+	}
+	return DType{Name: v.String(), Size: v.Size(), Float: v.IsFloat(), Signed: v != verify.U32 && v != verify.U8, V: v}, true
 }
 
 // round converts x to the nearest value the dtype can hold (what the device
 // sees), so references are computed from exactly the device's inputs.
+// Integers are truncated and saturated.
 func (d DType) round(x float64) float64 {
-	switch d.Name {
-	case "f16":
-		return f16ToF64(f64ToF16(x))
-	case "f32":
-		return float64(float32(x))
-	case "f64":
-		return x
+	if d.Float {
+		return d.V.Round(x)
 	}
 	if math.IsNaN(x) {
 		return 0
@@ -77,125 +66,20 @@ func (d DType) limits() (lo, hi float64) {
 
 // Encode writes vals as little-endian dtype elements.
 func (d DType) Encode(vals []float64) []byte {
-	out := make([]byte, len(vals)*d.Size)
+	out := verify.NewBuffer(d.V, len(vals))
 	for i, v := range vals {
-		d.put(out[i*d.Size:], v)
+		verify.Encode(d.V, out, i, d.round(v))
 	}
 	return out
-}
-
-func (d DType) put(b []byte, v float64) {
-	le := binary.LittleEndian
-	switch d.Name {
-	case "f16":
-		le.PutUint16(b, f64ToF16(v))
-	case "f32":
-		le.PutUint32(b, math.Float32bits(float32(v)))
-	case "f64":
-		le.PutUint64(b, math.Float64bits(v))
-	case "i8", "u8":
-		b[0] = byte(int64(d.round(v)))
-	case "i16", "u16":
-		le.PutUint16(b, uint16(int64(d.round(v))))
-	case "i32":
-		le.PutUint32(b, uint32(int32(d.round(v))))
-	case "u32":
-		le.PutUint32(b, uint32(d.round(v)))
-	case "i64":
-		le.PutUint64(b, uint64(int64(d.round(v))))
-	case "u64":
-		le.PutUint64(b, uint64(d.round(v)))
-	}
 }
 
 // Decode reads little-endian dtype elements as float64.
 func (d DType) Decode(b []byte) []float64 {
-	n := len(b) / d.Size
-	out := make([]float64, n)
-	le := binary.LittleEndian
+	out := make([]float64, verify.Len(d.V, b))
 	for i := range out {
-		e := b[i*d.Size:]
-		switch d.Name {
-		case "f16":
-			out[i] = f16ToF64(le.Uint16(e))
-		case "f32":
-			out[i] = float64(math.Float32frombits(le.Uint32(e)))
-		case "f64":
-			out[i] = math.Float64frombits(le.Uint64(e))
-		case "i8":
-			out[i] = float64(int8(e[0]))
-		case "u8":
-			out[i] = float64(e[0])
-		case "i16":
-			out[i] = float64(int16(le.Uint16(e)))
-		case "u16":
-			out[i] = float64(le.Uint16(e))
-		case "i32":
-			out[i] = float64(int32(le.Uint32(e)))
-		case "u32":
-			out[i] = float64(le.Uint32(e))
-		case "i64":
-			out[i] = float64(int64(le.Uint64(e)))
-		case "u64":
-			out[i] = float64(le.Uint64(e))
-		}
+		out[i] = verify.Decode(d.V, b, i)
 	}
 	return out
-}
-
-// f64ToF16 rounds to IEEE half (round to nearest even).
-func f64ToF16(x float64) uint16 {
-	f := math.Float32bits(float32(x))
-	sign := uint16(f>>16) & 0x8000
-	exp := int((f>>23)&0xff) - 127 + 15
-	mant := f & 0x7fffff
-	switch {
-	case (f>>23)&0xff == 0xff: // inf, nan
-		if mant != 0 {
-			return sign | 0x7e00
-		}
-		return sign | 0x7c00
-	case exp >= 31:
-		return sign | 0x7c00
-	case exp <= 0:
-		if exp < -10 {
-			return sign
-		}
-		mant |= 0x800000
-		shift := uint(14 - exp)
-		h := uint16(mant >> shift)
-		rem := mant & (1<<shift - 1)
-		half := uint32(1) << (shift - 1)
-		if rem > half || rem == half && h&1 == 1 {
-			h++
-		}
-		return sign | h
-	}
-	h := sign | uint16(exp)<<10 | uint16(mant>>13)
-	rem := mant & 0x1fff
-	if rem > 0x1000 || rem == 0x1000 && h&1 == 1 {
-		h++
-	}
-	return h
-}
-
-func f16ToF64(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	exp := int(h>>10) & 0x1f
-	mant := float64(h & 0x3ff)
-	switch exp {
-	case 0:
-		return sign * math.Ldexp(mant, -24)
-	case 31:
-		if mant != 0 {
-			return math.NaN()
-		}
-		return sign * math.Inf(1)
-	}
-	return sign * math.Ldexp(1+mant/1024, exp-15)
 }
 
 // Init is how a buffer's initial contents are made.

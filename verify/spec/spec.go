@@ -205,7 +205,7 @@ func (f *File) Select(names []string) ([]*Spec, error) {
 	return out, nil
 }
 
-var dtypeNames = []string{"f16", "f32", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64"}
+var dtypeNames = []string{"f16", "bf16", "f32", "f64", "u8", "i32", "u32", "i64"}
 
 // validate checks what can be checked without sizes: names, dtypes,
 // expressions' syntax and names, reference targets.
