@@ -234,7 +234,11 @@ func (c *Cache) Get(id ActionID) (Entry, error) {
 }
 
 func (c *Cache) readIndex(id ActionID) (Entry, error) {
-	name := c.fileName(id, "a")
+	return readIndexFile(c.fileName(id, "a"), id)
+}
+
+// readIndexFile reads the index file name, which must be about id.
+func readIndexFile(name string, id ActionID) (Entry, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -514,7 +518,10 @@ func (c *Cache) scan() ([]Entry, scanInfo, error) {
 				if err != nil {
 					continue
 				}
-				e, err := c.readIndex(id)
+				e, err := readIndexFile(p, id)
+				if err == nil && p != c.fileName(id, "a") {
+					err = miss("index entry in the wrong directory")
+				}
 				if err != nil {
 					if !errors.Is(err, fs.ErrNotExist) && err != ErrNotFound {
 						si.badIndex = append(si.badIndex, p)

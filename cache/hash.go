@@ -86,7 +86,7 @@ func (h *Hash) Sum() ActionID {
 	var id ActionID
 	h.h.Sum(id[:0])
 	if h.debug != nil {
-		fmt.Fprintf(h.debug, "HASH[%s]: %x\n", h.label, id)
+		fmt.Fprintf(h.debug, "HASH[%s]: %x\n", h.label, id[:])
 	}
 	return id
 }
