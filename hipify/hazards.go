@@ -1,5 +1,7 @@
 package hipify
 
+import "strings"
+
 // hazardOnce reports a hazard once per (code, name) per file.
 func (t *translator) hazardOnce(p Pos, code, name, msg string) {
 	k := code + "\x00" + name
@@ -10,5 +12,133 @@ func (t *translator) hazardOnce(p Pos, code, name, msg string) {
 	t.diag(p, SevHazard, code, name, msg)
 }
 
-func (t *translator) identHazards(i int)  {}
-func (t *translator) numberHazards(i int) {}
+const wave64 = "AMD CDNA GPUs (gfx90a, gfx942) run 64-lane wavefronts: use warpSize, not 32"
+
+var halfTypes = map[string]string{
+	"__half":         "__half: HIP's fp16 type has the same name but its intrinsics and conversion rounding can differ; check numerics",
+	"__half2":        "__half2: HIP's packed fp16 type; check intrinsics and conversions",
+	"__nv_bfloat16":  "__nv_bfloat16 -> hip_bfloat16: a different type in HIP (struct with its own operators and conversions); check arithmetic and casts",
+	"__nv_bfloat162": "__nv_bfloat162: packed bf16 has no HIP equivalent in older ROCm; check the translation",
+}
+
+// identHazards looks for porting hazards at the identifier at i.
+func (t *translator) identHazards(i int) {
+	tk := &t.toks[i]
+	switch tk.lit {
+	case "asm", "__asm__", "__asm":
+		n := t.next(i)
+		if n < len(t.toks) && (t.isPunct(n, "(") || t.toks[n].lit == "volatile" || t.toks[n].lit == "__volatile__") {
+			t.diag(tk.pos, SevHazard, "inline-asm", tk.lit, "inline PTX assembly does not compile for AMD GPUs: rewrite it with HIP intrinsics or builtins")
+		}
+	case "texture":
+		if t.isPunct(t.next(i), "<") {
+			t.diag(tk.pos, SevHazard, "texture-ref", tk.lit, "texture references were removed in CUDA 12 and are deprecated in HIP: use texture objects (hipTextureObject_t)")
+		}
+	case "__ballot_sync", "__ballot", "__activemask":
+		if t.ballotInto32(i) {
+			t.diag(tk.pos, SevHazard, "warp-size", tk.lit, tk.lit+" result stored in a 32-bit integer: HIP's ballot mask is 64-bit on wave64 GPUs; "+wave64)
+		}
+	default:
+		if msg, ok := halfTypes[tk.lit]; ok && !t.isMember(i) {
+			t.hazardOnce(tk.pos, "half-type", tk.lit, msg)
+		}
+	}
+}
+
+// ballotInto32 reports whether the statement holding the call at i declares
+// or casts to a 32-bit integer (unsigned, int, uint32_t) and no 64-bit one.
+func (t *translator) ballotInto32(i int) bool {
+	has32 := false
+	for j := t.prev(i); j >= 0; j = t.prev(j) {
+		p := &t.toks[j]
+		if p.kind == PUNCT && (p.lit == ";" || p.lit == "{" || p.lit == "}") || p.kind == PPEND || p.kind == HASH {
+			break
+		}
+		if p.kind != IDENT {
+			continue
+		}
+		switch p.lit {
+		case "long", "uint64_t", "int64_t", "size_t", "auto", "unsigned long long":
+			return false
+		case "unsigned", "int", "uint32_t", "int32_t", "uint":
+			has32 = true
+		}
+	}
+	return has32
+}
+
+// numberHazards looks for warp-size-32 assumptions at the number at i.
+func (t *translator) numberHazards(i int) {
+	tk := &t.toks[i]
+	lit := strings.ToLower(strings.TrimRight(tk.lit, "uUlL"))
+	switch lit {
+	case "32":
+		if tk.pp == "define" {
+			// #define WARP_SIZE 32
+			if n := t.prev(i); n >= 0 && t.toks[n].kind == IDENT && strings.Contains(strings.ToUpper(t.toks[n].lit), "WARP") {
+				t.diag(tk.pos, SevHazard, "warp-size", t.toks[n].lit, t.toks[n].lit+" is defined as 32: "+wave64)
+			}
+			return
+		}
+		if p := t.prev(i); p >= 0 && t.toks[p].kind == PUNCT && (t.toks[p].lit == "%" || t.toks[p].lit == "/") && t.laneContext(i) {
+			t.diag(tk.pos, SevHazard, "warp-size", "32", "lane/warp index computed with "+t.toks[p].lit+" 32: "+wave64)
+		}
+	case "31", "0x1f":
+		if p := t.prev(i); p >= 0 && t.isPunct(p, "&") && t.laneContext(i) {
+			t.diag(tk.pos, SevHazard, "warp-size", tk.lit, "lane index computed with & "+tk.lit+": "+wave64)
+		}
+	case "0xffffffff":
+		// a full 32-lane mask passed to a warp intrinsic
+		for j, depth := t.prev(i), 0; j >= 0 && depth >= 0; j = t.prev(j) {
+			p := &t.toks[j]
+			if p.kind == PUNCT {
+				switch p.lit {
+				case ")":
+					depth++
+				case "(":
+					if depth == 0 {
+						if f := t.prev(j); f >= 0 && t.toks[f].kind == IDENT && strings.HasSuffix(t.toks[f].lit, "_sync") {
+							t.diag(tk.pos, SevHazard, "warp-size", tk.lit, "32-bit full-warp mask "+tk.lit+" for "+t.toks[f].lit+": "+wave64)
+						}
+						return
+					}
+					depth--
+				case ";", "{", "}":
+					return
+				}
+			}
+		}
+	}
+}
+
+// laneContext reports whether the statement around i mentions threadIdx,
+// laneId-like or warp-like names.
+func (t *translator) laneContext(i int) bool {
+	check := func(j int) (bool, bool) {
+		p := &t.toks[j]
+		if p.kind == PUNCT && (p.lit == ";" || p.lit == "{" || p.lit == "}") || p.kind == PPEND {
+			return false, true
+		}
+		if p.kind == IDENT {
+			l := strings.ToLower(p.lit)
+			if l == "threadidx" || strings.Contains(l, "lane") || strings.Contains(l, "warp") || l == "tid" {
+				return true, true
+			}
+		}
+		return false, false
+	}
+	for j := t.prev(i); j >= 0; j = t.prev(j) {
+		if ok, stop := check(j); stop {
+			if ok {
+				return true
+			}
+			break
+		}
+	}
+	for j := t.next(i); j < len(t.toks); j = t.next(j) {
+		if ok, stop := check(j); stop {
+			return ok
+		}
+	}
+	return false
+}

@@ -143,7 +143,7 @@ type translator struct {
 // translation; binary or non-UTF-8 input returns an *InputError.
 func Translate(name string, src []byte, opt Options) ([]byte, *Report, error) {
 	t0 := time.Now()
-	rep := &Report{File: name, Replaced: map[string]int{}}
+	rep := &Report{File: name, Replaced: map[string]int{}, Unsupported: []Diagnostic{}, Hazards: []Diagnostic{}}
 	if err := checkText(name, src); err != nil {
 		return nil, rep, err
 	}
