@@ -1,0 +1,469 @@
+package compile
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rocmk/rocmk/inspect"
+)
+
+// cacheFormat is the first line of every action key: bump it when the key
+// or the stored data changes meaning.
+const cacheFormat = "rocmk-compile v1"
+
+// EventKind says what happened to a job.
+type EventKind int
+
+const (
+	EventStart EventKind = iota // the job started (cache lookup or compile)
+	EventDone                   // the job ended; Result.Status says how
+)
+
+// Event reports progress; Builder.Events receives them from several
+// goroutines at once.
+type Event struct {
+	Kind   EventKind
+	Result *Result
+}
+
+// Builder compiles (source x target) jobs in parallel through a cache.
+type Builder struct {
+	TC     Toolchain
+	Run    Runner // every exec goes through it
+	Cache  Store  // nil: no cache
+	Jobs   int    // parallel jobs; <= 0 means runtime.NumCPU()
+	DryRun bool   // -n: plan and print commands (through Run), compile nothing
+	Getenv func(string) string
+	Events func(Event) // optional, must be goroutine-safe
+	Debug  io.Writer   // ROCMK_DEBUG=cachehash=1: every key line goes here
+	// ReadUsage reads kernel resource usage from a code object
+	// (--resource-usage); nil leaves Result.Kernels to names only.
+	ReadUsage func(data []byte) ([]KernelUsage, error)
+
+	hashes  fileHashes
+	debugMu sync.Mutex
+}
+
+// Build runs every job of r and writes the outputs. It returns the report
+// and, when some jobs failed, an ErrorList of *CompileError (the other jobs
+// still ran). A cancelled context stops new jobs, kills running compilers
+// and returns ctx.Err().
+func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
+	start := time.Now()
+	if len(r.Sources) == 0 {
+		return nil, errors.New("no sources to build")
+	}
+	if len(r.Targets) == 0 {
+		return nil, errors.New("no targets to build for")
+	}
+	if err := inspect.ValidateTargets(r.Targets); err != nil {
+		return nil, err
+	}
+	if b.Getenv == nil {
+		b.Getenv = os.Getenv
+	}
+	outDir := r.OutDir
+	if outDir == "" {
+		outDir = "."
+	}
+	rep := &Report{}
+	// Plan: sources in order, targets in order.
+	type work struct {
+		res *Result
+		job Job
+	}
+	var all []*work
+	for _, src := range r.Sources {
+		abs, err := filepath.Abs(src)
+		if err != nil {
+			return nil, err
+		}
+		if !b.DryRun {
+			if _, err := os.Stat(abs); err != nil {
+				return nil, fmt.Errorf("source %s: %w", src, err)
+			}
+		}
+		for _, t := range r.Targets {
+			res := &Result{Src: src, Target: t, Status: StatusSkipped, Out: filepath.Join(outDir, ObjectName(src, t))}
+			j := Job{Src: filepath.Base(abs), Dir: filepath.Dir(abs), Target: t, Flags: r.Flags}
+			all = append(all, &work{res: res, job: j})
+			rep.Results = append(rep.Results, res)
+		}
+	}
+	if b.DryRun {
+		for _, w := range all {
+			w.job.Out = w.res.Out
+			if !filepath.IsAbs(w.job.Out) {
+				w.job.Out, _ = filepath.Abs(w.job.Out)
+			}
+			w.res.Argv = b.TC.Argv(w.job)
+			if _, err := b.Run.Run(ctx, Cmd{Dir: w.job.Dir, Argv: w.res.Argv}); err != nil {
+				return rep, err
+			}
+		}
+		rep.Wall = time.Since(start)
+		return rep, nil
+	}
+	if err := os.MkdirAll(outDir, 0o777); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "rocmk-build-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	tcID, err := b.TC.ID(ctx, b.Run)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%w: %v", ErrToolchainNotFound, err)
+	}
+
+	// Worker pool over a channel of ready jobs (cf. cmd/go Builder.Do: the
+	// jobs have no dependencies on each other, so all are ready at once).
+	n := b.Jobs
+	if n <= 0 {
+		n = runtime.NumCPU()
+	}
+	ready := make(chan int, len(all))
+	for i := range all {
+		ready <- i
+	}
+	close(ready)
+	var wg sync.WaitGroup
+	var mu sync.Mutex // guards rep.CPU
+	for w := 0; w < n && w < len(all); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range ready {
+				if ctx.Err() != nil {
+					continue // drain: nothing new starts after cancel
+				}
+				wk := all[i]
+				wk.job.Out = filepath.Join(tmp, fmt.Sprintf("%d-%s", i, ObjectName(wk.job.Src, wk.job.Target)))
+				wk.job.DepFile = wk.job.Out + ".d"
+				b.emit(Event{Kind: EventStart, Result: wk.res})
+				t0 := time.Now()
+				b.do(ctx, tcID, wk.job, wk.res)
+				wk.res.Dur = time.Since(t0)
+				mu.Lock()
+				rep.CPU += wk.res.CPU
+				mu.Unlock()
+				b.emit(Event{Kind: EventDone, Result: wk.res})
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		rep.Wall = time.Since(start)
+		return rep, err
+	}
+
+	var errs ErrorList
+	for _, res := range rep.Results {
+		if res.Status == StatusFailed {
+			var ce *CompileError
+			if !errors.As(res.Err, &ce) {
+				ce = &CompileError{Src: res.Src, Target: res.Target, Err: res.Err}
+			}
+			errs = append(errs, ce)
+		}
+	}
+	if err := b.writeOutputs(r, outDir, rep); err != nil {
+		return rep, err
+	}
+	rep.Wall = time.Since(start)
+	if len(errs) > 0 {
+		errs.sort()
+		return rep, errs
+	}
+	return rep, nil
+}
+
+func (b *Builder) emit(e Event) {
+	if b.Events != nil {
+		b.Events(e)
+	}
+}
+
+func (b *Builder) fail(res *Result, stderr []byte, err error) {
+	res.Status = StatusFailed
+	res.Err = &CompileError{Src: res.Src, Target: res.Target, Stderr: stderr, Err: err}
+}
+
+// do runs one job: cache lookup, else compile and record.
+func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
+	if err := b.TC.Check(j.Target); err != nil {
+		b.fail(res, []byte(err.Error()), err)
+		return
+	}
+	srcPath := filepath.Join(j.Dir, j.Src)
+	base, err := b.baseKey(tcID, j, srcPath)
+	if err != nil {
+		b.fail(res, nil, err)
+		return
+	}
+	meta := StoreMeta{Source: filepath.Base(res.Src), Target: j.Target.String(), Toolchain: b.TC.Name(), ROCm: rocmOf(b.TC)}
+	if b.Cache != nil {
+		if data, ok := b.lookup(base, j); ok {
+			res.Status = StatusHit
+			b.finish(res, data)
+			return
+		}
+	}
+	res.Argv = b.TC.Argv(j)
+	out, err := b.Run.Run(ctx, Cmd{Dir: j.Dir, Argv: res.Argv})
+	res.CPU = out.CPU
+	if err != nil {
+		if ctx.Err() != nil {
+			res.Status = StatusSkipped
+			res.Err = ctx.Err()
+			return
+		}
+		b.fail(res, mapClangError(out.Stderr, j.Target, b.TC), err)
+		return
+	}
+	data, err := os.ReadFile(j.Out)
+	if err != nil {
+		b.fail(res, out.Stderr, fmt.Errorf("compiler wrote no output: %w", err))
+		return
+	}
+	if err := CheckObject(data, j.Target); err != nil {
+		b.fail(res, nil, err)
+		return
+	}
+	var deps []string
+	if j.DepFile != "" {
+		if df, err := os.ReadFile(j.DepFile); err == nil {
+			if list, err := b.TC.Deps(df); err == nil {
+				deps = b.headerList(j.Dir, srcPath, list)
+			}
+		}
+	}
+	if b.Cache != nil {
+		if full, err := b.fullKey(base, deps); err == nil {
+			dj, _ := json.Marshal(deps)
+			dm := meta
+			dm.Kind = "deps"
+			if err := b.Cache.Put(depsKey(base), dj, dm); err == nil {
+				meta.Kind = "object"
+				_ = b.Cache.Put(full, data, meta)
+			}
+		}
+	}
+	res.Status = StatusCompiled
+	b.finish(res, data)
+}
+
+// finish places a code object and fills the result.
+func (b *Builder) finish(res *Result, data []byte) {
+	sum := sha256.Sum256(data)
+	res.SHA256 = hex.EncodeToString(sum[:])
+	res.Size = len(data)
+	res.data = data
+	if names, err := KernelNames(data); err == nil {
+		for _, n := range names {
+			res.Kernels = append(res.Kernels, KernelUsage{Name: n})
+		}
+	}
+	if b.ReadUsage != nil {
+		if ku, err := b.ReadUsage(data); err == nil {
+			res.Kernels = ku
+		}
+	}
+	if err := writeIfChanged(res.Out, data); err != nil {
+		st := res.Status
+		b.fail(res, nil, err)
+		_ = st
+	}
+}
+
+// writeIfChanged writes data to path atomically unless path already holds
+// exactly data (so a no-op rebuild does not touch outputs).
+func writeIfChanged(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	return WriteFileAtomic(path, data)
+}
+
+// mapClangError turns clang's "cannot find ROCm device library for gfxN"
+// into the toolchain's own unsupported-target message.
+func mapClangError(stderr []byte, t inspect.Target, tc Toolchain) []byte {
+	if bytes.Contains(stderr, []byte("cannot find ROCm device library for "+t.Proc)) {
+		c, _ := tc.(*Clang)
+		e := &UnsupportedTargetError{Target: t, Toolchain: tc.Name()}
+		if c != nil {
+			e.DeviceLibDir, e.Supported = c.DeviceLibDir, c.DeviceLibTargets
+		}
+		return []byte(e.Error() + "\n" + string(stderr))
+	}
+	return stderr
+}
+
+func rocmOf(tc Toolchain) string {
+	if c, ok := tc.(*Clang); ok {
+		if c.ROCmVersion != "" {
+			return c.ROCmVersion
+		}
+		return c.HIPVersion
+	}
+	return ""
+}
+
+// baseKey is the action key without headers: everything known before
+// compiling. It also names the job's "deps" entry (the header list recorded
+// by the last compile), as in ccache's direct mode.
+func (b *Builder) baseKey(tcID string, j Job, srcPath string) (Key, error) {
+	h := b.newHash("compile " + j.Src + " " + j.Target.String())
+	h.line("%s", cacheFormat)
+	h.line("toolchain %s", tcID)
+	lib, err := b.TC.DeviceLibID(j.Target)
+	if err != nil {
+		return Key{}, fmt.Errorf("device libraries: %w", err)
+	}
+	h.line("devicelibs %s", lib)
+	h.line("target %s", j.Target)
+	tmpl := j
+	tmpl.Src, tmpl.Out, tmpl.DepFile, tmpl.Dir = "SRC", "OUT", "DEP", ""
+	h.line("argv %q", b.TC.Argv(tmpl))
+	for _, k := range b.TC.KeyEnv() {
+		if v := b.Getenv(k); v != "" {
+			h.line("env %s=%s", k, v)
+		}
+	}
+	h.line("src %s", j.Src)
+	sum, err := b.hashes.sum(srcPath)
+	if err != nil {
+		return Key{}, err
+	}
+	h.line("srchash %s", sum)
+	return h.Sum(), nil
+}
+
+func (b *Builder) newHash(label string) *keyHash { return newKeyHash(label) }
+
+func depsKey(base Key) Key {
+	h := newKeyHash("deps")
+	h.line("base %s", base)
+	return h.Sum()
+}
+
+// fullKey adds every header's content hash to the base key.
+func (b *Builder) fullKey(base Key, deps []string) (Key, error) {
+	h := b.newHash("object " + base.String()[:12])
+	h.line("base %s", base)
+	for _, d := range deps {
+		sum, err := b.hashes.sum(d)
+		if err != nil {
+			return Key{}, err
+		}
+		h.line("dep %s %s", d, sum)
+	}
+	return h.Sum(), nil
+}
+
+// lookup tries the cache: the deps entry names the headers, their hashes
+// give the object's key, and the object must pass the read-back check.
+func (b *Builder) lookup(base Key, j Job) ([]byte, bool) {
+	dj, err := b.Cache.Get(depsKey(base))
+	if err != nil {
+		return nil, false
+	}
+	var deps []string
+	if err := json.Unmarshal(dj, &deps); err != nil {
+		return nil, false
+	}
+	full, err := b.fullKey(base, deps)
+	if err != nil {
+		return nil, false // a header is gone: miss
+	}
+	data, err := b.Cache.Get(full)
+	if err != nil {
+		return nil, false
+	}
+	if CheckObject(data, j.Target) != nil {
+		return nil, false // never trust a cached object that is not what we asked for
+	}
+	return data, true
+}
+
+// headerList turns depfile prerequisites into absolute paths, without the
+// source itself, sorted.
+func (b *Builder) headerList(dir, src string, list []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range list {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		p = filepath.Clean(p)
+		if p == src || seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// fileHashes memoises content hashes per build, checked against the file's
+// size and mtime so a file changed during the build is hashed again.
+type fileHashes struct {
+	mu sync.Mutex
+	m  map[string]fileHash
+}
+
+type fileHash struct {
+	size  int64
+	mtime time.Time
+	sum   string
+}
+
+func (fh *fileHashes) sum(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	fh.mu.Lock()
+	if v, ok := fh.m[path]; ok && v.size == fi.Size() && v.mtime.Equal(fi.ModTime()) {
+		fh.mu.Unlock()
+		return v.sum, nil
+	}
+	fh.mu.Unlock()
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	s := hex.EncodeToString(h.Sum(nil))
+	fh.mu.Lock()
+	if fh.m == nil {
+		fh.m = map[string]fileHash{}
+	}
+	fh.m[path] = fileHash{fi.Size(), fi.ModTime(), s}
+	fh.mu.Unlock()
+	return s, nil
+}
+
+var _ = strings.TrimSpace

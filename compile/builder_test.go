@@ -1,0 +1,188 @@
+package compile
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/inspect"
+)
+
+func fakeBuilder(t *testing.T, fr *fakeRunner, jobs int) (*Builder, string) {
+	dir := t.TempDir()
+	copyFiles(t, dir, "vadd.hip", "scale.h")
+	c, err := cache.Open(filepath.Join(dir, "cache"))
+	require.NoError(t, err)
+	return &Builder{TC: fakeClangTC(), Run: fr, Jobs: jobs, Cache: CacheStore(c),
+		Getenv: func(string) string { return "" }}, dir
+}
+
+func TestBuildParallelOneTargetFails(t *testing.T) {
+	fr := newFake(t)
+	fr.fail = map[string]string{"gfx1030": "vadd.hip:3:10: error: use of undeclared identifier 'x'\n"}
+	fr.objects["gfx908"] = fr.objects["gfx90a"] // a compiler that writes the wrong target
+	b, dir := fakeBuilder(t, fr, 8)
+	out := filepath.Join(dir, "out")
+	rep, err := b.Build(context.Background(), Request{Sources: []string{filepath.Join(dir, "vadd.hip")},
+		Targets: targets("gfx90a", "gfx1030", "gfx908"), OutDir: out, Bundle: true})
+	var list ErrorList
+	require.ErrorAs(t, err, &list)
+	require.Len(t, list, 2)
+	assert.Equal(t, "# vadd.hip [gfx1030]\nvadd.hip:3:10: error: use of undeclared identifier 'x'", list[1].Error()) // sorted by processor
+	assert.Equal(t, StatusCompiled, rep.Results[0].Status)
+	assert.Equal(t, StatusFailed, rep.Results[1].Status)
+	// gfx908 got a gfx90a object: the read-back check must refuse it.
+	assert.Equal(t, StatusFailed, rep.Results[2].Status)
+	assert.ErrorContains(t, rep.Results[2].Err, "code object is for gfx90a, not gfx908")
+	assert.FileExists(t, filepath.Join(out, "vadd-gfx90a.hsaco"))
+	assert.NoFileExists(t, filepath.Join(out, "vadd-gfx1030.hsaco"))
+	assert.NoFileExists(t, filepath.Join(out, "vadd.hipfb"), "no bundle when a target failed")
+	assert.FileExists(t, filepath.Join(out, ManifestFile))
+}
+
+func TestBuildCacheHitsWithFakeRunner(t *testing.T) {
+	fr := newFake(t)
+	b, dir := fakeBuilder(t, fr, 4)
+	req := Request{Sources: []string{filepath.Join(dir, "vadd.hip")}, Targets: targets("gfx90a", "gfx1030"), OutDir: filepath.Join(dir, "out")}
+	_, err := b.Build(context.Background(), req)
+	require.NoError(t, err)
+	require.Equal(t, 2, fr.compiles())
+	rep, err := b.Build(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, 2, fr.compiles(), "second build must not compile")
+	assert.Equal(t, 2, rep.Count(StatusHit))
+	// The header recorded from the depfile is part of the key.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "scale.h"), []byte("#define SCALE 2.0f\n"), 0o644))
+	rep, err = b.Build(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, 4, fr.compiles())
+	assert.Equal(t, 0, rep.Count(StatusHit))
+}
+
+func TestBuildCancelKillsAndLeavesNothing(t *testing.T) {
+	fr := newFake(t)
+	fr.block = make(chan struct{})
+	fr.started = make(chan string, 16)
+	b, dir := fakeBuilder(t, fr, 2)
+	out := filepath.Join(dir, "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := b.Build(ctx, Request{Sources: []string{filepath.Join(dir, "vadd.hip")}, Targets: targets("gfx90a", "gfx1030", "gfx900", "gfx906"), OutDir: out})
+		done <- err
+	}()
+	<-fr.started
+	<-fr.started // both workers are inside the compiler
+	cancel()
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, context.Canceled)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Build did not return after cancel")
+	}
+	assert.Equal(t, 2, fr.compiles(), "nothing new starts after cancel")
+	ents, _ := os.ReadDir(out)
+	for _, e := range ents {
+		t.Errorf("left behind after cancel: %s", e.Name())
+	}
+}
+
+func TestExecRunnerCancelKillsProcessGroup(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+	r := &ExecRunner{}
+	// The shell starts a grandchild (like clang starting lld) and waits.
+	_, err := r.Run(ctx, Cmd{Argv: []string{"sh", "-c", "sleep 30 & echo $! > " + pidFile + "; wait"}})
+	assert.ErrorIs(t, err, context.Canceled)
+	b, rerr := os.ReadFile(pidFile)
+	require.NoError(t, rerr)
+	pid := strings.TrimSpace(string(b))
+	// The grandchild must be gone (killed with the group).
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil || strings.Contains(string(st), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("grandchild %s survived cancel", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestDryRunPrintsAndRunsNothing(t *testing.T) {
+	var buf strings.Builder
+	r := &ExecRunner{Print: &buf, DryRun: true}
+	b := &Builder{TC: fakeClangTC(), Run: r, DryRun: true}
+	rep, err := b.Build(context.Background(), Request{Sources: []string{"/nonexistent/k.hip"}, Targets: targets("gfx90a", "gfx1030"), OutDir: "/nonexistent/out"})
+	require.NoError(t, err)
+	assert.Equal(t, 2, rep.Count(StatusSkipped))
+	want := "cd /nonexistent && /usr/bin/clang++-15 -x hip --offload-arch=gfx90a --cuda-device-only --no-gpu-bundle-output -O3 --rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode -c k.hip -o /nonexistent/out/k-gfx90a.hsaco\n" +
+		"cd /nonexistent && /usr/bin/clang++-15 -x hip --offload-arch=gfx1030 --cuda-device-only --no-gpu-bundle-output -O3 --rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode -c k.hip -o /nonexistent/out/k-gfx1030.hsaco\n"
+	assert.Equal(t, want, buf.String())
+	assert.NoDirExists(t, "/nonexistent/out")
+}
+
+func TestUnsupportedTargetMessage(t *testing.T) {
+	err := fakeClangTC().Check(inspect.MustParseTarget("gfx1100"))
+	var ue *UnsupportedTargetError
+	require.ErrorAs(t, err, &ue)
+	msg := err.Error()
+	assert.Contains(t, msg, "target gfx1100 is not supported by clang++-15 15.0.6, ROCm 5.2.3")
+	assert.Contains(t, msg, "oclc_isa_version_1100.bc")
+	assert.Contains(t, msg, "gfx900 gfx906 gfx908 gfx90a gfx940 gfx1030")
+	assert.Contains(t, msg, "gfx1100 is supported by ROCm 5.5 or later")
+}
+
+func TestCheckObject(t *testing.T) {
+	a, err := os.ReadFile(testdata("vadd-gfx90a.hsaco"))
+	require.NoError(t, err)
+	assert.NoError(t, CheckObject(a, inspect.MustParseTarget("gfx90a")))
+	assert.ErrorContains(t, CheckObject(a, inspect.MustParseTarget("gfx1030")), "code object is for gfx90a, not gfx1030")
+	assert.ErrorContains(t, CheckObject(a, inspect.MustParseTarget("gfx90a:xnack-")), "xnack")
+	assert.Error(t, CheckObject(a[:40], inspect.MustParseTarget("gfx90a")))
+	assert.Error(t, CheckObject([]byte("#!/bin/sh\n"+strings.Repeat("x", 100)), inspect.MustParseTarget("gfx90a")))
+	names, err := KernelNames(a)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"vadd"}, names)
+}
+
+func TestCorruptCacheEntryIsMiss(t *testing.T) {
+	fr := newFake(t)
+	b, dir := fakeBuilder(t, fr, 1)
+	req := Request{Sources: []string{filepath.Join(dir, "vadd.hip")}, Targets: targets("gfx90a"), OutDir: filepath.Join(dir, "out")}
+	_, err := b.Build(context.Background(), req)
+	require.NoError(t, err)
+	// Flip one byte in every stored code object (data files of 4 KiB; the
+	// deps entry is small JSON).
+	n := 0
+	filepath.WalkDir(filepath.Join(dir, "cache"), func(p string, d os.DirEntry, err error) error {
+		if fi, _ := os.Stat(p); err == nil && !d.IsDir() && strings.HasSuffix(p, "-d") && fi.Size() > 1000 {
+			data, _ := os.ReadFile(p)
+			data[len(data)-100] ^= 0x40
+			os.WriteFile(p, data, 0o644)
+			n++
+		}
+		return nil
+	})
+	require.Equal(t, 1, n)
+	rep, err := b.Build(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, StatusCompiled, rep.Results[0].Status)
+	assert.Equal(t, 2, fr.compiles())
+	got, _ := os.ReadFile(filepath.Join(dir, "out", "vadd-gfx90a.hsaco"))
+	assert.Equal(t, fr.objects["gfx90a"], got)
+}
+
+var _ = errors.Is

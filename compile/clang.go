@@ -1,0 +1,364 @@
+package compile
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/rocmk/rocmk/inspect"
+)
+
+// Toolchain knows a compiler's flags and identity; it never execs directly
+// (every program runs through a Runner).
+type Toolchain interface {
+	// Name is a short human description ("clang 15.0.6, ROCm 5.2.3").
+	Name() string
+	// ID is the compiler's identity for cache keys: path, `--version` text
+	// and binary size+mtime. It runs the compiler once and remembers.
+	ID(ctx context.Context, r Runner) (string, error)
+	// Argv is the command for j. Pure: same job, same argv.
+	Argv(j Job) []string
+	// Deps parses a -MD dependency file into the files it lists.
+	Deps(depfile []byte) ([]string, error)
+	// DeviceLibID identifies the device libraries a target links, for cache keys.
+	DeviceLibID(t inspect.Target) (string, error)
+	// Check returns nil if the toolchain can build t, else an error saying
+	// what it is missing and which targets it supports.
+	Check(t inspect.Target) error
+	// KeyEnv names the environment variables that change what it compiles.
+	KeyEnv() []string
+}
+
+// Layouts: how the compiler is invoked.
+const (
+	LayoutClang    = "clang"      // clang (Debian clang-15, or ROCm's llvm/bin/clang) called directly
+	LayoutAMDClang = "amdclang++" // ROCm's amdclang++ wrapper
+	LayoutHIPCC    = "hipcc"      // through hipcc (adds its own flags; slower per call)
+)
+
+// Clang is the clang-based toolchain, called directly or through hipcc or
+// amdclang++.
+type Clang struct {
+	Layout           string   // LayoutClang, LayoutAMDClang or LayoutHIPCC
+	Driver           string   // argv[0]: clang, amdclang++ or hipcc
+	Clang            string   // the clang binary that compiles (identity)
+	ClangVersion     string   // "15.0.6"
+	RocmPath         string   // --rocm-path ("" = none; then -nogpuinc and HIPInclude)
+	DeviceLibDir     string   // --hip-device-lib-path: the amdgcn/bitcode directory
+	DeviceLibTargets []string // processors with device libraries (gfx90a, ...); nil = unknown
+	HIPInclude       string   // directory holding hip/hip_runtime.h, used when RocmPath is ""
+	HIPVersion       string
+	ROCmVersion      string
+
+	idOnce sync.Once
+	id     string
+	idErr  error
+	libMu  sync.Mutex
+	libIDs map[string]string
+}
+
+// Name implements Toolchain.
+func (c *Clang) Name() string {
+	s := filepath.Base(c.Driver)
+	if c.ClangVersion != "" {
+		s += " " + c.ClangVersion
+	}
+	if c.ROCmVersion != "" {
+		s += ", ROCm " + c.ROCmVersion
+	} else if c.HIPVersion != "" {
+		s += ", HIP " + c.HIPVersion
+	}
+	return s
+}
+
+// Argv implements Toolchain.
+func (c *Clang) Argv(j Job) []string {
+	argv := []string{c.Driver, "-x", "hip", "--offload-arch=" + j.Target.String(),
+		"--cuda-device-only", "--no-gpu-bundle-output", "-O3"}
+	if c.Layout != LayoutHIPCC { // hipcc adds --rocm-path and the device-lib path itself
+		if c.RocmPath != "" {
+			argv = append(argv, "--rocm-path="+c.RocmPath)
+		} else {
+			argv = append(argv, "-nogpuinc")
+			if c.HIPInclude != "" {
+				argv = append(argv, "-isystem", c.HIPInclude)
+			}
+		}
+		if c.DeviceLibDir != "" {
+			argv = append(argv, "--hip-device-lib-path="+c.DeviceLibDir)
+		}
+	}
+	argv = append(argv, j.Flags...)
+	if j.DepFile != "" {
+		argv = append(argv, "-MD", "-MF", j.DepFile)
+	}
+	return append(argv, "-c", j.Src, "-o", j.Out)
+}
+
+// KeyEnv implements Toolchain.
+func (c *Clang) KeyEnv() []string {
+	env := []string{"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "HIP_DEVICE_LIB_PATH", "HIP_PATH", "ROCM_PATH"}
+	if c.Layout == LayoutHIPCC {
+		env = append(env, "HIPCC_COMPILE_FLAGS_APPEND", "HIPCC_COMPILE_FLAGS_BEFORE", "HIP_CLANG_PATH",
+			"HIP_PLATFORM", "HIP_COMPILER", "HIP_RUNTIME", "HIP_ROCCLR_HOME", "HSA_PATH", "HIPCC_VERBOSE")
+	}
+	return env
+}
+
+// ID implements Toolchain: clang's path, `--version` text and binary
+// identity (size and mtime of the resolved file), plus the driver's when it
+// is a wrapper.
+func (c *Clang) ID(ctx context.Context, r Runner) (string, error) {
+	c.idOnce.Do(func() {
+		out, err := r.Run(ctx, Cmd{Argv: []string{c.Clang, "--version"}})
+		if err != nil {
+			c.idErr = fmt.Errorf("%s --version: %v", c.Clang, err)
+			return
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "layout %s\n", c.Layout)
+		for _, p := range uniq(c.Clang, c.Driver) {
+			fmt.Fprintf(&b, "bin %s %s\n", p, fileStamp(p))
+		}
+		fmt.Fprintf(&b, "version %q\n", strings.TrimSpace(string(out.Stdout)))
+		fmt.Fprintf(&b, "rocm-path %q hip %q rocm %q", c.RocmPath, c.HIPVersion, c.ROCmVersion)
+		c.id = b.String()
+	})
+	return c.id, c.idErr
+}
+
+func uniq(s ...string) []string {
+	var out []string
+	for _, x := range s {
+		if x != "" && (len(out) == 0 || out[len(out)-1] != x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// fileStamp is "resolved-path size mtime" of a file, following symlinks.
+func fileStamp(p string) string {
+	if lp, err := exec.LookPath(p); err == nil {
+		p = lp
+	}
+	if rp, err := filepath.EvalSymlinks(p); err == nil {
+		p = rp
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return p + " missing"
+	}
+	return fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano())
+}
+
+// deviceLibName is the isa-version bitcode suffix of a processor:
+// gfx90a -> "90a", gfx1030 -> "1030".
+func deviceLibName(proc string) string { return strings.TrimPrefix(proc, "gfx") }
+
+// DeviceLibID implements Toolchain: names, sizes and mtimes of the bitcode
+// files in the device-library directory (every file: clang links a
+// target-dependent subset, and the set is small).
+func (c *Clang) DeviceLibID(t inspect.Target) (string, error) {
+	c.libMu.Lock()
+	defer c.libMu.Unlock()
+	if id, ok := c.libIDs[c.DeviceLibDir]; ok {
+		return id, nil
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "dir %s\n", c.DeviceLibDir)
+	if c.DeviceLibDir != "" {
+		ents, err := os.ReadDir(c.DeviceLibDir)
+		if err != nil {
+			return "", err
+		}
+		for _, e := range ents {
+			fi, err := e.Info()
+			if err != nil {
+				continue
+			}
+			fmt.Fprintf(h, "%s %d %d\n", e.Name(), fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	id := hex.EncodeToString(h.Sum(nil))
+	if c.libIDs == nil {
+		c.libIDs = map[string]string{}
+	}
+	c.libIDs[c.DeviceLibDir] = id
+	return id, nil
+}
+
+// Check implements Toolchain: a target needs its oclc_isa_version bitcode.
+func (c *Clang) Check(t inspect.Target) error {
+	if c.DeviceLibTargets == nil {
+		return nil
+	}
+	for _, p := range c.DeviceLibTargets {
+		if p == t.Proc {
+			return nil
+		}
+	}
+	return &UnsupportedTargetError{Target: t, Toolchain: c.Name(), DeviceLibDir: c.DeviceLibDir, Supported: c.DeviceLibTargets}
+}
+
+// UnsupportedTargetError says a toolchain cannot build a target.
+type UnsupportedTargetError struct {
+	Target       inspect.Target
+	Toolchain    string
+	DeviceLibDir string
+	Supported    []string
+}
+
+func (e *UnsupportedTargetError) Error() string {
+	sup := append([]string(nil), e.Supported...)
+	sort.Slice(sup, func(i, j int) bool { return inspect.ProcessorIndex(sup[i]) < inspect.ProcessorIndex(sup[j]) })
+	return fmt.Sprintf("target %s is not supported by %s: no device library oclc_isa_version_%s.bc in %s\n"+
+		"this toolchain's device libraries support: %s\n"+
+		"%s, or drop it from --arch",
+		e.Target, e.Toolchain, deviceLibName(e.Target.Proc), e.DeviceLibDir, strings.Join(sup, " "), supportHint(e.Target.Proc))
+}
+
+// firstROCm is the first ROCm release with device libraries for a
+// processor (ecosystem.md's target table), for error messages.
+var firstROCm = map[string]string{
+	"gfx942": "ROCm 6.0", "gfx950": "ROCm 7.0", "gfx1100": "ROCm 5.5", "gfx1101": "ROCm 6.0", "gfx1102": "ROCm 6.0",
+	"gfx1103": "ROCm 6.0", "gfx1150": "ROCm 6.4", "gfx1151": "ROCm 6.4", "gfx1152": "ROCm 6.4",
+	"gfx1200": "ROCm 6.4.1", "gfx1201": "ROCm 6.4.1",
+}
+
+func supportHint(proc string) string {
+	if v, ok := firstROCm[proc]; ok {
+		return fmt.Sprintf("%s is supported by %s or later: install it and set ROCM_PATH", proc, v)
+	}
+	return fmt.Sprintf("install a ROCm whose device libraries include %s and set ROCM_PATH", proc)
+}
+
+// DeviceLibProcessors lists the processors that have an
+// oclc_isa_version_*.bc file in dir.
+func DeviceLibProcessors(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		if v, ok := strings.CutPrefix(n, "oclc_isa_version_"); ok {
+			out = append(out, "gfx"+strings.TrimSuffix(v, ".bc"))
+		}
+	}
+	return out
+}
+
+// Deps implements Toolchain: it parses a Make-style dependency file (as
+// written by -MD -MF) and returns the prerequisites, in order, without
+// duplicates. Backslash-newline continues a line; "\ " is a space in a name.
+func (c *Clang) Deps(depfile []byte) ([]string, error) { return ParseDepFile(depfile) }
+
+// ParseDepFile parses a Make-style dependency file.
+func ParseDepFile(data []byte) ([]string, error) {
+	data = bytes.ReplaceAll(data, []byte("\\\r\n"), []byte(" "))
+	data = bytes.ReplaceAll(data, []byte("\\\n"), []byte(" "))
+	var out []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		// Find the rule's colon: the first ':' followed by space or end
+		// (a Windows drive "C:\" is not a rule colon).
+		i := -1
+		for k := 0; k < len(line); k++ {
+			if line[k] == '\\' {
+				k++
+				continue
+			}
+			if line[k] == ':' && (k+1 == len(line) || line[k+1] == ' ' || line[k+1] == '\t') {
+				i = k
+				break
+			}
+		}
+		if i < 0 {
+			return nil, fmt.Errorf("dependency file: no rule in line %q", line)
+		}
+		for _, f := range splitDepWords(line[i+1:]) {
+			if !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out, nil
+}
+
+func splitDepWords(s string) []string {
+	var out []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, cur.String())
+			cur.Reset()
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '\\' && i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '#' || s[i+1] == '\\'):
+			cur.WriteByte(s[i+1])
+			i++
+		case ch == '$' && i+1 < len(s) && s[i+1] == '$':
+			cur.WriteByte('$')
+			i++
+		case ch == ' ' || ch == '\t':
+			flush()
+		default:
+			cur.WriteByte(ch)
+		}
+	}
+	flush()
+	return out
+}
+
+// NewClang makes the clang toolchain of a discovered installation. layout
+// is LayoutClang (call clang directly: the default and fastest),
+// LayoutHIPCC (through the installation's hipcc) or LayoutAMDClang (ROCm's
+// llvm/bin/amdclang++).
+func NewClang(in *Installation, layout string) (*Clang, error) {
+	c := &Clang{Layout: LayoutClang, Driver: in.Clang, Clang: in.Clang, ClangVersion: in.ClangVersion,
+		DeviceLibDir: in.DeviceLibDir, DeviceLibTargets: in.DeviceLibTargets,
+		HIPInclude: in.HIPInclude, HIPVersion: in.HIPVersion, ROCmVersion: in.ROCmVersion}
+	if c.DeviceLibTargets == nil {
+		c.DeviceLibTargets = []string{}
+	}
+	// --rocm-path lets clang find the HIP headers itself; without HIP
+	// headers under the root, pass -nogpuinc and the include directory.
+	if in.HIPInclude != "" && filepath.Clean(in.HIPInclude) == filepath.Join(in.Root, "include") {
+		c.RocmPath = in.Root
+	}
+	switch layout {
+	case "", LayoutClang:
+	case LayoutHIPCC:
+		if in.HIPCC == "" {
+			return nil, fmt.Errorf("%w: --layout hipcc: no hipcc in %s", ErrToolchainNotFound, in.Root)
+		}
+		c.Layout, c.Driver = LayoutHIPCC, in.HIPCC
+	case LayoutAMDClang:
+		p := filepath.Join(in.LLVMBin, "amdclang++")
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("%w: --layout amdclang++: no %s (ROCm installs have it; Debian's does not)", ErrToolchainNotFound, p)
+		}
+		c.Layout, c.Driver = LayoutAMDClang, p
+	default:
+		return nil, fmt.Errorf("unknown layout %q (want clang, hipcc or amdclang++)", layout)
+	}
+	return c, nil
+}

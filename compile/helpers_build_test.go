@@ -1,0 +1,158 @@
+package compile
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/inspect"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func goldenFile(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("..", "testdata", "compile", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "missing golden; run go test ./compile/ -update")
+	assert.Equal(t, string(want), string(got), "golden %s", path)
+}
+
+func testdata(name string) string { return filepath.Join("..", "testdata", "compile", name) }
+
+// realClang returns the machine's toolchain, or skips when there is none.
+func realClang(t testing.TB, layout string) *Clang {
+	t.Helper()
+	in, err := FindInstallation(FindOptions{})
+	if err != nil {
+		t.Skipf("no ROCm toolchain on this machine (CI installs Debian's clang-15 + ROCm 5.2.3): %v", err)
+	}
+	c, err := NewClang(in, layout)
+	if err != nil {
+		t.Skipf("layout %s unavailable: %v", layout, err)
+	}
+	return c
+}
+
+// copyTree copies testdata files into a temp dir, so tests can edit them.
+func copyFiles(t testing.TB, dir string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		b, err := os.ReadFile(testdata(n))
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), b, 0o644))
+	}
+}
+
+func targets(s ...string) []inspect.Target {
+	var out []inspect.Target
+	for _, x := range s {
+		out = append(out, inspect.MustParseTarget(x))
+	}
+	return out
+}
+
+// fakeRunner records commands and writes a canned code object per target
+// (real objects from testdata), a depfile listing the source's header, and
+// fails for targets in fail.
+type fakeRunner struct {
+	mu      sync.Mutex
+	cmds    []Cmd
+	objects map[string][]byte // target proc -> object
+	fail    map[string]string // target -> stderr
+	block   chan struct{}     // if set, every compile waits for it or ctx
+	started chan string
+	version string
+}
+
+func (f *fakeRunner) Run(ctx context.Context, c Cmd) (Output, error) {
+	f.mu.Lock()
+	f.cmds = append(f.cmds, c)
+	f.mu.Unlock()
+	if len(c.Argv) == 2 && c.Argv[1] == "--version" {
+		v := f.version
+		if v == "" {
+			v = "fake clang version 15.0.6"
+		}
+		return Output{Stdout: []byte(v)}, nil
+	}
+	var target, out, dep, src string
+	for i, a := range c.Argv {
+		switch {
+		case strings.HasPrefix(a, "--offload-arch="):
+			target = strings.TrimPrefix(a, "--offload-arch=")
+		case a == "-o":
+			out = c.Argv[i+1]
+		case a == "-MF":
+			dep = c.Argv[i+1]
+		case a == "-c":
+			src = c.Argv[i+1]
+		}
+	}
+	if f.started != nil {
+		f.started <- target
+	}
+	if f.block != nil {
+		select {
+		case <-f.block:
+		case <-ctx.Done():
+			return Output{}, ctx.Err()
+		}
+	}
+	if msg, ok := f.fail[target]; ok {
+		return Output{Stderr: []byte(msg)}, &exec.ExitError{}
+	}
+	obj := f.objects[strings.SplitN(target, ":", 2)[0]]
+	if err := os.WriteFile(out, obj, 0o644); err != nil {
+		return Output{}, err
+	}
+	if dep != "" {
+		os.WriteFile(dep, []byte(out+": "+src+" scale.h\n"), 0o644)
+	}
+	return Output{CPU: 1}, nil
+}
+
+func (f *fakeRunner) compiles() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, c := range f.cmds {
+		if len(c.Argv) > 2 {
+			n++
+		}
+	}
+	return n
+}
+
+func newFake(t testing.TB) *fakeRunner {
+	t.Helper()
+	a, err := os.ReadFile(testdata("vadd-gfx90a.hsaco"))
+	require.NoError(t, err)
+	b, err := os.ReadFile(testdata("vadd-gfx1030.hsaco"))
+	require.NoError(t, err)
+	return &fakeRunner{objects: map[string][]byte{"gfx90a": a, "gfx1030": b}}
+}
+
+// fakeClang is a Clang with fixed paths (nothing on disk is read but the
+// device-lib dir, which may be absent).
+func fakeClangTC() *Clang {
+	return &Clang{Layout: LayoutClang, Driver: "/usr/bin/clang++-15", Clang: "/usr/bin/clang++-15", ClangVersion: "15.0.6",
+		RocmPath: "/usr", DeviceLibDir: "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
+		DeviceLibTargets: []string{"gfx900", "gfx906", "gfx908", "gfx90a", "gfx940", "gfx1030"}, HIPVersion: "5.2.21153", ROCmVersion: "5.2.3"}
+}
+
+var _ = bytes.Equal

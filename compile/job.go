@@ -1,0 +1,163 @@
+package compile
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rocmk/rocmk/inspect"
+)
+
+// Job is one compilation: one source for one target. Argv is a pure function
+// of a Job and the Toolchain, so the same Job always runs the same command.
+type Job struct {
+	Src     string         // the source as clang sees it, relative to Dir
+	Dir     string         // directory clang runs in ("" = current)
+	Target  inspect.Target // the one --offload-arch
+	Flags   []string       // user flags, in order (-D, -I, -f..., -m...)
+	Out     string         // where clang writes the code object
+	DepFile string         // where clang writes the -MD dependency file ("" = none)
+}
+
+// Request is what one `rocmk build` asks for.
+type Request struct {
+	Sources       []string         // source files (.hip, .cpp, .cu after hipify)
+	Targets       []inspect.Target // one job per (source, target)
+	Flags         []string         // user flags for every job
+	OutDir        string           // where code objects and the manifest go
+	Bundle        bool             // also write <stem>.hipfb with all targets
+	Embed         []string         // "rust", "go", "c": embedding files
+	EmbedPackage  string           // package name of the Go embedding file (default "hsaco")
+	ResourceUsage bool             // read kernel resource usage back
+	NoManifest    bool             // skip manifest.json
+}
+
+// ObjectName is the file name of source src's code object for target t:
+// "<stem>-<target>.hsaco", with the ':' of target features replaced by '_'
+// (gfx90a:xnack+ -> vadd-gfx90a_xnack+.hsaco) so the name is safe everywhere.
+func ObjectName(src string, t inspect.Target) string {
+	return Stem(src) + "-" + TargetFileName(t) + ".hsaco"
+}
+
+// TargetFileName makes a target ID file-safe: ':' becomes '_'.
+func TargetFileName(t inspect.Target) string {
+	return strings.ReplaceAll(t.String(), ":", "_")
+}
+
+// Stem is a source's base name without extension.
+func Stem(src string) string {
+	b := filepath.Base(src)
+	return strings.TrimSuffix(b, filepath.Ext(b))
+}
+
+// Status says how a job ended.
+type Status string
+
+const (
+	StatusHit      Status = "hit"      // the code object came from the cache
+	StatusCompiled Status = "compiled" // the compiler ran
+	StatusFailed   Status = "failed"   // the compiler failed or the output was wrong
+	StatusSkipped  Status = "skipped"  // not run (cancelled, or -n)
+)
+
+// KernelUsage is one kernel's resource usage, read back from the code object.
+type KernelUsage struct {
+	Name       string `json:"name"`
+	VGPRs      int    `json:"vgprs"`
+	SGPRs      int    `json:"sgprs"`
+	AGPRs      int    `json:"agprs,omitempty"`
+	VGPRSpills int    `json:"vgpr_spills,omitempty"`
+	SGPRSpills int    `json:"sgpr_spills,omitempty"`
+	LDS        int    `json:"lds_bytes"`
+	Scratch    int    `json:"scratch_bytes"`
+}
+
+// Result is one job's outcome.
+type Result struct {
+	Src     string         `json:"source"`
+	Target  inspect.Target `json:"target"`
+	Status  Status         `json:"status"`
+	Out     string         `json:"file,omitempty"`
+	SHA256  string         `json:"sha256,omitempty"`
+	Size    int            `json:"size,omitempty"`
+	Dur     time.Duration  `json:"-"`
+	CPU     time.Duration  `json:"-"`
+	Kernels []KernelUsage  `json:"kernels,omitempty"`
+	Err     error          `json:"-"`
+	Argv    []string       `json:"-"`
+
+	data []byte
+}
+
+// Report is the outcome of a whole build.
+type Report struct {
+	Results []*Result
+	Bundles []string // bundle files written
+	Files   []string // other files written (manifest, embeddings)
+	Wall    time.Duration
+	CPU     time.Duration // compiler CPU time (user+system) summed over jobs
+}
+
+// Count returns how many jobs ended with status s.
+func (r *Report) Count(s Status) int {
+	n := 0
+	for _, x := range r.Results {
+		if x.Status == s {
+			n++
+		}
+	}
+	return n
+}
+
+// CompileError is a failed job: the source, the target, and what the
+// compiler (or rocmk's check of its output) said.
+type CompileError struct {
+	Src    string
+	Target inspect.Target
+	Stderr []byte
+	Err    error // the underlying error (exit status, context), may be nil
+}
+
+func (e *CompileError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s [%s]\n", filepath.Base(e.Src), e.Target)
+	msg := strings.TrimRight(string(e.Stderr), "\n")
+	if msg == "" && e.Err != nil {
+		msg = e.Err.Error()
+	}
+	b.WriteString(msg)
+	return b.String()
+}
+
+func (e *CompileError) Unwrap() error { return e.Err }
+
+// ErrorList is every failure of a build, sorted by source then target.
+type ErrorList []*CompileError
+
+func (l ErrorList) Error() string {
+	var parts []string
+	for _, e := range l {
+		parts = append(parts, e.Error())
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Unwrap exposes each error to errors.Is/As.
+func (l ErrorList) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
+}
+
+func (l ErrorList) sort() {
+	sort.SliceStable(l, func(i, j int) bool {
+		if l[i].Src != l[j].Src {
+			return l[i].Src < l[j].Src
+		}
+		return inspect.ProcessorIndex(l[i].Target.Proc) < inspect.ProcessorIndex(l[j].Target.Proc)
+	})
+}

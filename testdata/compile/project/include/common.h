@@ -1,0 +1,4 @@
+#pragma once
+#ifndef BLOCK
+#error "BLOCK must be defined by the project"
+#endif
