@@ -1,0 +1,198 @@
+package compile
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/inspect"
+)
+
+// These tests run the machine's real clang (Debian's clang-15 with ROCm
+// 5.2.3 device libraries in CI) on a tiny kernel.
+
+func realBuilder(t *testing.T, tc *Clang, cacheDir string) *Builder {
+	t.Helper()
+	b := &Builder{TC: tc, Run: &ExecRunner{}, Jobs: 2, Getenv: func(string) string { return "" }}
+	if cacheDir != "" {
+		c, err := cache.Open(cacheDir)
+		require.NoError(t, err)
+		b.Cache = CacheStore(c)
+	}
+	return b
+}
+
+func TestRealCompileManyTargets(t *testing.T) {
+	tc := realClang(t, LayoutClang)
+	dir := t.TempDir()
+	copyFiles(t, dir, "vadd.hip", "scale.h")
+	b := realBuilder(t, tc, "")
+	out := filepath.Join(dir, "out")
+	ts := targets("gfx900", "gfx906", "gfx908", "gfx90a", "gfx940", "gfx1030", "gfx1100")
+	rep, err := b.Build(context.Background(), Request{Sources: []string{filepath.Join(dir, "vadd.hip")}, Targets: ts, OutDir: out, Bundle: true})
+	// gfx1100 has no device library in ROCm 5.2: it fails, clearly, and alone.
+	var list ErrorList
+	require.ErrorAs(t, err, &list)
+	require.Len(t, list, 1, "only gfx1100 may fail: %v", err)
+	msg := list[0].Error()
+	assert.True(t, strings.HasPrefix(msg, "# vadd.hip [gfx1100]\n"), msg)
+	assert.Contains(t, msg, "target gfx1100 is not supported by "+tc.Name())
+	assert.Contains(t, msg, "gfx1100 is supported by ROCm 5.5 or later")
+	wantMach := map[string]uint32{"gfx900": 0x2C, "gfx906": 0x2F, "gfx908": 0x30, "gfx90a": 0x3F, "gfx940": 0x40, "gfx1030": 0x36}
+	for _, r := range rep.Results {
+		if r.Target.Proc == "gfx1100" {
+			assert.Equal(t, StatusFailed, r.Status)
+			continue
+		}
+		require.Equal(t, StatusCompiled, r.Status, "%s: %v", r.Target, r.Err)
+		data, err := os.ReadFile(filepath.Join(out, "vadd-"+r.Target.Proc+".hsaco"))
+		require.NoError(t, err)
+		co, err := inspect.ReadCodeObject(data)
+		require.NoError(t, err)
+		assert.Equal(t, wantMach[r.Target.Proc], co.Flags&0xFF, "%s e_flags 0x%x", r.Target, co.Flags)
+		assert.Equal(t, r.Target.Proc, co.Target.Proc)
+		require.Len(t, co.Kernels, 1)
+		assert.Equal(t, "vadd", co.Kernels[0].Name)
+	}
+	// No bundle for a source with a failed target; the manifest lists the six objects.
+	assert.NoFileExists(t, filepath.Join(out, "vadd.hipfb"))
+	m, err := os.ReadFile(filepath.Join(out, ManifestFile))
+	require.NoError(t, err)
+	assert.Equal(t, 6, strings.Count(string(m), `"target":`))
+}
+
+func TestRealCompileErrorDiagnostics(t *testing.T) {
+	tc := realClang(t, LayoutClang)
+	dir := t.TempDir()
+	copyFiles(t, dir, "broken.hip")
+	_, err := realBuilder(t, tc, "").Build(context.Background(), Request{Sources: []string{filepath.Join(dir, "broken.hip")}, Targets: targets("gfx90a"), OutDir: filepath.Join(dir, "out")})
+	var list ErrorList
+	require.ErrorAs(t, err, &list)
+	msg := list[0].Error()
+	assert.True(t, strings.HasPrefix(msg, "# broken.hip [gfx90a]\nbroken.hip:3:"), msg)
+	assert.Contains(t, msg, "use of undeclared identifier 'undeclared_name'")
+}
+
+// TestRealCacheKey checks what must miss and what must hit, with real compiles.
+func TestRealCacheKey(t *testing.T) {
+	tc := realClang(t, LayoutClang)
+	dir := t.TempDir()
+	copyFiles(t, dir, "vadd.hip", "scale.h")
+	// A wrapper stands for "the compiler": replacing it changes the identity.
+	wrapper := filepath.Join(dir, "bin", "clang-wrapper")
+	require.NoError(t, os.MkdirAll(filepath.Dir(wrapper), 0o755))
+	writeWrapper := func(extra string) {
+		require.NoError(t, os.WriteFile(wrapper, []byte("#!/bin/sh\n# "+extra+"\nexec "+tc.Clang+" \"$@\"\n"), 0o755))
+	}
+	writeWrapper("v1")
+	newTC := func() *Clang {
+		return &Clang{Layout: tc.Layout, Driver: wrapper, Clang: wrapper, ClangVersion: tc.ClangVersion, RocmPath: tc.RocmPath,
+			DeviceLibDir: tc.DeviceLibDir, DeviceLibTargets: tc.DeviceLibTargets, HIPInclude: tc.HIPInclude,
+			HIPVersion: tc.HIPVersion, ROCmVersion: tc.ROCmVersion}
+	}
+	cacheDir := filepath.Join(dir, "cache")
+	src := filepath.Join(dir, "vadd.hip")
+	build := func(tc *Clang, ts []inspect.Target, flags ...string) Status {
+		t.Helper()
+		rep, err := realBuilder(t, tc, cacheDir).Build(context.Background(), Request{Sources: []string{src}, Targets: ts, Flags: flags, OutDir: filepath.Join(dir, "out")})
+		require.NoError(t, err)
+		return rep.Results[0].Status
+	}
+	gfx90a := targets("gfx90a")
+	cur := newTC()
+	require.Equal(t, StatusCompiled, build(cur, gfx90a), "cold")
+	assert.Equal(t, StatusHit, build(newTC(), gfx90a), "nothing changed")
+
+	// Touching without changing content still hits.
+	future := time.Now().Add(time.Minute)
+	require.NoError(t, os.Chtimes(src, future, future))
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "scale.h"), future, future))
+	assert.Equal(t, StatusHit, build(newTC(), gfx90a), "touched, same content")
+
+	// The header the source includes.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "scale.h"), []byte("#define SCALE 2.0f\n"), 0o644))
+	assert.Equal(t, StatusCompiled, build(newTC(), gfx90a), "header changed")
+	assert.Equal(t, StatusHit, build(newTC(), gfx90a), "header changed, second build")
+
+	assert.Equal(t, StatusCompiled, build(newTC(), gfx90a, "-ffast-math"), "flag")
+	assert.Equal(t, StatusCompiled, build(newTC(), gfx90a, "-DEXTRA=1"), "define")
+	assert.Equal(t, StatusHit, build(newTC(), gfx90a, "-DEXTRA=1"), "define, second build")
+	assert.Equal(t, StatusCompiled, build(newTC(), targets("gfx1030")), "target")
+	assert.Equal(t, StatusCompiled, build(newTC(), targets("gfx90a:xnack+")), "target feature")
+
+	// Compiler identity: same --version, different binary.
+	writeWrapper("v2")
+	assert.Equal(t, StatusCompiled, build(newTC(), gfx90a), "compiler binary changed")
+	assert.Equal(t, StatusHit, build(newTC(), gfx90a), "compiler binary changed, second build")
+
+	// The environment hipcc reads: only keyed for the hipcc layout.
+	h := newTC()
+	h.Layout = LayoutHIPCC
+	b := realBuilder(t, h, cacheDir)
+	b.Getenv = func(k string) string {
+		if k == "HIPCC_COMPILE_FLAGS_APPEND" {
+			return "-DFROM_ENV=1"
+		}
+		return ""
+	}
+	k1, err := b.baseKey("id", Job{Src: "vadd.hip", Target: gfx90a[0]}, src)
+	require.NoError(t, err)
+	b.Getenv = func(string) string { return "" }
+	k2, err := b.baseKey("id", Job{Src: "vadd.hip", Target: gfx90a[0]}, src)
+	require.NoError(t, err)
+	assert.NotEqual(t, k1, k2, "HIPCC_COMPILE_FLAGS_APPEND must change the key")
+}
+
+func TestRealHIPCCLayout(t *testing.T) {
+	tc := realClang(t, LayoutHIPCC)
+	dir := t.TempDir()
+	copyFiles(t, dir, "vadd.hip", "scale.h")
+	rep, err := realBuilder(t, tc, "").Build(context.Background(), Request{Sources: []string{filepath.Join(dir, "vadd.hip")}, Targets: targets("gfx1030"), OutDir: filepath.Join(dir, "out")})
+	require.NoError(t, err)
+	assert.Equal(t, "hipcc", filepath.Base(rep.Results[0].Argv[0]))
+	assert.Equal(t, StatusCompiled, rep.Results[0].Status)
+}
+
+func TestBundleMatchesClangOffloadBundler(t *testing.T) {
+	in, err := FindInstallation(FindOptions{})
+	if err != nil || in.Bundler == "" {
+		t.Skip("clang-offload-bundler not installed (CI installs llvm-15)")
+	}
+	a, _ := os.ReadFile(testdata("vadd-gfx90a.hsaco"))
+	c, _ := os.ReadFile(testdata("vadd-gfx1030.hsaco"))
+	ours := WriteBundle([]BundleEntry{{targets("gfx90a")[0], a}, {targets("gfx1030")[0], c}})
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref.hipfb")
+	cmd := exec.Command(in.Bundler, "--type=o", "--bundle-align=4096",
+		"--targets="+BundleHostID+","+BundleID(targets("gfx90a")[0])+","+BundleID(targets("gfx1030")[0]),
+		"--input=/dev/null", "--input="+testdata("vadd-gfx90a.hsaco"), "--input="+testdata("vadd-gfx1030.hsaco"), "--output="+ref)
+	outb, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", outb)
+	want, err := os.ReadFile(ref)
+	require.NoError(t, err)
+	assert.Equal(t, want, ours, "native bundle differs from clang-offload-bundler's")
+	// And the bundler reads ours back.
+	mine := filepath.Join(dir, "ours.hipfb")
+	require.NoError(t, os.WriteFile(mine, ours, 0o644))
+	list, err := exec.Command(in.Bundler, "--list", "--type=o", "--input="+mine).CombinedOutput()
+	require.NoError(t, err, "%s", list)
+	assert.Equal(t, "host-x86_64-unknown-linux\nhipv4-amdgcn-amd-amdhsa--gfx90a\nhipv4-amdgcn-amd-amdhsa--gfx1030\n", string(list))
+	// Unbundle gfx1030 and get the exact object back.
+	got := filepath.Join(dir, "got.hsaco")
+	outb, err = exec.Command(in.Bundler, "--unbundle", "--type=o", "--targets="+BundleID(targets("gfx1030")[0]),
+		"--input="+mine, "--output="+got).CombinedOutput()
+	require.NoError(t, err, "%s", outb)
+	gotb, _ := os.ReadFile(got)
+	assert.Equal(t, c, gotb)
+	ids, err := ReadBundleIDs(ours)
+	require.NoError(t, err)
+	assert.Len(t, ids, 3)
+}
