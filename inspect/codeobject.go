@@ -368,6 +368,9 @@ func align4(n int) int { return (n + 3) &^ 3 }
 // decodeMsgpack reads the v3+ metadata map.
 func (co *CodeObject) decodeMsgpack(desc []byte, where int64) error {
 	var m map[string]any
+	if err := checkMsgpack(desc); err != nil {
+		return perr(where, "NT_AMDGPU_METADATA", "not valid MessagePack: %v", err)
+	}
 	if err := msgpack.Unmarshal(desc, &m); err != nil {
 		return perr(where, "NT_AMDGPU_METADATA", "not valid MessagePack: %v", err)
 	}
@@ -426,6 +429,97 @@ func (co *CodeObject) decodeMsgpack(desc []byte, where int64) error {
 		}
 		k.Demangled = demangleName(k.Name)
 		co.Kernels = append(co.Kernels, k)
+	}
+	return nil
+}
+
+// checkMsgpack walks one MessagePack value and checks that every length fits
+// in the bytes that are left, so the decoder never allocates for a count the
+// input cannot hold.
+func checkMsgpack(b []byte) error {
+	be := binary.BigEndian
+	pos, items := 0, 1
+	need := func(n int) error {
+		if n < 0 || n > len(b)-pos {
+			return fmt.Errorf("length %d at byte %d runs past the end (%d bytes)", n, pos, len(b))
+		}
+		return nil
+	}
+	for items > 0 {
+		if pos >= len(b) {
+			return fmt.Errorf("truncated at byte %d", pos)
+		}
+		c := b[pos]
+		pos++
+		items--
+		skip, add := 0, 0
+		switch {
+		case c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3:
+		case c >= 0x80 && c <= 0x8f:
+			add = 2 * int(c&0x0f)
+		case c >= 0x90 && c <= 0x9f:
+			add = int(c & 0x0f)
+		case c >= 0xa0 && c <= 0xbf:
+			skip = int(c & 0x1f)
+		default:
+			var n, hdr int
+			switch c {
+			case 0xc4, 0xd9, 0xc7:
+				hdr = 1
+			case 0xc5, 0xda, 0xc8, 0xdc, 0xde:
+				hdr = 2
+			case 0xc6, 0xdb, 0xc9, 0xdd, 0xdf:
+				hdr = 4
+			case 0xca:
+				skip = 4
+			case 0xcb:
+				skip = 8
+			case 0xcc, 0xd0:
+				skip = 1
+			case 0xcd, 0xd1:
+				skip = 2
+			case 0xce, 0xd2:
+				skip = 4
+			case 0xcf, 0xd3:
+				skip = 8
+			case 0xd4, 0xd5, 0xd6, 0xd7, 0xd8:
+				skip = 1 + 1<<(c-0xd4)
+			default:
+				return fmt.Errorf("byte 0x%02x at %d is not a MessagePack type", c, pos-1)
+			}
+			if hdr > 0 {
+				if err := need(hdr); err != nil {
+					return err
+				}
+				switch hdr {
+				case 1:
+					n = int(b[pos])
+				case 2:
+					n = int(be.Uint16(b[pos:]))
+				case 4:
+					n = int(be.Uint32(b[pos:]))
+				}
+				pos += hdr
+				switch c {
+				case 0xdc, 0xdd:
+					add = n
+				case 0xde, 0xdf:
+					add = 2 * n
+				case 0xc7, 0xc8, 0xc9:
+					skip = n + 1
+				default:
+					skip = n
+				}
+			}
+		}
+		if err := need(skip); err != nil {
+			return err
+		}
+		pos += skip
+		items += add
+		if items > len(b)-pos {
+			return fmt.Errorf("%d items announced at byte %d, only %d bytes left", items, pos, len(b)-pos)
+		}
 	}
 	return nil
 }

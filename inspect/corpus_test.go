@@ -249,14 +249,14 @@ func checkObject(t *testing.T, e summaryEntry, co *CodeObject) {
 
 // manifest.json: descriptors, arguments and symbols.
 type manifestKernel struct {
-	Name        string           `json:"name"`
-	Symbol      string           `json:"symbol"`
-	Kernarg     int              `json:"kernarg_segment_size"`
-	MaxWG       int              `json:"max_flat_workgroup_size"`
-	Args        []map[string]any `json:"args"`
-	KDRaw       map[string]any   `json:"kd_raw"`
-	KDObjdump   map[string]any   `json:"kd_objdump"`
-	Demangled   string           `json:"demangled"`
+	Name      string           `json:"name"`
+	Symbol    string           `json:"symbol"`
+	Kernarg   int              `json:"kernarg_segment_size"`
+	MaxWG     int              `json:"max_flat_workgroup_size"`
+	Args      []map[string]any `json:"args"`
+	KDRaw     map[string]any   `json:"kd_raw"`
+	KDObjdump map[string]any   `json:"kd_objdump"`
+	Demangled string           `json:"demangled"`
 }
 
 type manifestFile struct {

@@ -27,7 +27,7 @@ type File struct {
 	// Bundles lists the bundles read (one per .hip_fatbin slot, or the file itself).
 	Bundles []Bundle `json:"bundles,omitempty"`
 	// Images lists device images that are not code objects (bitcode).
-	Images []Image   `json:"images,omitempty"`
+	Images []Image  `json:"images,omitempty"`
 	Notes  []string `json:"notes,omitempty"`
 }
 
@@ -57,8 +57,8 @@ type Compression struct {
 
 // Image is a device image that is not a finished code object.
 type Image struct {
-	Where  string `json:"where"`  // section or bundle entry
-	Kind   string `json:"kind"`   // "llvm-bitcode", "elf", ...
+	Where  string `json:"where"` // section or bundle entry
+	Kind   string `json:"kind"`  // "llvm-bitcode", "elf", ...
 	Arch   string `json:"arch,omitempty"`
 	Triple string `json:"triple,omitempty"`
 	Size   int64  `json:"size"`
@@ -327,7 +327,7 @@ func (f *File) parseCCOB(data []byte, container string, base int64) (int64, erro
 		var d *zstd.Decoder
 		d, err = zstdDecoder()
 		if err == nil {
-			raw, err = d.DecodeAll(comp, make([]byte, 0, usize))
+			raw, err = d.DecodeAll(comp, make([]byte, 0, min(usize, 16<<20)))
 		}
 	default:
 		return 0, perr(base+6, "CCOB method", "%d is neither zlib (0) nor zstd (1)", method)
