@@ -242,9 +242,10 @@ func TestOccupancyMatchesCompiler(t *testing.T) {
 			}
 		}
 	}
-	if n < 100 {
+	if n < 200 {
 		t.Fatalf("checked only %d measurements", n)
 	}
+	t.Logf("%d compiler measurements reproduced", n)
 }
 
 func TestProcessorTable(t *testing.T) {

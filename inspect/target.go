@@ -263,7 +263,19 @@ func SuggestProcessors(name string, n int) []string {
 			cs = append(cs, cand{p.Name, d})
 		}
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
+	prefix := func(s string) int {
+		n := 0
+		for n < len(s) && n < len(name) && s[n] == name[n] {
+			n++
+		}
+		return n
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].d != cs[j].d {
+			return cs[i].d < cs[j].d
+		}
+		return prefix(cs[i].name) > prefix(cs[j].name)
+	})
 	var out []string
 	for _, c := range cs {
 		if len(out) == n {
