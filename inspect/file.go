@@ -62,6 +62,7 @@ type Image struct {
 	Arch   string `json:"arch,omitempty"`
 	Triple string `json:"triple,omitempty"`
 	Size   int64  `json:"size"`
+	Data   []byte `json:"-"`
 }
 
 // HashMismatchError reports a compressed bundle whose MD5 does not match.
@@ -222,10 +223,10 @@ func (f *File) addPayload(payload []byte, container, id string, off int64) error
 		co.Container, co.Entry, co.Offset = container, id, off
 		f.Objects = append(f.Objects, co)
 	case bytes.HasPrefix(payload, []byte("BC\xc0\xde")), bytes.HasPrefix(payload, []byte{0xde, 0xc0, 0x17, 0x0b}):
-		f.Images = append(f.Images, Image{Where: where, Kind: "llvm-bitcode", Arch: archOfID(id), Size: int64(len(payload))})
+		f.Images = append(f.Images, Image{Where: where, Kind: "llvm-bitcode", Arch: archOfID(id), Size: int64(len(payload)), Data: payload})
 		f.addNote(NoteBitcode)
 	default:
-		f.Images = append(f.Images, Image{Where: where, Kind: "unknown", Arch: archOfID(id), Size: int64(len(payload))})
+		f.Images = append(f.Images, Image{Where: where, Kind: "unknown", Arch: archOfID(id), Size: int64(len(payload)), Data: payload})
 	}
 	return nil
 }
@@ -512,7 +513,7 @@ func (f *File) parseOffloading(sd []byte, where string, base int64) error {
 			co.Container, co.Entry, co.Offset = where, strs["triple"]+"--"+strs["arch"], base+int64(pos)+int64(imgOff)
 			f.Objects = append(f.Objects, co)
 		} else {
-			f.Images = append(f.Images, Image{Where: where, Kind: kind, Arch: strs["arch"], Triple: strs["triple"], Size: int64(imgSize)})
+			f.Images = append(f.Images, Image{Where: where, Kind: kind, Arch: strs["arch"], Triple: strs["triple"], Size: int64(imgSize), Data: img})
 			if kind == "llvm-bitcode" {
 				f.addNote(NoteBitcode)
 			}
