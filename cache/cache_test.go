@@ -3,8 +3,8 @@ package cache
 import (
 	"bytes"
 	"crypto/sha256"
-	"io"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"

@@ -37,9 +37,9 @@ type Trimmed struct {
 	KeptBytes int64   // bytes left
 }
 
-// matchTarget reports whether an entry's target ID matches want: equal, or
+// MatchTarget reports whether an entry's target ID matches want: equal, or
 // want is the processor alone ("gfx90a" matches "gfx90a:xnack+").
-func matchTarget(target, want string) bool {
+func MatchTarget(target, want string) bool {
 	if target == want {
 		return true
 	}
@@ -48,7 +48,7 @@ func matchTarget(target, want string) bool {
 }
 
 func (p Policy) matches(m Meta) bool {
-	if p.Target != "" && !matchTarget(m.Target, p.Target) {
+	if p.Target != "" && !MatchTarget(m.Target, p.Target) {
 		return false
 	}
 	if p.Toolchain != "" && !strings.Contains(m.Toolchain, p.Toolchain) {
