@@ -8,11 +8,11 @@ import (
 // predefined are the macros a CUDA 12.6 host compile defines, used when
 // deciding which preprocessor branches are active.
 var predefined = map[string]string{
-	"__CUDACC__":     "1",
-	"__NVCC__":       "1",
-	"__cplusplus":    "201703L",
-	"__linux__":      "1",
-	"__x86_64__":     "1",
+	"__CUDACC__":  "1",
+	"__NVCC__":    "1",
+	"__cplusplus": "201703L",
+	"__linux__":   "1",
+	"__x86_64__":  "1",
 }
 
 type condFrame struct {
@@ -189,7 +189,11 @@ func (e *condEval) expr(minPrec int) int64 {
 			return l
 		}
 		e.i++
+		bad := e.bad
 		r := e.expr(p)
+		if tk.lit == "&&" && l == 0 || tk.lit == "||" && l != 0 {
+			e.bad = bad // short-circuit: the right side's value does not matter
+		}
 		l = binop(tk.lit, l, r, &e.bad)
 	}
 }

@@ -75,6 +75,10 @@ func mapHeader(name string, o *Options) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	if name == "cuda_bf16.h" && !o.HIPVersion.IsZero() && o.HIPVersion.Less(Version{Major: 6}) {
+		// hip/hip_bf16.h arrived with ROCm 6.0; older HIP has hip_bfloat16
+		return "hip/hip_bfloat16.h", true
+	}
 	if o.MIOpen && h.miopen != "" {
 		return h.miopen, true
 	}

@@ -168,12 +168,12 @@ func (t *translator) insertRuntimeInclude() {
 	if tk.kind == HASH && (tk.lit == "#pragma" && t.next(first) < len(t.toks) && t.toks[t.next(first)].lit == "once" ||
 		tk.lit == "#ifndef" && t.isGuard(first)) {
 		end := lineEnd(first)
-		t.addEdit(end, end, "\n"+inc)
+		t.fixed = append(t.fixed, edit{end, end, "\n" + inc})
 		t.rep.Replaced["include"]++
 		return
 	}
 	start := tk.pos.Offset - (tk.pos.Column - 1)
-	t.addEdit(start, start, inc+"\n")
+	t.fixed = append(t.fixed, edit{start, start, inc + "\n"})
 	t.rep.Replaced["include"]++
 }
 
@@ -276,6 +276,9 @@ func (t *translator) ident(i int) {
 		}
 		return
 	}
+	if !e.HIPDeprecated.IsZero() && !t.opt.NoHazards && (t.opt.HIPVersion.IsZero() || !t.opt.HIPVersion.Less(e.HIPDeprecated)) {
+		t.hazardOnce(tk.pos, "deprecated", tk.lit, tk.lit+" -> "+to+": deprecated since HIP "+e.HIPDeprecated.String()+"; prefer the replacement HIP documents")
+	}
 	if e.HIPExperimental && !t.opt.NoHazards {
 		t.hazardOnce(tk.pos, "experimental", tk.lit, tk.lit+" -> "+to+" is experimental in HIP: check its behaviour")
 	}
@@ -296,6 +299,10 @@ func (t *translator) stringLit(i int) {
 	changed := false
 	last := 0
 	for j := 0; j < len(lit); {
+		if lit[j] == '\\' { // an escape (\n, \x41...) is not the start of a word
+			j += 2
+			continue
+		}
 		if !isLetter(lit[j]) {
 			j++
 			continue
@@ -305,10 +312,6 @@ func (t *translator) stringLit(i int) {
 			k++
 		}
 		w := lit[j:k]
-		if j > 0 && lit[j-1] == '\\' { // \n, \t...: not a word start
-			j = k
-			continue
-		}
 		if e, ok := Lookup(w); ok {
 			if to, _ := t.target(e); to != "" && to != w {
 				b.WriteString(lit[last:j])

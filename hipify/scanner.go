@@ -303,7 +303,7 @@ func (s *Scanner) Scan() (pos Pos, tok Token, lit string) {
 }
 
 // prefixedLiteral scans an encoding-prefixed or raw string/char literal
-// (L"", u8"", u'', R"x(...)x", u8R"(...)") at s.off, if there is one.
+// (L"", u8"", u”, R"x(...)x", u8R"(...)") at s.off, if there is one.
 func (s *Scanner) prefixedLiteral() (Token, bool) {
 	src := s.src[s.off:]
 	i := 0

@@ -133,7 +133,8 @@ type translator struct {
 	serrs  ErrorList
 	seenHz map[string]bool
 	perms  []pendingPerm
-	rocLib bool // the file includes a cuBLAS/cuSPARSE/cuSOLVER header
+	fixed  []edit // insertions that never become part of an enclosing edit (the hip_runtime.h include)
+	rocLib bool   // the file includes a cuBLAS/cuSPARSE/cuSOLVER header
 
 	templKernels map[string]bool // kernels declared as templates, and macros naming template kernels
 }
@@ -313,10 +314,17 @@ func (t *translator) rangeEmpty(r [2]int) bool {
 
 // apply writes src with the edits applied.
 func (t *translator) apply() []byte {
+	t.edits = append(t.edits, t.fixed...)
 	if len(t.edits) == 0 {
 		return t.src
 	}
-	sort.SliceStable(t.edits, func(i, j int) bool { return t.edits[i].start < t.edits[j].start })
+	sort.SliceStable(t.edits, func(i, j int) bool {
+		a, b := t.edits[i], t.edits[j]
+		if a.start != b.start {
+			return a.start < b.start
+		}
+		return a.end == a.start && b.end != b.start // insertions before replacements at the same offset
+	})
 	var b bytes.Buffer
 	b.Grow(len(t.src) + len(t.src)/8)
 	last := 0

@@ -1,0 +1,366 @@
+package hipify
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got))
+}
+
+func tr(t *testing.T, src string, o Options) (string, *Report) {
+	t.Helper()
+	out, rep, err := Translate("t.cu", []byte(src), o)
+	require.NoError(t, err)
+	return string(out), rep
+}
+
+func TestCommentsAndIdentifiersUntouched(t *testing.T) {
+	src := "#include <cuda_runtime.h>\n" +
+		"// cudaMalloc allocates; see also cudaFree\n" +
+		"/* cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice) */\n" +
+		"int mycudaMallocCount = 0; int cudaMallocx; int x_cudaFree;\n" +
+		"void f(float **p) { cudaMalloc(p, 4); s.cudaMalloc = 1; }\n"
+	out, rep := tr(t, src, Options{})
+	assert.Equal(t, "#include <hip/hip_runtime.h>\n"+
+		"// cudaMalloc allocates; see also cudaFree\n"+
+		"/* cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice) */\n"+
+		"int mycudaMallocCount = 0; int cudaMallocx; int x_cudaFree;\n"+
+		"void f(float **p) { hipMalloc(p, 4); s.cudaMalloc = 1; }\n", out)
+	assert.Equal(t, 1, rep.Replaced["runtime"])
+	assert.Equal(t, 1, rep.Replaced["include"])
+	assert.True(t, rep.Changed)
+}
+
+func TestStringLiteralsWholeWordsOnly(t *testing.T) {
+	out, _ := tr(t, `#include <hip/hip_runtime.h>
+const char *a = "cudaMalloc failed: cudaErrorMemoryAllocation";
+const char *b = "mycudaMalloc cudaMallocX \ncudaFree";
+const char *c = R"(cudaMemcpy)";
+char d = 'c';
+`, Options{})
+	assert.Equal(t, `#include <hip/hip_runtime.h>
+const char *a = "hipMalloc failed: hipErrorOutOfMemory";
+const char *b = "mycudaMalloc cudaMallocX \nhipFree";
+const char *c = R"(hipMemcpy)";
+char d = 'c';
+`, out)
+}
+
+func TestIncludes(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"dedupe", "#include <cuda.h>\n#include <cuda_runtime.h>\n#include <stdio.h>\n",
+			"#include <hip/hip_runtime.h>\n\n#include <stdio.h>\n"},
+		{"insert before first include", "// header\n#include <stdio.h>\nint x;\n",
+			"// header\n#include <hip/hip_runtime.h>\n#include <stdio.h>\nint x;\n"},
+		{"after pragma once", "#pragma once\n#include <vector>\n", "#pragma once\n#include <hip/hip_runtime.h>\n#include <vector>\n"},
+		{"after include guard", "#ifndef A_H\n#define A_H\nint x;\n#endif\n", "#ifndef A_H\n#include <hip/hip_runtime.h>\n#define A_H\nint x;\n#endif\n"},
+		{"libraries", "#include \"cublas_v2.h\"\n#include <cufft.h>\n#include <curand_kernel.h>\n#include <cub/cub.cuh>\n#include <cuda_fp16.h>\n",
+			"#include <hip/hip_runtime.h>\n#include \"hipblas.h\"\n#include <hipfft/hipfft.h>\n#include <hiprand/hiprand_kernel.h>\n#include <hipcub/hipcub.hpp>\n#include <hip/hip_fp16.h>\n"},
+		{"already hip", "#include <hip/hip_runtime.h>\n", "#include <hip/hip_runtime.h>\n"},
+	} {
+		out, _ := tr(t, tc.src, Options{})
+		assert.Equal(t, tc.want, out, tc.name)
+	}
+	out, _ := tr(t, "#include <cublas_v2.h>\n#include <curand.h>\n", Options{Roc: true})
+	assert.Equal(t, "#include <hip/hip_runtime.h>\n#include <rocblas.h>\n#include <rocrand/rocrand.h>\n", out)
+	out, _ = tr(t, "#include <cuda_bf16.h>\n", Options{HIPVersion: Version{5, 2, 0}})
+	assert.Contains(t, out, "#include <hip/hip_bfloat16.h>", "ROCm 5.x has no hip_bf16.h")
+}
+
+func TestKernelLaunches(t *testing.T) {
+	src := "#include <hip/hip_runtime.h>\n" +
+		"void f() {\n" +
+		"  k<<<g, b>>>(x, y);\n" +
+		"  k<<<dim3(1, 2), b, shmem, stream>>>();\n" +
+		"  ns::kern<float, std::pair<int, int>><<<g, b, 0, s>>>(a, std::min(x, y));\n" +
+		"  axpy<float><<<n / 256 + (n % 256 != 0), 256>>>(a, MACRO(x, y));\n" +
+		"  ::top<<<1, 1>>>(cudaStreamPerThread);\n" +
+		"}\n"
+	out, rep := tr(t, src, Options{})
+	assert.Contains(t, out, "k<<<g, b>>>(x, y);", "launches keep <<<>>> by default")
+	assert.Contains(t, out, "::top<<<1, 1>>>(hipStreamPerThread);")
+	assert.Zero(t, rep.Replaced["launch"])
+	out, rep = tr(t, src, Options{KernelExecutionSyntax: true})
+	assert.Equal(t, "#include <hip/hip_runtime.h>\n"+
+		"void f() {\n"+
+		"  hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, x, y);\n"+
+		"  hipLaunchKernelGGL(k, dim3(1, 2), dim3(b), shmem, stream);\n"+
+		"  hipLaunchKernelGGL(HIP_KERNEL_NAME(ns::kern<float, std::pair<int, int>>), dim3(g), dim3(b), 0, s, a, std::min(x, y));\n"+
+		"  hipLaunchKernelGGL(HIP_KERNEL_NAME(axpy<float>), dim3(n / 256 + (n % 256 != 0)), dim3(256), 0, 0, a, MACRO(x, y));\n"+
+		"  hipLaunchKernelGGL(::top, dim3(1), dim3(1), 0, 0, hipStreamPerThread);\n"+
+		"}\n", out)
+	assert.Equal(t, 5, rep.Replaced["launch"])
+	again, _ := tr(t, out, Options{KernelExecutionSyntax: true})
+	assert.Equal(t, out, again)
+}
+
+func TestSkipExcludedBlocks(t *testing.T) {
+	src := "#include <hip/hip_runtime.h>\n#ifdef USE_OLD\ncudaMalloc(&p, n);\n#else\ncudaFree(p);\n#endif\n#if defined(X) && X > 2\ncudaDeviceReset();\n#endif\n"
+	out, _ := tr(t, src, Options{})
+	assert.NotContains(t, out, "cuda", "by default every branch is translated")
+	out, _ = tr(t, src, Options{SkipExcluded: true})
+	assert.Contains(t, out, "cudaMalloc(&p, n);")
+	assert.Contains(t, out, "hipFree(p);")
+	assert.Contains(t, out, "cudaDeviceReset();")
+	out, _ = tr(t, src, Options{SkipExcluded: true, Defines: map[string]string{"USE_OLD": "1", "X": "3"}})
+	assert.Contains(t, out, "hipMalloc(&p, n);")
+	assert.Contains(t, out, "cudaFree(p);")
+	assert.Contains(t, out, "hipDeviceReset();")
+}
+
+func TestVersionAndExperimentalGates(t *testing.T) {
+	src := "#include <hip/hip_runtime.h>\nvoid f() { cudaMallocAsync(&p, n, s); cudaInitDevice(0, 0, 0); }\n"
+	out, rep := tr(t, src, Options{HIPVersion: Version{5, 1, 0}})
+	assert.Contains(t, out, "cudaMallocAsync(&p, n, s)", "hipMallocAsync needs HIP 5.2")
+	require.Len(t, rep.Unsupported, 2)
+	assert.Equal(t, "t.cu:2:12", rep.Unsupported[0].Where)
+	assert.Contains(t, rep.Unsupported[0].Msg, "needs HIP 5.2.0")
+	assert.Equal(t, "t.cu:2:39", rep.Unsupported[1].Where)
+	assert.Contains(t, rep.Unsupported[1].Msg, "cudaInitDevice has no HIP equivalent")
+	out, rep = tr(t, src, Options{HIPVersion: Version{6, 2, 0}})
+	assert.Contains(t, out, "hipMallocAsync(&p, n, s)")
+	assert.Len(t, rep.Unsupported, 1)
+
+	// an API HIP marks experimental is translated only with Experimental
+	var exp string
+	for name, e := range table {
+		if e.HIPExperimental && e.HIP != "" && !e.Type && strings.HasPrefix(name, "cuda") {
+			exp = name
+			break
+		}
+	}
+	require.NotEmpty(t, exp)
+	out, rep = tr(t, exp+"(x);\n", Options{NoInclude: true})
+	assert.Equal(t, exp+"(x);\n", out)
+	assert.Contains(t, rep.Unsupported[0].Msg, "--experimental")
+	out, _ = tr(t, exp+"(x);\n", Options{NoInclude: true, Experimental: true})
+	assert.Equal(t, table[exp].HIP+"(x);\n", out)
+}
+
+func TestHazards(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "hipify", "hazards.cu"))
+	require.NoError(t, err)
+	_, rep, err := Translate("hazards.cu", src, Options{})
+	require.NoError(t, err)
+	var got []string
+	for _, d := range rep.Hazards {
+		got = append(got, d.Where+" "+d.Code)
+	}
+	assert.Equal(t, []string{
+		"hazards.cu:2:19 warp-size",   // #define WARP_SIZE 32
+		"hazards.cu:5:28 warp-size",   // threadIdx.x % 32
+		"hazards.cu:6:25 warp-size",   // & 31
+		"hazards.cu:7:16 warp-size",   // ballot into unsigned
+		"hazards.cu:7:16 sync-mask",   // __ballot_sync mask dropped
+		"hazards.cu:7:30 warp-size",   // 0xffffffff mask
+		"hazards.cu:8:8 sync-mask",    // __shfl_down_sync
+		"hazards.cu:8:25 warp-size",   // 0xffffffff mask
+		"hazards.cu:9:3 inline-asm",   // asm volatile
+		"hazards.cu:10:3 half-type",   // __nv_bfloat16
+		"hazards.cu:11:3 half-type",   // __half
+		"hazards.cu:14:1 texture-ref", // texture<>
+	}, got)
+	_, rep, _ = Translate("hazards.cu", src, Options{NoHazards: true})
+	assert.Empty(t, rep.Hazards)
+}
+
+func TestBadInput(t *testing.T) {
+	_, _, err := Translate("bin.cu", []byte("int x;\nab\x00cd"), Options{})
+	var ie *InputError
+	require.ErrorAs(t, err, &ie)
+	require.ErrorIs(t, err, ErrBinary)
+	assert.Equal(t, "bin.cu:2:3: binary data (NUL byte); not a CUDA source", err.Error())
+	_, _, err = Translate("latin1.cu", []byte("// caf\xe9\nint x;\n"), Options{})
+	require.ErrorAs(t, err, &ie)
+	assert.Equal(t, "latin1.cu:1:7: invalid UTF-8 (byte 0xe9); not a CUDA source in UTF-8", err.Error())
+	// lexical errors do not stop the translation
+	out, _, err := Translate("open.cu", []byte("cudaFree(p); /* never closed"), Options{NoInclude: true})
+	require.NoError(t, err)
+	assert.Equal(t, "hipFree(p); /* never closed", string(out))
+}
+
+// The realistic kernels translate to the goldens, and translating a golden
+// again changes nothing (idempotence, as gofmt checks).
+func TestGoldens(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "hipify", "cuda", "*.cu"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		opt := Options{HIPVersion: Version{5, 2, 0}}
+		if bytes.Contains(src, []byte("rocmk-hipify: --hip-kernel-execution-syntax")) {
+			opt.KernelExecutionSyntax = true
+		}
+		out, rep, err := Translate(filepath.Base(f), src, opt)
+		require.NoError(t, err)
+		assert.Empty(t, rep.Unsupported, f)
+		golden(t, strings.TrimSuffix(f, ".cu")+".hip.golden", out)
+		again, rep2, err := Translate(filepath.Base(f), out, opt)
+		require.NoError(t, err)
+		assert.Equal(t, string(out), string(again), "idempotent: %s", f)
+		assert.False(t, rep2.Changed)
+	}
+}
+
+func TestIdempotentOnConformanceSuite(t *testing.T) {
+	n := 0
+	err := filepath.Walk(conformanceDir, func(p string, fi os.FileInfo, err error) error {
+		require.NoError(t, err)
+		if fi.IsDir() || !strings.HasSuffix(p, ".cu") && !strings.HasSuffix(p, ".cpp") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		require.NoError(t, err)
+		args, clang, _ := runOptions(string(src))
+		opt, err := optionsFor(args, clang)
+		require.NoError(t, err)
+		out, _, err := Translate(p, src, opt)
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return nil // a Windows-1252 test file: rejected with its position, as non-UTF-8 input is
+		}
+		require.NoError(t, err)
+		again, _, err := Translate(p, out, opt)
+		require.NoError(t, err)
+		if !assert.Equal(t, string(out), string(again), p) {
+			return filepath.SkipAll
+		}
+		n++
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Greater(t, n, 100)
+}
+
+func FuzzTranslate(f *testing.F) {
+	for _, s := range []string{
+		"#include <cuda_runtime.h>\nk<<<1,2>>>(x);\n", "/* x", "\"abc", "R\"x(", "#if A\n#elif\n#endif", "a<<<>>>()",
+		"cudaMemcpyToSymbol(x, y, 4);", "__shfl_down_sync(0xffffffff, v, 1)", "#define K k<<<1,1>>>\nK();",
+		"template<class T> __global__ void k(); k<int><<<a,b,c,d>>>(e);", "'\\''", "#include \"cuda.h\"\n#pragma once", "A<<<0,0>>>()",
+	} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "hipify", "cuda", "*.cu"))
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b, true)
+		}
+	}
+	f.Fuzz(func(t *testing.T, src []byte, launch bool) {
+		opt := Options{KernelExecutionSyntax: launch}
+		out, rep, err := Translate("fuzz.cu", src, opt)
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("unexpected error type %T: %v", err, err)
+			}
+			return
+		}
+		if rep == nil {
+			t.Fatal("nil report")
+		}
+		again, _, err := Translate("fuzz.cu", out, opt)
+		if err != nil {
+			t.Fatalf("output is not valid input: %v", err)
+		}
+		if !bytes.Equal(out, again) {
+			t.Fatalf("not idempotent:\nin:  %q\nout: %q\nout2: %q", src, out, again)
+		}
+	})
+}
+
+// benchCorpus is the realistic kernels and launchers, replicated to a few
+// thousand lines.
+func benchCorpus(b *testing.B) ([]byte, int) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "hipify", "cuda", "*.cu"))
+	require.NoError(b, err)
+	var corpus []byte
+	for len(bytes.Split(corpus, []byte("\n"))) < 4000 {
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			require.NoError(b, err)
+			corpus = append(corpus, data...)
+		}
+	}
+	return corpus, bytes.Count(corpus, []byte("\n"))
+}
+
+// BenchmarkTranslate measures single-threaded lines/s with the hazard and
+// unsupported-API analysis on.
+func BenchmarkTranslate(b *testing.B) {
+	corpus, lines := benchCorpus(b)
+	Entries()
+	b.SetBytes(int64(len(corpus)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := Translate("corpus.cu", corpus, Options{KernelExecutionSyntax: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+var hipVersionRe = regexp.MustCompile(`HIP version: (\d+)\.(\d+)`)
+
+// TestCompileWithHipcc hipifies the realistic kernels and compiles them with
+// the real hipcc for gfx90a.
+func TestCompileWithHipcc(t *testing.T) {
+	hipcc, err := exec.LookPath("hipcc")
+	if err != nil {
+		t.Skip("hipcc not found on PATH: install ROCm (scripts/install-toolchain.sh) to run the compile check")
+	}
+	if testing.Short() {
+		t.Skip("compiles with hipcc; skipped in -short")
+	}
+	ver := Version{5, 2, 0}
+	if out, err := exec.Command(hipcc, "--version").CombinedOutput(); err == nil {
+		if m := hipVersionRe.FindSubmatch(out); m != nil {
+			ver, _ = ParseVersion(string(m[1]) + "." + string(m[2]))
+		}
+	}
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "hipify", "cuda", "*.cu"))
+	require.NoError(t, err)
+	files = append(files, filepath.Join("..", "kernels", "cuda", "candle_ops.cu"))
+	dir := t.TempDir()
+	for _, f := range files {
+		f := f
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			require.NoError(t, err)
+			out, rep, err := Translate(filepath.Base(f), src, Options{HIPVersion: ver, KernelExecutionSyntax: strings.Contains(f, "launcher")})
+			require.NoError(t, err)
+			require.Empty(t, rep.Unsupported)
+			hip := filepath.Join(dir, strings.TrimSuffix(filepath.Base(f), ".cu")+".hip")
+			require.NoError(t, os.WriteFile(hip, out, 0o644))
+			cmd := exec.Command(hipcc, "--offload-arch=gfx90a", "-c", "-x", "hip", hip, "-o", hip+".o")
+			msg, err := cmd.CombinedOutput()
+			require.NoError(t, err, "hipcc failed:\n%s", msg)
+			fi, err := os.Stat(hip + ".o")
+			require.NoError(t, err)
+			assert.Greater(t, fi.Size(), int64(1000))
+		})
+	}
+}
