@@ -1,16 +1,514 @@
 package commands
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/rocmk/rocmk/compile"
 )
 
-// Placeholder: replaced by the real command.
 func doctorCommand() *cli.Command {
 	return &cli.Command{
-		Name:   "doctor",
-		Usage:  "(not implemented yet)",
-		Action: func(*cli.Context) error { return errors.New("doctor: not implemented yet") },
+		Name:  "doctor",
+		Usage: "report the toolchain, device libraries, GPUs, target selection, cache and runtime libraries",
+		Description: `One report of everything rocmk finds on this machine, like 'go env' and
+'hipconfig --full': the ROCm/HIP toolchain (clang, hipcc, clang-offload-bundler,
+device libraries and the gfx targets they cover, HIP and ROCm versions), the
+GPUs (KFD sysfs, amdgpu-arch/rocminfo, nvidia-smi), which targets 'rocmk build'
+would pick and why, the build cache, and the GPU runtime libraries 'rocmk verify'
+can load (found on the loader path; nothing is loaded).
+
+Exit status 0 means 'rocmk build' can run; 4 means no usable toolchain (the
+report says what to install). --json prints the same report as one document.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "rocm-path", Usage: "ROCm install to use (default: ROCM_PATH, /opt/rocm, Debian /usr)"},
+			&cli.StringSliceFlag{Name: "arch", Usage: "targets to check the selection with (as 'rocmk build --arch')"},
+		},
+		Action: func(c *cli.Context) error {
+			env := envOf(c)
+			g := globals(c)
+			opts := doctorOptions{ROCmPath: c.String("rocm-path"), Arch: c.StringSlice("arch"), CacheDir: g.CacheDir, CacheDirFlag: c.IsSet("cache-dir") || isSetAbove(c, "cache-dir")}
+			return runDoctor(opts, env, newUI(env, g))
+		},
 	}
+}
+
+func isSetAbove(c *cli.Context, name string) bool {
+	for _, ctx := range c.Lineage() {
+		if ctx.IsSet(name) {
+			return true
+		}
+	}
+	return false
+}
+
+type doctorOptions struct {
+	ROCmPath     string
+	Arch         []string
+	CacheDir     string // --cache-dir or ROCMK_CACHE_DIR ("" = default)
+	CacheDirFlag bool
+}
+
+// doctorCgo is whether this binary was built with cgo ("true", "false" or
+// "unknown"); tests pin it.
+var doctorCgo = buildSetting("CGO_ENABLED")
+
+func buildSetting(key string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == key {
+				switch s.Value {
+				case "1":
+					return "true"
+				case "0":
+					return "false"
+				}
+				return s.Value
+			}
+		}
+	}
+	return "unknown"
+}
+
+type doctorDoc struct {
+	OK           bool                  `json:"ok"` // rocmk build can run
+	Rocmk        doctorRocmk           `json:"rocmk"`
+	Toolchain    *compile.Installation `json:"toolchain"`
+	ToolchainErr string                `json:"toolchain_error,omitempty"`
+	GPUs         []compile.GPU         `json:"gpus"`
+	GPUErr       string                `json:"gpu_error,omitempty"`
+	Arch         doctorArch            `json:"arch"`
+	Cache        doctorCache           `json:"cache"`
+	Libraries    []doctorLib           `json:"runtime_libraries"`
+	Environment  map[string]string     `json:"environment"`
+	Problems     []string              `json:"problems"`
+}
+
+type doctorRocmk struct {
+	Version string `json:"version"`
+	Go      string `json:"go"`
+	OSArch  string `json:"os_arch"`
+	Cgo     string `json:"cgo"`
+}
+
+type doctorArch struct {
+	Targets []string `json:"targets"`
+	Source  string   `json:"source,omitempty"`
+	Error   string   `json:"error,omitempty"`
+	// Unbuildable lists selected targets the toolchain has no device libraries for.
+	Unbuildable []string `json:"unbuildable,omitempty"`
+}
+
+type doctorCache struct {
+	Dir    string `json:"dir"`
+	Source string `json:"source"` // "--cache-dir", "ROCMK_CACHE_DIR", "default"
+	Exists bool   `json:"exists"`
+	Files  int    `json:"files"`
+	Bytes  int64  `json:"bytes"`
+}
+
+type doctorLib struct {
+	Name    string `json:"name"`
+	For     string `json:"for"` // "verify --backend hip", ...
+	Path    string `json:"path,omitempty"`
+	Found   bool   `json:"found"`
+	Comment string `json:"comment,omitempty"`
+}
+
+// doctorEnvVars are the variables the report shows when they are set.
+var doctorEnvVars = []string{
+	"ROCM_PATH", "HIP_PATH", "HIP_CLANG_PATH", "HIP_DEVICE_LIB_PATH", "HIP_PLATFORM",
+	"ROCMK_ARCH", "PYTORCH_ROCM_ARCH", "GPU_TARGETS", "AMDGPU_TARGETS", "CANDLE_ROCM_ARCH",
+	"ROCMK_ROCM_VERSION", "CANDLE_ROCM_VERSION", "ROCMK_CACHE_DIR",
+	"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "HSA_OVERRIDE_GFX_VERSION",
+	"HIPCC_COMPILE_FLAGS_APPEND", "LD_LIBRARY_PATH", "CUDA_PATH",
+}
+
+func runDoctor(o doctorOptions, env Env, ui *UI) error {
+	fo := findOptions(env, o.ROCmPath)
+	doc := doctorDoc{
+		Rocmk:       doctorRocmk{Version: version(), Go: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH, Cgo: doctorCgo},
+		GPUs:        []compile.GPU{},
+		Environment: map[string]string{},
+		Problems:    []string{},
+	}
+	inst, tcErr := compile.FindInstallation(fo)
+	if tcErr != nil {
+		doc.ToolchainErr = tcErr.Error()
+		doc.Problems = append(doc.Problems, "no ROCm toolchain: rocmk build cannot run (install: sudo apt-get install hipcc, or set ROCM_PATH)")
+	} else {
+		doc.Toolchain = inst
+		doc.OK = true
+		if inst.DeviceLibTargets == nil {
+			inst.DeviceLibTargets = []string{}
+		}
+		for _, w := range inst.Warnings {
+			doc.Problems = append(doc.Problems, w)
+		}
+	}
+
+	gpus, gpuErr := compile.DetectGPUs(fo)
+	if gpus != nil {
+		doc.GPUs = gpus
+	}
+	if gpuErr != nil {
+		doc.GPUErr = gpuErr.Error()
+		doc.Problems = append(doc.Problems, gpuErr.Error())
+	}
+
+	ts, src, archErr := compile.SelectTargets(o.Arch, nil, env.Getenv, gpus)
+	doc.Arch = doctorArch{Targets: []string{}, Source: src}
+	for _, t := range ts {
+		doc.Arch.Targets = append(doc.Arch.Targets, t.String())
+		if inst != nil && !inst.CanCompile(t) {
+			doc.Arch.Unbuildable = append(doc.Arch.Unbuildable, t.String())
+		}
+	}
+	if archErr != nil {
+		doc.Arch.Error = archErr.Error()
+		if errors.Is(archErr, compile.ErrNoTargets) {
+			doc.Problems = append(doc.Problems, "no GPU target: rocmk build needs --arch (or ROCMK_ARCH, or a GPU)")
+		} else {
+			doc.Problems = append(doc.Problems, archErr.Error())
+		}
+	}
+	if len(doc.Arch.Unbuildable) > 0 {
+		doc.Problems = append(doc.Problems, fmt.Sprintf("the toolchain has no device libraries for %s: use a newer ROCm (ROCM_PATH) or other targets",
+			strings.Join(doc.Arch.Unbuildable, ", ")))
+	}
+
+	doc.Cache = doctorCacheOf(o, env)
+	doc.Libraries = findRuntimeLibs(fo, env, inst)
+	haveRuntime := false
+	for _, l := range doc.Libraries {
+		haveRuntime = haveRuntime || (l.Found && (strings.HasPrefix(l.Name, "libamdhip64") || l.Name == "libcuda.so.1"))
+	}
+	if !haveRuntime {
+		doc.Problems = append(doc.Problems, "no GPU runtime library (libamdhip64.so or libcuda.so.1): rocmk verify cannot run kernels")
+	} else if doc.Rocmk.Cgo == "false" {
+		doc.Problems = append(doc.Problems, "rocmk was built with CGO_ENABLED=0: rocmk verify cannot load the runtime; rebuild with cgo")
+	}
+	for _, k := range doctorEnvVars {
+		if v := env.Getenv(k); v != "" {
+			doc.Environment[k] = v
+		}
+	}
+
+	if err := ui.Result("doctor", doc, func(w io.Writer, s *Styles) error { return renderDoctor(w, s, doc) }); err != nil {
+		return err
+	}
+	if tcErr != nil {
+		return exitError{code: ExitEnvMissing, err: fmt.Errorf("doctor: %w", tcErr)}
+	}
+	return nil
+}
+
+// defaultCacheDir is os.UserCacheDir()/rocmk, read through env.Getenv.
+func defaultCacheDir(env Env) string {
+	if runtime.GOOS == "linux" {
+		if x := env.Getenv("XDG_CACHE_HOME"); filepath.IsAbs(x) {
+			return filepath.Join(x, "rocmk")
+		}
+		if h := env.Getenv("HOME"); h != "" {
+			return filepath.Join(h, ".cache", "rocmk")
+		}
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "rocmk")
+	}
+	return ""
+}
+
+func doctorCacheOf(o doctorOptions, env Env) doctorCache {
+	c := doctorCache{Dir: o.CacheDir, Source: "--cache-dir"}
+	switch {
+	case o.CacheDir == "":
+		c.Dir, c.Source = defaultCacheDir(env), "default"
+	case !o.CacheDirFlag:
+		c.Source = "ROCMK_CACHE_DIR"
+	}
+	if c.Dir == "" {
+		return c
+	}
+	root := c.Dir
+	if env.Root != "" {
+		root = filepath.Join(env.Root, c.Dir)
+	}
+	if fi, err := os.Stat(root); err == nil && fi.IsDir() {
+		c.Exists = true
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
+				c.Files++
+				c.Bytes += info.Size()
+			}
+			return nil
+		})
+	}
+	return c
+}
+
+// runtimeLibs are the libraries rocmk verify may dlopen, in preference order.
+var runtimeLibs = []struct{ name, use string }{
+	{"libamdhip64.so.7", "verify (HIP, ROCm 7)"},
+	{"libamdhip64.so.6", "verify (HIP, ROCm 6)"},
+	{"libamdhip64.so.5", "verify (HIP, ROCm 5)"},
+	{"libhiprtc.so.7", "HIP runtime compilation"},
+	{"libhiprtc.so.6", "HIP runtime compilation"},
+	{"libhiprtc.so.5", "HIP runtime compilation"},
+	{"libcuda.so.1", "verify (CUDA driver)"},
+	{"libnvrtc.so", "CUDA runtime compilation"},
+}
+
+// findRuntimeLibs looks for the runtime libraries in LD_LIBRARY_PATH, the
+// toolchain's lib dir, the usual system and ROCm/CUDA dirs, and the
+// ldconfig cache (`ldconfig -p`). Nothing is loaded.
+func findRuntimeLibs(fo compile.FindOptions, env Env, inst *compile.Installation) []doctorLib {
+	var dirs []string
+	for _, d := range filepath.SplitList(env.Getenv("LD_LIBRARY_PATH")) {
+		if d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	if inst != nil && inst.Layout == "rocm" {
+		dirs = append(dirs, inst.Root+"/lib")
+	}
+	dirs = append(dirs, "/opt/rocm/lib", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/usr/lib",
+		"/usr/local/lib", "/usr/local/cuda/lib64", "/usr/local/nvidia/lib64", "/usr/lib/wsl/lib")
+	ldcache := ldconfigCache(fo, env)
+	out := make([]doctorLib, 0, len(runtimeLibs))
+	for _, l := range runtimeLibs {
+		d := doctorLib{Name: l.name, For: l.use}
+		pattern := l.name
+		if l.name == "libnvrtc.so" {
+			pattern = "libnvrtc.so*"
+		}
+		for _, dir := range dirs {
+			full := filepath.Join(dir, pattern)
+			if env.Root != "" {
+				full = filepath.Join(env.Root, full)
+			}
+			m, _ := filepath.Glob(full)
+			sort.Strings(m)
+			if len(m) > 0 {
+				d.Found, d.Path = true, m[0]
+				if env.Root != "" {
+					d.Path = "/" + strings.TrimPrefix(filepath.ToSlash(strings.TrimPrefix(m[0], env.Root)), "/")
+				}
+				break
+			}
+		}
+		if !d.Found {
+			for name, p := range ldcache {
+				if name == l.name || (l.name == "libnvrtc.so" && strings.HasPrefix(name, "libnvrtc.so")) {
+					if !d.Found || p < d.Path {
+						d.Found, d.Path, d.Comment = true, p, "ldconfig cache"
+					}
+				}
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// ldconfigCache parses `ldconfig -p` (name => path). With a fake Root and
+// no fake runner it is skipped.
+func ldconfigCache(fo compile.FindOptions, env Env) map[string]string {
+	m := map[string]string{}
+	if env.Root != "" && env.RunTool == nil {
+		return m
+	}
+	var out []byte
+	var err error
+	if env.RunTool != nil {
+		out, err = env.RunTool("ldconfig", "-p")
+	} else {
+		p := "/sbin/ldconfig"
+		if _, e := os.Stat(p); e != nil {
+			if lp, e := lookPathOf(fo)("ldconfig"); e == nil {
+				p = lp
+			}
+		}
+		out, err = exec.Command(p, "-p").Output()
+	}
+	if err != nil {
+		return m
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		name, rest, ok := strings.Cut(line, " (")
+		if !ok {
+			continue
+		}
+		if _, path, ok := strings.Cut(rest, "=> "); ok {
+			if _, seen := m[name]; !seen {
+				m[name] = strings.TrimSpace(path)
+			}
+		}
+	}
+	return m
+}
+
+func lookPathOf(fo compile.FindOptions) func(string) (string, error) {
+	if fo.LookPath != nil {
+		return fo.LookPath
+	}
+	return exec.LookPath
+}
+
+func renderDoctor(w io.Writer, s *Styles, d doctorDoc) error {
+	var b strings.Builder
+	ok := func(text string) string { return s.OK.Render(text) }
+	bad := func(text string) string { return s.Err.Render(text) }
+	dim := func(text string) string { return s.Dim.Render(text) }
+	kv := func(k, v string) { fmt.Fprintf(&b, "  %-14s %s\n", k, v) }
+	orNone := func(v string) string {
+		if v == "" {
+			return dim("not found")
+		}
+		return v
+	}
+
+	fmt.Fprintf(&b, "%s %s (%s %s, cgo %s)\n\n", s.Header.Render("rocmk"), d.Rocmk.Version, d.Rocmk.Go, d.Rocmk.OSArch, d.Rocmk.Cgo)
+
+	if t := d.Toolchain; t != nil {
+		fmt.Fprintf(&b, "%s  %s\n", s.Header.Render("Toolchain"), ok("found")+dim(" via "+t.Source))
+		kv("root", t.Root+" ("+t.Layout+" layout)")
+		kv("clang", t.Clang+" ("+orNone(t.ClangVersion)+")")
+		kv("hipcc", orNone(t.HIPCC))
+		kv("bundler", orNone(t.Bundler))
+		kv("device libs", t.DeviceLibDir)
+		kv("", doctorWrap(fmt.Sprintf("%d targets: ", len(t.DeviceLibTargets)), t.DeviceLibTargets, 17, 78))
+		hip := orNone(t.HIPVersion)
+		if t.HIPInclude != "" {
+			hip += " (" + t.HIPInclude + ")"
+		}
+		kv("HIP", hip)
+		rocm := orNone(t.ROCmVersion)
+		if t.ROCmVersionFrom != "" {
+			rocm += dim(" (from " + t.ROCmVersionFrom + ")")
+		}
+		kv("ROCm", rocm)
+	} else {
+		fmt.Fprintf(&b, "%s  %s\n", s.Header.Render("Toolchain"), bad("not found"))
+		for _, line := range strings.Split(d.ToolchainErr, "\n") {
+			fmt.Fprintf(&b, "  %s\n", strings.TrimSpace(line))
+		}
+	}
+
+	fmt.Fprintf(&b, "\n%s\n", s.Header.Render("GPUs"))
+	if len(d.GPUs) == 0 {
+		fmt.Fprintf(&b, "  %s\n", dim("none found (no KFD GPU node, amdgpu-arch, rocminfo or nvidia-smi GPU)"))
+	}
+	for _, g := range d.GPUs {
+		fmt.Fprintf(&b, "  [%d] %-6s %-8s %s %s\n", g.Index, g.Vendor, s.Target.Render(padRight(g.Arch, 8)), g.Name, dim("("+g.Source+")"))
+	}
+	if d.GPUErr != "" {
+		fmt.Fprintf(&b, "  %s %s\n", s.Warn.Render("warning:"), d.GPUErr)
+	}
+
+	fmt.Fprintf(&b, "\n%s\n", s.Header.Render("Build targets"))
+	if d.Arch.Error != "" {
+		fmt.Fprintf(&b, "  %s\n", dim(strings.SplitN(d.Arch.Error, "\n", 2)[0]))
+	} else {
+		var ts []string
+		for _, t := range d.Arch.Targets {
+			ts = append(ts, s.Target.Render(t))
+		}
+		fmt.Fprintf(&b, "  %s %s\n", strings.Join(ts, " "), dim("(from "+d.Arch.Source+")"))
+	}
+
+	fmt.Fprintf(&b, "\n%s\n", s.Header.Render("Cache"))
+	state := "absent (created on first build)"
+	if d.Cache.Exists {
+		state = fmt.Sprintf("%d files, %s", d.Cache.Files, doctorBytes(d.Cache.Bytes))
+	}
+	kv("dir", d.Cache.Dir+dim(" ("+d.Cache.Source+")"))
+	kv("size", state)
+
+	fmt.Fprintf(&b, "\n%s\n", s.Header.Render("Runtime libraries"))
+	for _, l := range d.Libraries {
+		where := dim("not found")
+		if l.Found {
+			where = ok(l.Path)
+			if l.Comment != "" {
+				where += dim(" (" + l.Comment + ")")
+			}
+		}
+		fmt.Fprintf(&b, "  %-17s %s\n", l.Name, where)
+	}
+
+	if len(d.Environment) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", s.Header.Render("Environment"))
+		keys := make([]string, 0, len(d.Environment))
+		for k := range d.Environment {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  %s=%s\n", k, d.Environment[k])
+		}
+	}
+
+	fmt.Fprintf(&b, "\n%s\n", s.Header.Render("Summary"))
+	if d.OK {
+		fmt.Fprintf(&b, "  %s\n", ok("rocmk build can run"))
+	} else {
+		fmt.Fprintf(&b, "  %s\n", bad("rocmk build cannot run"))
+	}
+	for _, p := range d.Problems {
+		fmt.Fprintf(&b, "  - %s\n", p)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// wrapList joins items after prefix, wrapping at width with indent spaces.
+func doctorWrap(prefix string, items []string, indent, width int) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	col := indent + len(prefix)
+	for i, it := range items {
+		if i > 0 {
+			if col+1+len(it) > width {
+				b.WriteString("\n" + strings.Repeat(" ", indent))
+				col = indent
+			} else {
+				b.WriteString(" ")
+				col++
+			}
+		}
+		b.WriteString(it)
+		col += len(it)
+	}
+	return b.String()
+}
+
+func doctorBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }

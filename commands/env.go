@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/rocmk/rocmk/verify"
 )
 
 // Env is everything a command touches outside its arguments. Tests build one
@@ -17,6 +19,15 @@ type Env struct {
 	Now            func() time.Time
 	// Context is cancelled on SIGINT/SIGTERM by Main; tests may leave it nil.
 	Context context.Context
+	// Discovery fakes (toolchain, GPUs, runtime libraries; see
+	// compile.FindOptions): a filesystem root prefix ("" = "/"), PATH lookup
+	// and tool runs (nil = the real ones; with Root set, nil LookPath finds nothing).
+	Root     string
+	LookPath func(string) (string, error)
+	RunTool  func(argv ...string) ([]byte, error)
+	// OpenRuntime opens a GPU runtime for `rocmk verify` (nil = verify.Open;
+	// tests pass a fake that runs the Go references).
+	OpenRuntime func(backend string, device int, getenv func(string) string) (verify.Runtime, error)
 }
 
 // DefaultEnv returns the Env of the running process.

@@ -1,0 +1,150 @@
+package commands
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// pinDoctor makes the report independent of the Go build running the test.
+func pinDoctor(t *testing.T) {
+	old := doctorCgo
+	doctorCgo = "true"
+	t.Cleanup(func() { doctorCgo = old })
+}
+
+func normalise(r result) result {
+	for _, s := range []*string{&r.Stdout, &r.Stderr} {
+		*s = strings.ReplaceAll(*s, runtime.Version(), "GOVERSION")
+		*s = strings.ReplaceAll(*s, runtime.GOOS+"/"+runtime.GOARCH, "GOOS/GOARCH")
+	}
+	return r
+}
+
+func TestDoctorFakeMachine(t *testing.T) {
+	pinDoctor(t)
+	env := fakeMachine(t, map[string]string{"HIP_VISIBLE_DEVICES": "0"})
+	r := normalise(runRocmk(t, env, "doctor"))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	golden(t, "doctor/fake-machine.golden", r.transcript())
+	noEscapes(t, r)
+	for _, s := range []string{"/usr/bin/clang++-15 (15.0.6)", "gfx900 gfx906 gfx908 gfx90a gfx940 gfx1030 gfx1031",
+		"[0] AMD    gfx1030", "gfx1030 (from detected GPUs)", "3 files, 1.0 KiB", "/usr/lib/x86_64-linux-gnu/libamdhip64.so.5",
+		"5.2.3 (from dpkg hipcc)", "HIP_VISIBLE_DEVICES=0", "rocmk build can run"} {
+		assert.Contains(t, r.Stdout, s)
+	}
+
+	r = normalise(runRocmk(t, env, "doctor", "--json"))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	golden(t, "doctor/fake-machine-json.golden", r.transcript())
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
+	assert.Equal(t, "rocmk.doctor/v1", doc["schema"])
+	assert.Equal(t, true, doc["ok"])
+	assert.Empty(t, r.Stderr)
+}
+
+func TestDoctorArchAndCache(t *testing.T) {
+	pinDoctor(t)
+	env := fakeMachine(t, map[string]string{"ROCMK_CACHE_DIR": "/home/dev/other", "PYTORCH_ROCM_ARCH": "gfx90a;gfx1100"})
+	r := runRocmk(t, env, "doctor", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var doc doctorDoc
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
+	assert.Equal(t, doctorArch{Targets: []string{"gfx90a", "gfx1100"}, Source: "PYTORCH_ROCM_ARCH", Unbuildable: []string{"gfx1100"}}, doc.Arch)
+	assert.Equal(t, doctorCache{Dir: "/home/dev/other", Source: "ROCMK_CACHE_DIR"}, doc.Cache)
+	assert.Contains(t, strings.Join(doc.Problems, "\n"), "no device libraries for gfx1100")
+
+	r = runRocmk(t, env, "doctor", "--json", "--cache-dir", "/home/dev/.cache/rocmk", "--arch", "gfx908:xnack+")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	doc = doctorDoc{}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
+	assert.Equal(t, doctorArch{Targets: []string{"gfx908:xnack+"}, Source: "--arch"}, doc.Arch)
+	assert.Equal(t, doctorCache{Dir: "/home/dev/.cache/rocmk", Source: "--cache-dir", Exists: true, Files: 3, Bytes: 1024 + 44}, doc.Cache)
+
+	r = runRocmk(t, env, "doctor", "--arch", "gfx1100:xnack+")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, `feature xnack not supported by processor gfx1100`)
+}
+
+func TestDoctorNoToolchain(t *testing.T) {
+	pinDoctor(t)
+	env := emptyMachine(t, map[string]string{"ROCMK_ARCH": "gfx90a"})
+	r := normalise(runRocmk(t, env, "doctor"))
+	assert.Equal(t, ExitEnvMissing, r.Code)
+	golden(t, "doctor/no-toolchain.golden", r.transcript())
+	assert.Contains(t, r.Stdout, "rocmk build cannot run")
+	assert.Contains(t, r.Stderr, "apt-get install hipcc")
+
+	r = normalise(runRocmk(t, env, "doctor", "--json"))
+	assert.Equal(t, ExitEnvMissing, r.Code)
+	golden(t, "doctor/no-toolchain-json.golden", r.transcript())
+	var doc doctorDoc
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
+	assert.False(t, doc.OK)
+	assert.Nil(t, doc.Toolchain)
+	var line map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.Stderr), &line), "stderr is one JSON line in --json mode")
+	assert.Equal(t, float64(ExitEnvMissing), line["code"])
+
+	// An explicit --rocm-path that holds nothing is reported as such.
+	r = runRocmk(t, fakeMachine(t, nil), "doctor", "--rocm-path", "/opt/nothing")
+	assert.Equal(t, ExitEnvMissing, r.Code)
+	assert.Contains(t, r.Stdout, "--rocm-path=/opt/nothing")
+}
+
+func TestDoctorColour(t *testing.T) {
+	pinDoctor(t)
+	r := runRocmk(t, fakeMachine(t, map[string]string{"NO_COLOR": "1"}), "doctor")
+	require.Equal(t, 0, r.Code)
+	noEscapes(t, r)
+	r = runRocmk(t, fakeMachine(t, map[string]string{"CLICOLOR_FORCE": "1"}), "doctor")
+	require.Equal(t, 0, r.Code)
+	assert.Contains(t, r.Stdout, "\x1b[")
+	r = runRocmk(t, fakeMachine(t, map[string]string{"CLICOLOR_FORCE": "1"}), "doctor", "--json")
+	require.Equal(t, 0, r.Code)
+	noEscapes(t, r)
+	r = runRocmk(t, emptyMachine(t, map[string]string{"CLICOLOR_FORCE": "1"}), "doctor", "--json")
+	require.Equal(t, ExitEnvMissing, r.Code)
+	noEscapes(t, r)
+}
+
+// TestDoctorThisMachine runs doctor on the real machine: on the Debian
+// build machine it must name clang-15, the device-library directory and
+// its exact target list, and (with no GPU there) report none.
+func TestDoctorThisMachine(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/clang++-15"); err != nil {
+		t.Skip("Debian's clang++-15 is not installed (scripts/install-toolchain.sh installs it)")
+	}
+	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode/oclc_isa_version_90a.bc"); err != nil {
+		t.Skip("Debian's rocm-device-libs are not installed (scripts/install-toolchain.sh installs them)")
+	}
+	env := testEnv(map[string]string{"HOME": t.TempDir(), "PATH": os.Getenv("PATH")})
+	r := runRocmk(t, env, "doctor", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var doc doctorDoc
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
+	require.NotNil(t, doc.Toolchain)
+	tc := doc.Toolchain
+	assert.Equal(t, "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode", tc.DeviceLibDir)
+	if tc.ClangMajor == 15 {
+		assert.Equal(t, "/usr/bin/clang++-15", tc.Clang)
+		assert.Equal(t, "/usr/lib/llvm-15/bin/clang-offload-bundler", tc.Bundler)
+		assert.Equal(t, strings.Fields("gfx600 gfx601 gfx602 gfx700 gfx701 gfx702 gfx703 gfx704 gfx705 gfx801 gfx802 gfx803 gfx805 gfx810 "+
+			"gfx900 gfx902 gfx904 gfx906 gfx908 gfx909 gfx90a gfx90c gfx940 "+
+			"gfx1010 gfx1011 gfx1012 gfx1013 gfx1030 gfx1031 gfx1032 gfx1033 gfx1034 gfx1035 gfx1036"), tc.DeviceLibTargets)
+	}
+	_, kfdErr := os.Stat("/sys/class/kfd/kfd/topology/nodes")
+	_, smiErr := exec.LookPath("nvidia-smi")
+	if kfdErr != nil && smiErr != nil {
+		assert.Empty(t, doc.GPUs, "no KFD and no nvidia-smi here")
+		assert.Contains(t, doc.Arch.Error, "pass --arch")
+	}
+	assert.True(t, doc.OK)
+}
