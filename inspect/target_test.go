@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -221,4 +222,51 @@ func FuzzParseTarget(f *testing.F) {
 			t.Fatalf("parsed %q to unknown processor %q", s, tg.Proc)
 		}
 	})
+}
+
+// TestLLVMTargetIDs checks parsing against the target IDs LLVM itself
+// prints (testdata/inspect/targets/llvm-target-ids.txt): each parses and
+// prints back unchanged; a processor LLVM shows only without features
+// rejects both xnack and sramecc.
+func TestLLVMTargetIDs(t *testing.T) {
+	b, err := os.ReadFile(factsPath("llvm-target-ids.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withFeatures := map[string]bool{}
+	var procs []string
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		n++
+		tg, err := ParseTarget(TargetPrefix + line)
+		if err != nil {
+			t.Errorf("LLVM's %q: %v", line, err)
+			continue
+		}
+		if tg.String() != line {
+			t.Errorf("LLVM prints %q, we print %q", line, tg.String())
+		}
+		if tg.XNACK != FeatureAny || tg.SRAMECC != FeatureAny {
+			withFeatures[tg.Proc] = true
+		} else {
+			procs = append(procs, tg.Proc)
+		}
+	}
+	for _, p := range procs {
+		if withFeatures[p] {
+			continue
+		}
+		for _, f := range []string{":xnack+", ":sramecc-"} {
+			if _, err := ParseTarget(p + f); err == nil {
+				t.Errorf("%s%s accepted; LLVM shows %s without features", p, f, p)
+			}
+		}
+	}
+	if n < 90 {
+		t.Fatalf("read only %d target IDs", n)
+	}
 }
