@@ -1,16 +1,416 @@
 package commands
 
 import (
-	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/urfave/cli/v2"
+
+	"github.com/rocmk/rocmk/inspect"
 )
 
-// Placeholder: replaced by the real command.
+type inspectOptions struct {
+	Files   []string
+	Kernels []string // --kernel patterns (glob or substring)
+	Symbols bool
+	Block   int
+	LDS     int
+	Diff    bool
+	FailOn  map[string]bool
+	Extract string
+	G       globalOptions
+}
+
 func inspectCommand() *cli.Command {
 	return &cli.Command{
-		Name:   "inspect",
-		Usage:  "(not implemented yet)",
-		Action: func(*cli.Context) error { return errors.New("inspect: not implemented yet") },
+		Name:      "inspect",
+		Usage:     "show the targets, kernels, registers, LDS, spills and occupancy inside AMDGPU code objects, bundles and HIP binaries",
+		ArgsUsage: "FILE... | --diff OLD NEW",
+		Description: `Reads plain code objects (v2 legacy, v3-v6), clang offload bundles, compressed bundles
+(CCOB v1-v3, zlib or zstd; the MD5 hash is checked), host executables and objects with
+.hip_fatbin (any number of bundles), -fgpu-rdc objects and .llvm.offloading sections,
+in-process: no LLVM tools, no GPU.
+
+For each code object it prints a table of kernels: VGPRs, SGPRs, AGPRs, spills (s/v), static
+LDS, scratch per work-item, wavefront size and the occupancy (waves per SIMD) with the
+resource that limits it (vgpr, sgpr, lds, workgroup, or waves = the hardware maximum).
+Occupancy uses --block (default: the kernel's max workgroup size) and --lds bytes of dynamic
+shared memory on top of the static LDS.
+
+--diff OLD NEW compares two builds kernel by kernel (matched by target and name); with
+--fail-on CATEGORIES (spills, occupancy, vgpr, sgpr, lds, scratch, removed, all) it exits 1
+when a kernel got worse in one of them.
+
+Unreadable files are reported (file, offset, field) and skipped; the exit status is then 1.`,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "kernel", Aliases: []string{"k"}, Usage: "only kernels matching `PATTERN` (glob or substring of the mangled or demangled name; repeatable)"},
+			&cli.BoolFlag{Name: "symbols", Usage: "also list the ELF symbols of each code object, nm style"},
+			&cli.IntFlag{Name: "block", Usage: "workgroup size `N` for occupancy (default: each kernel's max workgroup size)"},
+			&cli.IntFlag{Name: "lds", Usage: "dynamic LDS `BYTES` per workgroup added to the static LDS for occupancy"},
+			&cli.BoolFlag{Name: "diff", Usage: "compare two builds: rocmk inspect --diff OLD NEW"},
+			&cli.StringFlag{Name: "fail-on", Usage: "with --diff, exit 1 on a regression in `CATEGORIES` (spills,occupancy,vgpr,sgpr,lds,scratch,removed,all)"},
+			&cli.StringFlag{Name: "extract", Usage: "write each code object and device image into `DIR`, one file each"},
+		},
+		Action: func(c *cli.Context) error {
+			opts := inspectOptions{
+				Files: c.Args().Slice(), Kernels: c.StringSlice("kernel"), Symbols: c.Bool("symbols"),
+				Block: c.Int("block"), LDS: c.Int("lds"), Diff: c.Bool("diff"), Extract: c.String("extract"), G: globals(c),
+			}
+			var err error
+			if opts.FailOn, err = inspect.ParseFailOn(c.String("fail-on")); err != nil {
+				return usagef("%v", err)
+			}
+			return runInspect(opts, envOf(c))
+		},
 	}
+}
+
+func runInspect(opts inspectOptions, env Env) error {
+	ui := newUI(env, opts.G)
+	switch {
+	case len(opts.Files) == 0:
+		return usagef("inspect: no input files (rocmk inspect FILE...)")
+	case opts.Block < 0 || opts.LDS < 0:
+		return usagef("inspect: --block and --lds must not be negative")
+	case opts.Diff && len(opts.Files) != 2:
+		return usagef("inspect: --diff takes exactly two files, OLD and NEW (got %d)", len(opts.Files))
+	case len(opts.FailOn) > 0 && !opts.Diff:
+		return usagef("inspect: --fail-on needs --diff")
+	}
+	if opts.Diff {
+		return runInspectDiff(opts, ui)
+	}
+	doc := inspectDoc{Files: []inspectFileDoc{}}
+	failed := 0
+	for _, name := range opts.Files {
+		f, err := inspect.Open(name)
+		fd := inspectFileDoc{File: name, CodeObjects: []inspectCODoc{}}
+		if err != nil {
+			failed++
+			fd.Error = err.Error()
+			reportFileError(env, ui, err)
+		}
+		if f != nil {
+			fd.fill(f, opts)
+			for _, w := range fd.warnings() {
+				ui.Warnf("%s", w)
+			}
+			if opts.Extract != "" {
+				paths, err := f.Extract(opts.Extract)
+				fd.Extracted = paths
+				if err != nil {
+					failed++
+					reportFileError(env, ui, fmt.Errorf("%s: extract: %w", name, err))
+				}
+			}
+		}
+		doc.Files = append(doc.Files, fd)
+	}
+	doc.Errors = failed
+	if err := ui.Result("inspect", doc, func(w io.Writer, s *Styles) error { return doc.text(w, s, opts) }); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return exitError{ExitFailure, fmt.Errorf("inspect: %d of %d files could not be read", failed, len(opts.Files))}
+	}
+	return nil
+}
+
+// reportFileError prints one file's error and lets the command go on (nm's policy).
+func reportFileError(env Env, ui *UI, err error) {
+	if ui.JSON {
+		return // the error is in the document
+	}
+	fmt.Fprintln(env.Stderr, ui.ErrS.Err.Render("rocmk:")+" inspect: "+err.Error())
+}
+
+// JSON document: rocmk.inspect/v1.
+type inspectDoc struct {
+	Files  []inspectFileDoc `json:"files"`
+	Errors int              `json:"errors"`
+}
+
+type inspectFileDoc struct {
+	File        string           `json:"file"`
+	Kind        string           `json:"kind,omitempty"`
+	Error       string           `json:"error,omitempty"`
+	Notes       []string         `json:"notes,omitempty"`
+	Bundles     []inspect.Bundle `json:"bundles,omitempty"`
+	Images      []inspect.Image  `json:"images,omitempty"`
+	CodeObjects []inspectCODoc   `json:"code_objects"`
+	Extracted   []string         `json:"extracted,omitempty"`
+}
+
+type inspectCODoc struct {
+	Location        string             `json:"location"`
+	Container       string             `json:"container,omitempty"`
+	Entry           string             `json:"entry,omitempty"`
+	Offset          int64              `json:"offset"`
+	Size            int64              `json:"size"`
+	Target          string             `json:"target"`
+	Processor       string             `json:"processor"`
+	Mach            string             `json:"mach"`
+	Flags           string             `json:"e_flags"`
+	Version         int                `json:"code_object_version"`
+	GenericVersion  int                `json:"generic_version,omitempty"`
+	MetaTarget      string             `json:"metadata_target,omitempty"`
+	MetadataVersion []int              `json:"metadata_version,omitempty"`
+	ELFType         string             `json:"elf_type"`
+	Kernels         []inspectKernelDoc `json:"kernels"`
+	Symbols         []inspect.Symbol   `json:"symbols,omitempty"`
+	Warnings        []string           `json:"warnings,omitempty"`
+}
+
+type inspectKernelDoc struct {
+	inspect.Kernel
+	Occupancy inspect.Occupancy `json:"occupancy"`
+}
+
+func (fd *inspectFileDoc) fill(f *inspect.File, opts inspectOptions) {
+	fd.Kind, fd.Notes, fd.Bundles, fd.Images = f.Kind, f.Notes, f.Bundles, f.Images
+	fd.CodeObjects = []inspectCODoc{}
+	for _, co := range f.Objects {
+		p := co.Target.Processor()
+		cd := inspectCODoc{
+			Location: co.Location(f.Name), Container: co.Container, Entry: co.Entry, Offset: co.Offset, Size: co.Size,
+			Target: co.Target.String(), Processor: co.ProcessorName(), Mach: fmt.Sprintf("0x%02x", co.Mach),
+			Flags: fmt.Sprintf("0x%x", co.Flags), Version: co.Version, GenericVersion: co.GenericVersion(),
+			MetaTarget: co.MetaTarget, MetadataVersion: co.MetadataVersion, ELFType: co.Type,
+			Kernels: []inspectKernelDoc{}, Warnings: co.Warnings,
+		}
+		if cd.Target == "" {
+			cd.Target = cd.Processor
+		}
+		for _, k := range co.Kernels {
+			if !kernelMatches(k, opts.Kernels) {
+				continue
+			}
+			cd.Kernels = append(cd.Kernels, inspectKernelDoc{Kernel: k, Occupancy: k.Occupancy(p, opts.Block, opts.LDS)})
+		}
+		if opts.Symbols {
+			cd.Symbols = co.Symbols
+		}
+		fd.CodeObjects = append(fd.CodeObjects, cd)
+	}
+}
+
+func (fd *inspectFileDoc) warnings() []string {
+	var out []string
+	for _, co := range fd.CodeObjects {
+		for _, w := range co.Warnings {
+			out = append(out, co.Location+": "+w)
+		}
+	}
+	return out
+}
+
+// kernelMatches applies --kernel: a glob (path.Match) or a substring of the
+// mangled or demangled name.
+func kernelMatches(k inspect.Kernel, pats []string) bool {
+	if len(pats) == 0 {
+		return true
+	}
+	for _, p := range pats {
+		for _, n := range []string{k.Name, k.Demangled} {
+			if n == "" {
+				continue
+			}
+			if ok, _ := path.Match(p, n); ok || strings.Contains(n, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (doc inspectDoc) text(w io.Writer, s *Styles, opts inspectOptions) error {
+	first := true
+	for _, fd := range doc.Files {
+		if fd.Kind == "" {
+			continue
+		}
+		if !first {
+			fmt.Fprintln(w)
+		}
+		first = false
+		var b strings.Builder
+		b.WriteString(s.Header.Render(fd.File) + ": " + fd.Kind)
+		for _, bu := range fd.Bundles {
+			if bu.Compressed != nil {
+				c := bu.Compressed
+				fmt.Fprintf(&b, " (CCOB v%d, %s, %d bytes uncompressed)", c.Version, c.Method, c.UncompressedSize)
+			}
+		}
+		if n := len(fd.CodeObjects); n != 1 || fd.Kind != "code-object" {
+			fmt.Fprintf(&b, ", %d code object%s", n, pluralS(n))
+		}
+		fmt.Fprintln(w, b.String())
+		for _, n := range fd.Notes {
+			fmt.Fprintln(w, s.Dim.Render("  note: "+n))
+		}
+		for _, im := range fd.Images {
+			arch := im.Arch
+			if arch == "" {
+				arch = "?"
+			}
+			fmt.Fprintf(w, "  %s: %s for %s (%d bytes)\n", im.Where, im.Kind, arch, im.Size)
+		}
+		for _, co := range fd.CodeObjects {
+			fmt.Fprintln(w)
+			head := co.Target
+			if co.Entry != "" || co.Container != "" {
+				head += "  " + s.Dim.Render(strings.TrimPrefix(co.Location, fd.File))
+			}
+			fmt.Fprintf(w, "%s  %s\n", s.Target.Render(head), s.Dim.Render(fmt.Sprintf("code object v%d, e_flags %s", co.Version, co.Flags)))
+			if co.Version == 2 {
+				fmt.Fprintln(w, s.Dim.Render("  legacy code object v2: no kernel descriptors"))
+			}
+			if len(co.Kernels) == 0 {
+				fmt.Fprintln(w, s.Dim.Render("  (no kernels)"))
+			} else {
+				if err := kernelTable(co.Kernels).Render(w, s); err != nil {
+					return err
+				}
+			}
+			if opts.Symbols {
+				fmt.Fprintln(w, s.Dim.Render("  symbols:"))
+				for _, sym := range co.Symbols {
+					fmt.Fprintf(w, "  %016x %s %s\n", sym.Value, sym.Kind, sym.Name)
+				}
+			}
+		}
+		for _, p := range fd.Extracted {
+			fmt.Fprintln(w, "  extracted "+p)
+		}
+	}
+	return nil
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func kernelTable(ks []inspectKernelDoc) Table {
+	t := Table{
+		Header: []string{"KERNEL", "VGPR", "SGPR", "AGPR", "SPILL s/v", "LDS", "SCRATCH", "WAVE", "BLOCK", "OCC", "LIMIT"},
+		Right:  map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true, 9: true},
+	}
+	for _, k := range ks {
+		o := k.Occupancy
+		occ := strconv.Itoa(o.WavesPerSIMD)
+		if o.MaxWaves > 0 {
+			occ += "/" + strconv.Itoa(o.MaxWaves)
+		}
+		scratch := strconv.Itoa(int(k.Scratch))
+		if k.DynamicStack {
+			scratch += "+dyn"
+		}
+		agpr := "-"
+		if k.HasAGPRCount() {
+			agpr = strconv.Itoa(k.AGPRs)
+		}
+		t.Rows = append(t.Rows, []string{
+			k.DisplayName(), strconv.Itoa(k.VGPRs), strconv.Itoa(k.SGPRs), agpr,
+			fmt.Sprintf("%d/%d", k.SGPRSpills, k.VGPRSpills), strconv.Itoa(int(k.LDS)), scratch,
+			strconv.Itoa(k.Wavefront), strconv.Itoa(o.Block), occ, o.Limiter,
+		})
+	}
+	return t
+}
+
+// --diff.
+
+type inspectDiffDoc struct {
+	Old         string               `json:"old"`
+	New         string               `json:"new"`
+	Kernels     []inspect.KernelDiff `json:"kernels"`
+	Regressions []string             `json:"regressions"` // "target kernel: category"
+	FailOn      []string             `json:"fail_on,omitempty"`
+}
+
+func runInspectDiff(opts inspectOptions, ui *UI) error {
+	var files [2]*inspect.File
+	for i, name := range opts.Files {
+		f, err := inspect.Open(name)
+		if err != nil {
+			return err
+		}
+		files[i] = f
+	}
+	doc := inspectDiffDoc{Old: opts.Files[0], New: opts.Files[1], Kernels: []inspect.KernelDiff{}, Regressions: []string{}}
+	for _, c := range inspect.FailOnCategories {
+		if opts.FailOn[c] {
+			doc.FailOn = append(doc.FailOn, c)
+		}
+	}
+	var failing []string
+	for _, d := range inspect.Diff(files[0], files[1], opts.Block, opts.LDS) {
+		if len(opts.Kernels) > 0 && !kernelMatches(inspect.Kernel{Name: d.Kernel, Demangled: d.Display}, opts.Kernels) {
+			continue
+		}
+		doc.Kernels = append(doc.Kernels, d)
+		for _, r := range d.Regressions() {
+			item := fmt.Sprintf("%s %s: %s", d.Target, displayOf(d), r)
+			doc.Regressions = append(doc.Regressions, item)
+			if opts.FailOn[r] {
+				failing = append(failing, item)
+			}
+		}
+	}
+	if err := ui.Result("inspect.diff", doc, doc.text); err != nil {
+		return err
+	}
+	if len(failing) > 0 {
+		return exitError{ExitFailure, fmt.Errorf("inspect: %d regression%s (--fail-on %s): %s", len(failing), pluralS(len(failing)), strings.Join(doc.FailOn, ","), strings.Join(failing, "; "))}
+	}
+	return nil
+}
+
+func displayOf(d inspect.KernelDiff) string {
+	if d.Display != "" {
+		return d.Display
+	}
+	return d.Kernel
+}
+
+func (doc inspectDiffDoc) text(w io.Writer, s *Styles) error {
+	t := Table{Header: []string{"TARGET", "KERNEL", "STATUS", "CHANGES"}}
+	same := 0
+	for _, d := range doc.Kernels {
+		if d.Status == "same" {
+			same++
+			continue
+		}
+		var parts []string
+		for _, c := range d.Changes {
+			p := fmt.Sprintf("%s %d -> %d", c.Field, c.Old, c.New)
+			if c.Regression {
+				p += " (worse)"
+			}
+			parts = append(parts, p)
+		}
+		t.Rows = append(t.Rows, []string{d.Target, displayOf(d), d.Status, strings.Join(parts, ", ")})
+	}
+	t.Style = func(col int, row []string) *lipgloss.Style {
+		if col == 3 && strings.Contains(row[3], "(worse)") || col == 2 && row[2] == "removed" {
+			return &s.Warn
+		}
+		return nil
+	}
+	fmt.Fprintf(w, "%s -> %s\n", doc.Old, doc.New)
+	if len(t.Rows) > 0 {
+		if err := t.Render(w, s); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "%d kernel%s compared: %d unchanged, %d changed or added/removed, %d regression%s\n",
+		len(doc.Kernels), pluralS(len(doc.Kernels)), same, len(doc.Kernels)-same, len(doc.Regressions), pluralS(len(doc.Regressions)))
+	return nil
 }

@@ -181,7 +181,7 @@ func (f *File) parseBundle(data []byte, container string, base int64) (int64, er
 		id := string(data[pos : pos+int(idLen)])
 		pos += int(idLen)
 		if off > uint64(len(data)) || size > uint64(len(data))-off {
-			return 0, perr(base+int64(pos-int(idLen)-24), fmt.Sprintf("bundle entry %q offset", id), "offset 0x%x + size %d runs past the end of the bundle (%d bytes)", off, size, len(data))
+			return 0, perr(base+int64(pos-int(idLen)-24), fmt.Sprintf("bundle entry %q", id), "offset 0x%x + size %d runs past the end of the bundle (%d bytes)", off, size, len(data))
 		}
 		b.Entries = append(b.Entries, BundleEntry{ID: id, Offset: int64(off), Size: int64(size)})
 		if e := int64(off + size); e > end {
