@@ -1,16 +1,661 @@
 package commands
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
 
+	udiff "github.com/aymanbagabas/go-udiff"
 	"github.com/urfave/cli/v2"
+
+	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/hipify"
+	"github.com/rocmk/rocmk/kernels/cuda"
 )
 
-// Placeholder: replaced by the real command.
+// defaultHIPVersion is the HIP version assumed when --hip-version is not
+// given and no ROCm toolchain is found: the version HIPIFY's tables describe.
+var defaultHIPVersion = hipify.Version{Major: 6, Minor: 3}
+
+type hipifyOptions struct {
+	Inputs         []string
+	Output         string // -o FILE or DIR
+	InPlace        bool
+	Backup         string // backup suffix for --in-place ("" = none)
+	Diff           bool
+	Check          bool
+	NoOutput       bool
+	Stats          bool
+	Sample         bool
+	QuietWarnings  bool
+	Rename         map[string]string // extension renames in tree mode: ".cu" -> ".hip"
+	HIPVersion     string
+	Translate      hipify.Options
+	G              globalOptions
+	FindToolchain  func() (string, error) // HIP version of the discovered toolchain
+	hipVersionFrom string
+}
+
 func hipifyCommand() *cli.Command {
 	return &cli.Command{
-		Name:   "hipify",
-		Usage:  "(not implemented yet)",
-		Action: func(*cli.Context) error { return errors.New("hipify: not implemented yet") },
+		Name:      "hipify",
+		Usage:     "translate CUDA sources to HIP (token-aware; no CUDA or LLVM needed)",
+		ArgsUsage: "[FILE|DIR|-]...",
+		Description: `Translates CUDA C++ to HIP using HIPIFY's CUDA-to-HIP tables: runtime, driver,
+device functions, RTC, cuComplex, cuBLAS, cuRAND, cuFFT, cuSPARSE, cuSOLVER, cuDNN, CUB.
+Comments are never changed; string literals only have whole CUDA API names renamed.
+Unsupported APIs and porting hazards (warp size 32, dropped *_sync masks, fp16/bf16 types,
+inline PTX, texture references) are reported as file:line:col diagnostics on stderr.
+
+One FILE prints to stdout (or -o FILE). A DIR (or several inputs) needs -o DIR (the tree
+is mirrored, files processed in parallel with -j) or --in-place. --diff prints a unified
+diff; --check exits 1 when anything would change or an unsupported API remains.
+hipify-clang's and hipify-perl's option names are accepted (-roc, -inplace, -o=FILE ...).`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "o", Aliases: []string{"o-dir"}, Usage: "output file, or directory for several inputs / a tree"},
+			&cli.BoolFlag{Name: "in-place", Usage: "rewrite the inputs atomically (temp file + rename)"},
+			&cli.BoolFlag{Name: "inplace", Usage: "hipify-clang/perl spelling of --in-place; keeps a .prehip backup"},
+			&cli.StringFlag{Name: "backup", Usage: "with --in-place, keep the original as FILE`SUFFIX` (e.g. .orig)"},
+			&cli.BoolFlag{Name: "diff", Usage: "print a unified diff instead of the translation"},
+			&cli.BoolFlag{Name: "check", Usage: "write nothing; exit 1 if a file would change or has unsupported APIs (for CI)"},
+			&cli.BoolFlag{Name: "stats", Aliases: []string{"print-stats"}, Usage: "print per-file and total statistics"},
+			&cli.BoolFlag{Name: "no-output", Usage: "translate and report, write nothing (hipify-perl -no-output)"},
+			&cli.BoolFlag{Name: "examine", Usage: "hipify-perl: --no-output --stats"},
+			&cli.BoolFlag{Name: "quiet-warnings", Usage: "do not print hazards and unsupported-API warnings"},
+			&cli.BoolFlag{Name: "sample", Usage: "translate rocmk's bundled CUDA sample instead of files"},
+			&cli.StringSliceFlag{Name: "rename", Usage: "in tree mode, rename extensions: `.cu=.hip` (repeatable)"},
+			&cli.StringFlag{Name: "hip-version", Usage: "HIP version `X.Y` the output must build with (default: the discovered toolchain's)"},
+			&cli.BoolFlag{Name: "hip-kernel-execution-syntax", Usage: "rewrite k<<<...>>>(...) to hipLaunchKernelGGL(...)"},
+			&cli.BoolFlag{Name: "cuda-kernel-execution-syntax", Usage: "keep <<<...>>> launches (the default)"},
+			&cli.BoolFlag{Name: "roc", Usage: "translate to roc* libraries (rocBLAS, rocSPARSE, rocRAND, rocSOLVER) where possible"},
+			&cli.BoolFlag{Name: "miopen", Usage: "translate cuDNN to MIOpen"},
+			&cli.BoolFlag{Name: "experimental", Usage: "also translate APIs HIP marks experimental"},
+			&cli.BoolFlag{Name: "amap", Usage: "hipify as much as possible (every preprocessor branch)"},
+			&cli.BoolFlag{Name: "skip-excluded-preprocessor-conditional-blocks", Usage: "leave #if branches that are inactive under -D alone"},
+			&cli.BoolFlag{Name: "default-preprocessor", Usage: "hipify-clang: same as --skip-excluded-preprocessor-conditional-blocks"},
+			&cli.BoolFlag{Name: "use-hip-data-types", Usage: "hipify-clang compatibility (accepted)"},
+			&cli.StringSliceFlag{Name: "D", Usage: "define `NAME[=VALUE]` for #if evaluation (repeatable)"},
+			&cli.BoolFlag{Name: "no-hazards", Usage: "skip the porting-hazard analysis"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := lateFlags(c); err != nil {
+				return err
+			}
+			opts, err := hipifyOptionsFrom(c)
+			if err != nil {
+				return err
+			}
+			return runHipify(c.Context, opts, envOf(c))
+		},
 	}
+}
+
+func hipifyOptionsFrom(c *cli.Context) (hipifyOptions, error) {
+	o := hipifyOptions{
+		Inputs: lateArgs(c), Output: c.String("o"), InPlace: c.Bool("in-place") || c.Bool("inplace"),
+		Backup: c.String("backup"), Diff: c.Bool("diff"), Check: c.Bool("check"),
+		Stats: c.Bool("stats") || c.Bool("examine"), NoOutput: c.Bool("no-output") || c.Bool("examine"),
+		Sample: c.Bool("sample"), QuietWarnings: c.Bool("quiet-warnings"), HIPVersion: c.String("hip-version"),
+		G: globals(c), Rename: map[string]string{},
+	}
+	if c.Bool("inplace") && o.Backup == "" {
+		o.Backup = ".prehip"
+	}
+	o.Translate = hipify.Options{
+		KernelExecutionSyntax: c.Bool("hip-kernel-execution-syntax"), Roc: c.Bool("roc"), MIOpen: c.Bool("miopen"),
+		Experimental: c.Bool("experimental"), Amap: c.Bool("amap"),
+		SkipExcluded:    c.Bool("skip-excluded-preprocessor-conditional-blocks"),
+		UseHIPDataTypes: c.Bool("use-hip-data-types"), DefaultPreprocessor: c.Bool("default-preprocessor"),
+		NoHazards: c.Bool("no-hazards"), Defines: map[string]string{},
+	}
+	for _, d := range c.StringSlice("D") {
+		k, v, ok := strings.Cut(d, "=")
+		if !ok {
+			v = "1"
+		}
+		if k == "" {
+			return o, usagef("-D %q: want NAME or NAME=VALUE", d)
+		}
+		o.Translate.Defines[k] = v
+	}
+	for _, r := range c.StringSlice("rename") {
+		from, to, ok := strings.Cut(r, "=")
+		if !ok || !strings.HasPrefix(from, ".") || !strings.HasPrefix(to, ".") {
+			return o, usagef("--rename %q: want .FROM=.TO, e.g. .cu=.hip", r)
+		}
+		o.Rename[from] = to
+	}
+	return o, nil
+}
+
+// lateFlags parses flags written after the file arguments, as hipify-clang
+// and hipify-perl allow (rocmk hipify in.cu -o out.hip); urfave/cli stops at
+// the first argument. Everything after "--" stays an argument.
+func lateFlags(c *cli.Context) error {
+	args := c.Args().Slice()
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			rest = append(rest, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		var fl cli.Flag
+		for _, f := range c.Command.Flags {
+			for _, n := range f.Names() {
+				if n == name {
+					fl = f
+				}
+			}
+		}
+		if fl == nil {
+			return usagef("flag provided but not defined: %s", a)
+		}
+		if _, isBool := fl.(*cli.BoolFlag); isBool {
+			if !hasVal {
+				val = "true"
+			}
+		} else if !hasVal {
+			if i+1 >= len(args) {
+				return usagef("flag needs an argument: %s", a)
+			}
+			i++
+			val = args[i]
+		}
+		if err := c.Set(fl.Names()[0], val); err != nil {
+			return usagef("%s: %v", a, err)
+		}
+	}
+	c.App.Metadata["hipify.args"] = rest
+	return nil
+}
+
+func lateArgs(c *cli.Context) []string {
+	if v, ok := c.App.Metadata["hipify.args"].([]string); ok {
+		return v
+	}
+	return c.Args().Slice()
+}
+
+// hipifyJob is one file to translate.
+type hipifyJob struct {
+	name string // as shown in diagnostics
+	src  string // path to read ("" for an embedded sample or stdin)
+	data []byte // content, when src is ""
+	dst  string // path to write ("" = stdout, unless --check/--diff/--no-output)
+	rel  string // path relative to the input root, for the tree
+}
+
+type hipifyResult struct {
+	job    hipifyJob
+	out    []byte
+	in     []byte
+	rep    *hipify.Report
+	err    error
+	wrote  bool
+	backup string
+}
+
+// hipifyDoc is the --json document.
+type hipifyDoc struct {
+	HIPVersion string         `json:"hip_version"`
+	Files      []hipifyFile   `json:"files"`
+	Total      hipifyTotal    `json:"total"`
+	Options    hipify.Options `json:"-"`
+}
+
+type hipifyFile struct {
+	*hipify.Report
+	Output  string `json:"output_path,omitempty"`
+	Error   string `json:"error,omitempty"`
+	Content string `json:"content,omitempty"`
+}
+
+type hipifyTotal struct {
+	Files        int            `json:"files"`
+	Changed      int            `json:"changed"`
+	Failed       int            `json:"failed"`
+	Lines        int            `json:"lines"`
+	Replacements int            `json:"replacements"`
+	Replaced     map[string]int `json:"replaced"`
+	Unsupported  int            `json:"unsupported"`
+	Hazards      int            `json:"hazards"`
+	Seconds      float64        `json:"seconds"`
+	LinesPerSec  float64        `json:"lines_per_second"`
+}
+
+func runHipify(ctx context.Context, o hipifyOptions, env Env) error {
+	ui := newUI(env, o.G)
+	hipify.Entries() // load the tables outside the per-file timings
+	if err := resolveHIPVersion(&o, env); err != nil {
+		return err
+	}
+	ui.Verbosef(1, "hipify: target HIP %s (%s)", o.Translate.HIPVersion, o.hipVersionFrom)
+	jobs, err := planHipify(o, env)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	results := make([]hipifyResult, len(jobs))
+	workers := max(1, o.G.Jobs)
+	if len(jobs) < workers {
+		workers = len(jobs)
+	}
+	var bar Progress = nopProgress{}
+	if len(jobs) > 1 {
+		bar = ui.NewProgress(len(jobs), "hipify")
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = hipifyOne(o, jobs[i], env)
+				bar.Add(1)
+			}
+		}()
+	}
+	for i := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	bar.Finish()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	return reportHipify(ui, o, results, elapsed, env)
+}
+
+// resolveHIPVersion fills Translate.HIPVersion from --hip-version, the
+// discovered toolchain, or the default.
+func resolveHIPVersion(o *hipifyOptions, env Env) error {
+	if o.HIPVersion != "" {
+		v, ok := hipify.ParseVersion(o.HIPVersion)
+		if !ok {
+			return usagef("--hip-version %q: want X.Y (e.g. 6.2)", o.HIPVersion)
+		}
+		o.Translate.HIPVersion = v
+		o.hipVersionFrom = "--hip-version"
+		return nil
+	}
+	find := o.FindToolchain
+	if find == nil {
+		find = func() (string, error) {
+			// no programs run: the version comes from hip_version.h, so this stays cheap
+			in, err := compile.FindInstallation(compile.FindOptions{Getenv: env.Getenv,
+				Run: func(...string) ([]byte, error) { return nil, errNoExec }})
+			if err != nil {
+				return "", err
+			}
+			return in.HIPVersion, nil
+		}
+	}
+	if s, err := find(); err == nil && s != "" {
+		parts := strings.SplitN(s, ".", 3)
+		if len(parts) >= 2 {
+			if v, ok := hipify.ParseVersion(parts[0] + "." + parts[1]); ok {
+				o.Translate.HIPVersion = v
+				o.hipVersionFrom = "discovered toolchain"
+				return nil
+			}
+		}
+	}
+	o.Translate.HIPVersion = defaultHIPVersion
+	o.hipVersionFrom = "default: no ROCm toolchain found"
+	return nil
+}
+
+var errNoExec = errors.New("hipify does not run programs")
+
+var cudaExts = map[string]bool{".cu": true, ".cuh": true, ".c": true, ".cc": true, ".cpp": true, ".cxx": true,
+	".h": true, ".hh": true, ".hpp": true, ".hxx": true, ".inl": true, ".inc": true}
+
+func planHipify(o hipifyOptions, env Env) ([]hipifyJob, error) {
+	writes := !o.Check && !o.Diff && !o.NoOutput && !o.G.JSON || o.G.JSON && (o.Output != "" || o.InPlace)
+	if o.InPlace && o.Output != "" {
+		return nil, usagef("--in-place and -o are exclusive")
+	}
+	if o.Sample {
+		if len(o.Inputs) > 0 {
+			return nil, usagef("--sample takes no file arguments")
+		}
+		if o.InPlace {
+			return nil, usagef("--sample cannot be translated --in-place")
+		}
+		samples := cuda.Samples()
+		names := make([]string, 0, len(samples))
+		for n := range samples {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var jobs []hipifyJob
+		for _, n := range names {
+			j := hipifyJob{name: n, data: samples[n], rel: n}
+			if o.Output != "" && writes {
+				j.dst = filepath.Join(o.Output, renameExt(n, o.Rename, ".hip"))
+			}
+			jobs = append(jobs, j)
+		}
+		return jobs, nil
+	}
+	if len(o.Inputs) == 0 {
+		return nil, usagef("no input: give CUDA files, a directory, - for stdin, or --sample")
+	}
+	type in struct {
+		path string
+		dir  bool
+	}
+	var ins []in
+	for _, p := range o.Inputs {
+		if p == "-" {
+			ins = append(ins, in{path: p})
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		ins = append(ins, in{p, fi.IsDir()})
+	}
+	tree := len(ins) > 1 || ins[0].dir
+	if tree && writes && !o.InPlace && o.Output == "" {
+		return nil, usagef("several inputs or a directory need -o DIR, --in-place, --diff or --check")
+	}
+	var jobs []hipifyJob
+	for _, x := range ins {
+		switch {
+		case x.path == "-":
+			data, err := io.ReadAll(env.Stdin)
+			if err != nil {
+				return nil, err
+			}
+			j := hipifyJob{name: "<stdin>", data: data, rel: "stdin.hip"}
+			if writes && o.Output != "" {
+				j.dst = o.Output
+			}
+			jobs = append(jobs, j)
+		case x.dir:
+			err := filepath.WalkDir(x.path, func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if d.IsDir() {
+					if p != x.path && strings.HasPrefix(d.Name(), ".") {
+						return filepath.SkipDir
+					}
+					return nil
+				}
+				if !d.Type().IsRegular() || !cudaExts[strings.ToLower(filepath.Ext(p))] {
+					return nil
+				}
+				rel, _ := filepath.Rel(x.path, p)
+				j := hipifyJob{name: p, src: p, rel: rel}
+				if writes {
+					if o.InPlace {
+						j.dst = p
+					} else {
+						j.dst = filepath.Join(o.Output, renameExt(rel, o.Rename, ""))
+					}
+				}
+				jobs = append(jobs, j)
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		default:
+			j := hipifyJob{name: x.path, src: x.path, rel: filepath.Base(x.path)}
+			if writes {
+				switch {
+				case o.InPlace:
+					j.dst = x.path
+				case o.Output != "" && tree:
+					j.dst = filepath.Join(o.Output, renameExt(filepath.Base(x.path), o.Rename, ""))
+				case o.Output != "":
+					j.dst = o.Output
+					if fi, err := os.Stat(o.Output); err == nil && fi.IsDir() {
+						j.dst = filepath.Join(o.Output, renameExt(filepath.Base(x.path), o.Rename, ""))
+					}
+				}
+			}
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs, nil
+}
+
+// renameExt applies the --rename map to a path's extension; def is used for
+// ".cu" when the map does not say (sample mode writes .hip).
+func renameExt(p string, m map[string]string, def string) string {
+	ext := filepath.Ext(p)
+	if to, ok := m[ext]; ok {
+		return strings.TrimSuffix(p, ext) + to
+	}
+	if def != "" && ext == ".cu" {
+		return strings.TrimSuffix(p, ext) + def
+	}
+	return p
+}
+
+func hipifyOne(o hipifyOptions, j hipifyJob, env Env) hipifyResult {
+	r := hipifyResult{job: j}
+	src := j.data
+	var mode fs.FileMode = 0o644
+	if j.src != "" {
+		fi, err := os.Stat(j.src)
+		if err != nil {
+			r.err = err
+			return r
+		}
+		mode = fi.Mode().Perm()
+		if src, err = os.ReadFile(j.src); err != nil {
+			r.err = err
+			return r
+		}
+	}
+	r.in = src
+	out, rep, err := hipify.Translate(j.name, src, o.Translate)
+	r.out, r.rep, r.err = out, rep, err
+	if err != nil || j.dst == "" {
+		return r
+	}
+	if o.InPlace {
+		if !rep.Changed {
+			return r
+		}
+		if mode&0o222 == 0 {
+			r.err = fmt.Errorf("%s: file is read-only; not modified", j.src)
+			return r
+		}
+		if o.Backup != "" {
+			r.backup = j.src + o.Backup
+			if err := writeFileAtomic(r.backup, src, mode); err != nil {
+				r.err = err
+				return r
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(j.dst), 0o755); err != nil {
+		r.err = err
+		return r
+	}
+	if err := writeFileAtomic(j.dst, out, mode); err != nil {
+		r.err = err
+		return r
+	}
+	r.wrote = true
+	return r
+}
+
+// writeFileAtomic writes data to a temporary file in path's directory and
+// renames it over path, so a reader never sees a half-written file and a
+// failure leaves the old content in place.
+func writeFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".rocmk-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(mode); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+func reportHipify(ui *UI, o hipifyOptions, results []hipifyResult, elapsed time.Duration, env Env) error {
+	doc := hipifyDoc{HIPVersion: o.Translate.HIPVersion.String(), Total: hipifyTotal{Replaced: map[string]int{}}}
+	var failed []error
+	var changed []string
+	var stdout bytes.Buffer
+	for _, r := range results {
+		f := hipifyFile{Report: r.rep}
+		doc.Total.Files++
+		if r.err != nil {
+			doc.Total.Failed++
+			f.Error = r.err.Error()
+			failed = append(failed, r.err)
+			ui.println(ui.Err, ui.ErrS.Err.Render("error:")+" "+r.err.Error())
+			doc.Files = append(doc.Files, f)
+			continue
+		}
+		rep := r.rep
+		if r.wrote {
+			f.Output = r.job.dst
+		}
+		doc.Total.Lines += rep.Lines
+		doc.Total.Replacements += rep.Replacements()
+		for k, v := range rep.Replaced {
+			doc.Total.Replaced[k] += v
+		}
+		doc.Total.Unsupported += len(rep.Unsupported)
+		doc.Total.Hazards += len(rep.Hazards)
+		if rep.Changed {
+			doc.Total.Changed++
+		}
+		if rep.Changed || len(rep.Unsupported) > 0 {
+			changed = append(changed, r.job.name)
+		}
+		if !o.QuietWarnings && !ui.Quiet {
+			for _, d := range rep.Unsupported {
+				ui.println(ui.Err, d.Where+": "+ui.ErrS.Warn.Render("unsupported:")+" "+d.Msg)
+			}
+			for _, d := range rep.Hazards {
+				ui.println(ui.Err, d.Where+": "+ui.ErrS.Warn.Render("hazard:")+" ["+d.Code+"] "+d.Msg)
+			}
+		}
+		switch {
+		case o.Diff:
+			if rep.Changed {
+				stdout.WriteString(udiff.Unified("a/"+strings.TrimPrefix(filepath.ToSlash(r.job.name), "/"), "b/"+strings.TrimPrefix(filepath.ToSlash(r.job.name), "/"), string(r.in), string(r.out)))
+			}
+		case o.Check || o.NoOutput:
+		case r.job.dst == "" && !ui.JSON:
+			stdout.Write(r.out)
+		case r.job.dst == "" && ui.JSON:
+			f.Content = string(r.out)
+		}
+		doc.Files = append(doc.Files, f)
+	}
+	doc.Total.Seconds = elapsed.Seconds()
+	if elapsed > 0 {
+		doc.Total.LinesPerSec = float64(doc.Total.Lines) / elapsed.Seconds()
+	}
+	if o.Check && !ui.JSON {
+		for _, n := range changed {
+			stdout.WriteString(n + "\n")
+		}
+	}
+	if !ui.JSON {
+		if _, err := ui.Out.Write(stdout.Bytes()); err != nil {
+			return err
+		}
+	}
+	statsOut := ui.Out
+	if stdout.Len() > 0 && !o.Check { // translation or diff on stdout: keep it clean
+		statsOut = ui.Err
+	}
+	err := ui.Result("hipify", doc, func(_ io.Writer, s *Styles) error {
+		if !o.Stats {
+			return nil
+		}
+		return hipifyStatsTable(doc).Render(statsOut, s)
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(failed) == 1:
+		return failed[0]
+	case len(failed) > 1:
+		return fmt.Errorf("%d of %d files failed (first: %w)", len(failed), len(results), failed[0])
+	case o.Check && len(changed) > 0:
+		if !ui.JSON {
+			ui.Infof("%d of %d files need hipify (changes or unsupported APIs)", len(changed), len(results))
+		}
+		return exitError{ExitFailure, errSilent}
+	}
+	if !o.Stats && !ui.JSON && len(results) > 1 {
+		ui.Infof("hipify: %d files, %d lines, %d replacements, %d unsupported, %d hazards in %s",
+			doc.Total.Files, doc.Total.Lines, doc.Total.Replacements, doc.Total.Unsupported, doc.Total.Hazards, elapsed.Round(time.Millisecond))
+	}
+	return nil
+}
+
+func hipifyStatsTable(doc hipifyDoc) Table {
+	t := Table{Header: []string{"FILE", "LINES", "REPLACED", "UNSUPPORTED", "HAZARDS", "TIME"}, Right: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
+	for _, f := range doc.Files {
+		if f.Report == nil {
+			continue
+		}
+		t.Rows = append(t.Rows, []string{f.File, strconv.Itoa(f.Lines), strconv.Itoa(f.Replacements()),
+			strconv.Itoa(len(f.Unsupported)), strconv.Itoa(len(f.Hazards)), f.Duration.Round(time.Microsecond).String()})
+	}
+	fam := make([]string, 0, len(doc.Total.Replaced))
+	for k, v := range doc.Total.Replaced {
+		fam = append(fam, fmt.Sprintf("%s %d", k, v))
+	}
+	sort.Strings(fam)
+	t.Rows = append(t.Rows, []string{"TOTAL", strconv.Itoa(doc.Total.Lines), strconv.Itoa(doc.Total.Replacements),
+		strconv.Itoa(doc.Total.Unsupported), strconv.Itoa(doc.Total.Hazards),
+		time.Duration(doc.Total.Seconds * float64(time.Second)).Round(time.Microsecond).String()})
+	if len(fam) > 0 {
+		t.Rows = append(t.Rows, []string{"by family: " + strings.Join(fam, ", ")})
+	}
+	return t
 }

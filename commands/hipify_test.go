@@ -1,0 +1,250 @@
+package commands
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const cudaSrc = `#include <cuda_runtime.h>
+#define WARP_SIZE 32
+// cudaMalloc in a comment stays
+__global__ void k(float *x) { x[threadIdx.x] = 1.0f; }
+int main() {
+  float *d;
+  cudaMalloc(&d, 4);
+  k<<<1, WARP_SIZE>>>(d);
+  cudaDeviceSynchronize();
+  return 0;
+}
+`
+
+type hipifyRun struct {
+	code           int
+	stdout, stderr string
+}
+
+// runHipifyCmd runs `rocmk hipify args...` in-process, with ROCM_PATH
+// pointing nowhere so the HIP version is the documented default unless
+// --hip-version is given.
+func runHipifyCmd(t *testing.T, args ...string) hipifyRun {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string {
+		if k == "ROCM_PATH" {
+			return filepath.Join(t.TempDir(), "no-rocm")
+		}
+		return ""
+	}}
+	code := run(append([]string{"rocmk", "hipify"}, args...), env)
+	return hipifyRun{code, out.String(), errb.String()}
+}
+
+func writeFile(t *testing.T, dir, name, data string, mode os.FileMode) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(data), mode))
+	return p
+}
+
+func TestHipifyStdoutAndDiagnostics(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k.cu", cudaSrc, 0o644)
+	r := runHipifyCmd(t, "--hip-version", "6.2", in)
+	require.Equal(t, 0, r.code, r.stderr)
+	golden(t, filepath.Join("hipify", "stdout.golden"), []byte(r.stdout))
+	assert.Contains(t, r.stderr, in+":2:19: hazard: [warp-size] WARP_SIZE is defined as 32")
+	assert.Contains(t, r.stdout, "// cudaMalloc in a comment stays")
+	r = runHipifyCmd(t, "--hip-version", "6.2", "--quiet-warnings", in)
+	assert.Empty(t, r.stderr)
+}
+
+func TestHipifyCheck(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k.cu", cudaSrc, 0o644)
+	r := runHipifyCmd(t, "--check", "-q", in)
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, in+"\n", r.stdout)
+	data, _ := os.ReadFile(in)
+	assert.Equal(t, cudaSrc, string(data), "--check writes nothing")
+
+	out := filepath.Join(dir, "k.hip")
+	require.Equal(t, 0, runHipifyCmd(t, "-q", "-o", out, in).code)
+	r = runHipifyCmd(t, "--check", "-q", out)
+	assert.Equal(t, 0, r.code, "translated output is clean (idempotent)")
+	assert.Empty(t, r.stdout)
+
+	// an unsupported API left in place also fails --check
+	bad := writeFile(t, dir, "u.hip", "#include <hip/hip_runtime.h>\nvoid f() { cudaInitDevice(0, 0, 0); }\n", 0o644)
+	r = runHipifyCmd(t, "--check", bad)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, bad+":2:12: unsupported: cudaInitDevice has no HIP equivalent")
+}
+
+func TestHipifyDiff(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k.cu", cudaSrc, 0o644)
+	r := runHipifyCmd(t, "--diff", "-q", in)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "--- a/"+strings.TrimPrefix(in, "/"))
+	assert.Contains(t, r.stdout, "-#include <cuda_runtime.h>\n")
+	assert.Contains(t, r.stdout, "+#include <hip/hip_runtime.h>\n")
+	assert.Contains(t, r.stdout, "+  hipMalloc(&d, 4);\n")
+	assert.Contains(t, r.stdout, "\n // cudaMalloc in a comment stays\n", "the comment is an unchanged context line")
+}
+
+func TestHipifyInPlace(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k.cu", cudaSrc, 0o640)
+	r := runHipifyCmd(t, "--in-place", "--backup", ".orig", "-q", in)
+	require.Equal(t, 0, r.code, r.stderr)
+	got, err := os.ReadFile(in)
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "hipMalloc(&d, 4);")
+	orig, err := os.ReadFile(in + ".orig")
+	require.NoError(t, err)
+	assert.Equal(t, cudaSrc, string(orig))
+	fi, err := os.Stat(in)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o640), fi.Mode().Perm(), "mode preserved")
+	left, _ := filepath.Glob(filepath.Join(dir, ".*rocmk-*"))
+	assert.Empty(t, left, "no temp files left")
+
+	// hipify-clang/perl spelling: -inplace keeps a .prehip backup
+	in2 := writeFile(t, dir, "k2.cu", cudaSrc, 0o644)
+	require.Equal(t, 0, runHipifyCmd(t, "-inplace", "-q", in2).code)
+	_, err = os.Stat(in2 + ".prehip")
+	assert.NoError(t, err)
+}
+
+func TestHipifyInPlaceLosesNothing(t *testing.T) {
+	dir := t.TempDir()
+	ro := writeFile(t, dir, "ro.cu", cudaSrc, 0o444)
+	r := runHipifyCmd(t, "--in-place", "-q", ro)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "read-only")
+	got, err := os.ReadFile(ro)
+	require.NoError(t, err)
+	assert.Equal(t, cudaSrc, string(got), "read-only file untouched")
+
+	gone := filepath.Join(dir, "vanished.cu")
+	r = runHipifyCmd(t, "--in-place", gone)
+	assert.Equal(t, 1, r.code)
+	_, err = os.Stat(gone)
+	assert.True(t, os.IsNotExist(err), "nothing created for a vanished file")
+	entries, _ := os.ReadDir(dir)
+	assert.Len(t, entries, 1, "no temp or backup files")
+
+	// a write that fails (directory not writable) leaves the original intact
+	if os.Geteuid() != 0 {
+		sub := filepath.Join(dir, "locked")
+		f := writeFile(t, sub, "k.cu", cudaSrc, 0o644)
+		require.NoError(t, os.Chmod(sub, 0o555))
+		defer os.Chmod(sub, 0o755)
+		assert.Equal(t, 1, runHipifyCmd(t, "--in-place", "-q", f).code)
+		got, _ = os.ReadFile(f)
+		assert.Equal(t, cudaSrc, string(got))
+	}
+}
+
+func TestHipifyTreeAndJSON(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	writeFile(t, src, "a.cu", cudaSrc, 0o644)
+	writeFile(t, src, "inc/b.cuh", "#pragma once\n__device__ float f(float x) { return __expf(x); }\n", 0o644)
+	writeFile(t, src, "c.cpp", "#include <cublas_v2.h>\nvoid g(cublasHandle_t h) { cublasCreate(&h); }\n", 0o644)
+	writeFile(t, src, "notes.txt", "cudaMalloc", 0o644)
+	out := filepath.Join(dir, "out")
+	r := runHipifyCmd(t, src, "-o", out, "--rename", ".cu=.hip", "-j", "2", "--json", "--hip-version", "6.2")
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, p := range []string{"a.hip", "inc/b.cuh", "c.cpp"} {
+		_, err := os.Stat(filepath.Join(out, p))
+		assert.NoError(t, err, p)
+	}
+	_, err := os.Stat(filepath.Join(out, "notes.txt"))
+	assert.True(t, os.IsNotExist(err), "only sources are translated")
+	c, _ := os.ReadFile(filepath.Join(out, "c.cpp"))
+	assert.Equal(t, "#include <hip/hip_runtime.h>\n#include <hipblas.h>\nvoid g(hipblasHandle_t h) { hipblasCreate(&h); }\n", string(c))
+
+	var doc struct {
+		Schema     string `json:"schema"`
+		HIPVersion string `json:"hip_version"`
+		Files      []struct {
+			File     string         `json:"file"`
+			Replaced map[string]int `json:"replaced"`
+			Output   string         `json:"output_path"`
+		} `json:"files"`
+		Total struct {
+			Files, Changed, Lines, Replacements int
+			Replaced                            map[string]int
+		} `json:"total"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc), r.stdout)
+	assert.Equal(t, "rocmk.hipify/v1", doc.Schema)
+	assert.Equal(t, "6.2.0", doc.HIPVersion)
+	assert.Equal(t, 3, doc.Total.Files)
+	assert.Equal(t, 3, doc.Total.Changed)
+	assert.Equal(t, 2, doc.Total.Replaced["blas"])
+	assert.Len(t, doc.Files, 3)
+	assert.NotContains(t, r.stdout, "\x1b[", "no escape bytes in JSON")
+
+	// a directory without -o is a usage error
+	assert.Equal(t, 2, runHipifyCmd(t, src).code)
+}
+
+func TestHipifyCompatibleSpellings(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k.cu", cudaSrc+"#include <cublas_v2.h>\n", 0o644)
+	out := filepath.Join(dir, "k.hip")
+	// hipify-perl: single dash, -o=FILE; hipify-clang: options after the input
+	r := runHipifyCmd(t, "-roc", "-o="+out, in, "--hip-kernel-execution-syntax", "-quiet-warnings")
+	require.Equal(t, 0, r.code, r.stderr)
+	got, _ := os.ReadFile(out)
+	assert.Contains(t, string(got), "#include <rocblas.h>")
+	assert.Contains(t, string(got), "hipLaunchKernelGGL(k, dim3(1), dim3(WARP_SIZE), 0, 0, d);")
+	r = runHipifyCmd(t, in, "-D", "FOO=1", "--skip-excluded-preprocessor-conditional-blocks", "-experimental", "-amap", "-print-stats")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "TOTAL", "stats go to stderr when the translation is on stdout")
+	assert.Equal(t, 2, runHipifyCmd(t, in, "--no-such-flag").code)
+	assert.Equal(t, 2, runHipifyCmd(t, "--hip-version", "six", in).code)
+	assert.Equal(t, 2, runHipifyCmd(t).code, "no input")
+}
+
+func TestHipifyBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bin := writeFile(t, dir, "bin.cu", "ab\x00\x01\x02", 0o644)
+	r := runHipifyCmd(t, bin)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, bin+":1:3: binary data (NUL byte); not a CUDA source")
+	lat := writeFile(t, dir, "l.cu", "int x;\n// caf\xe9\n", 0o644)
+	r = runHipifyCmd(t, lat)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, lat+":2:7: invalid UTF-8")
+}
+
+func TestHipifySampleAndDefaultVersion(t *testing.T) {
+	dir := t.TempDir()
+	r := runHipifyCmd(t, "--sample", "-o", dir, "--stats")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "candle_ops.cu")
+	assert.Contains(t, r.stdout, "TOTAL")
+	got, err := os.ReadFile(filepath.Join(dir, "candle_ops.hip"))
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "__shfl_xor(v, offset)")
+	assert.Contains(t, r.stderr, "[sync-mask]")
+
+	r = runHipifyCmd(t, "--sample", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc))
+	assert.Equal(t, "6.3.0", doc["hip_version"], "no toolchain: the documented default")
+	files := doc["files"].([]any)
+	assert.Contains(t, files[0].(map[string]any)["content"], "#include <hip/hip_runtime.h>")
+}
