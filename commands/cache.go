@@ -2,15 +2,504 @@ package commands
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/urfave/cli/v2"
+
+	"github.com/rocmk/rocmk/cache"
 )
 
-// Placeholder: replaced by the real command.
+const cacheHelp = `The build cache keeps every code object rocmk compiled, keyed by everything
+that went into it (toolchain, device libraries, target, flags, source and
+headers). It lives in --cache-dir, else $ROCMK_CACHE_DIR, else the user cache
+directory + /rocmk; ROCMK_CACHE=off turns it off. Builds trim it at most once
+a day: entries unused for 30 days go, then the least recently used until it
+is at most 5 GiB.`
+
 func cacheCommand() *cli.Command {
 	return &cli.Command{
-		Name:   "cache",
-		Usage:  "(not implemented yet)",
-		Action: func(*cli.Context) error { return errors.New("cache: not implemented yet") },
+		Name:        "cache",
+		Usage:       "list, prune, check and locate the build cache",
+		Description: cacheHelp,
+		Subcommands: []*cli.Command{
+			cacheLsCommand(),
+			cachePruneCommand(),
+			cacheStatsCommand(),
+			cacheVerifyCommand(),
+			cacheDirCommand(),
+		},
+	}
+}
+
+// cacheDir resolves the cache directory: --cache-dir, else DefaultDir
+// (ROCMK_CACHE=off, ROCMK_CACHE_DIR, the user cache dir).
+func cacheDir(c *cli.Context) (dir string, off bool, err error) {
+	env := envOf(c)
+	g := globals(c)
+	if g.CacheDir != "" && g.CacheDir != env.Getenv("ROCMK_CACHE_DIR") {
+		dir, err := filepath.Abs(g.CacheDir)
+		return dir, false, err
+	}
+	return cache.DefaultDir(env.Getenv)
+}
+
+// openCache opens the cache for a cache subcommand, on the command's clock.
+func openCache(c *cli.Context) (*cache.Cache, error) {
+	dir, off, err := cacheDir(c)
+	if err != nil {
+		return nil, err
+	}
+	if off {
+		return nil, errors.New("the build cache is off (ROCMK_CACHE=off)")
+	}
+	cc, err := cache.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	cc.SetClock(envOf(c).Now)
+	return cc, nil
+}
+
+// ---- ls
+
+type cacheLsOptions struct {
+	Sort   string // used, size, created, target
+	Target string
+}
+
+func cacheLsCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "ls",
+		Usage:     "list cache entries (-q: keys only)",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "sort", Value: "used", Usage: "order by `FIELD`: used (most recent first), size (largest first), created (newest first), target"},
+			&cli.StringFlag{Name: "target", Usage: "only entries for `TARGET` (gfx90a also matches gfx90a:xnack+)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("cache ls takes no arguments")
+			}
+			cc, err := openCache(c)
+			if err != nil {
+				return err
+			}
+			return runCacheLs(cacheLsOptions{Sort: c.String("sort"), Target: c.String("target")}, cc, newUI(envOf(c), globals(c)), envOf(c).Now())
+		},
+	}
+}
+
+// cacheEntryDoc is one entry in --json output.
+type cacheEntryDoc struct {
+	Key       string    `json:"key"`
+	Output    string    `json:"output"`
+	Kind      string    `json:"kind"`
+	Source    string    `json:"source"`
+	Target    string    `json:"target"`
+	Toolchain string    `json:"toolchain"`
+	ROCm      string    `json:"rocm"`
+	Size      int64     `json:"size"`
+	Created   time.Time `json:"created"`
+	Used      time.Time `json:"used"`
+}
+
+func entryDoc(e cache.Entry) cacheEntryDoc {
+	return cacheEntryDoc{
+		Key: e.Action.String(), Output: e.Output.String(), Kind: e.Meta.Kind,
+		Source: e.Meta.Source, Target: e.Meta.Target, Toolchain: e.Meta.Toolchain, ROCm: e.Meta.ROCm,
+		Size: e.Size, Created: e.Created.UTC(), Used: e.Used.UTC(),
+	}
+}
+
+func entryDocs(ents []cache.Entry) []cacheEntryDoc {
+	out := make([]cacheEntryDoc, 0, len(ents))
+	for _, e := range ents {
+		out = append(out, entryDoc(e))
+	}
+	return out
+}
+
+func sortEntries(ents []cache.Entry, by string) error {
+	cmpKey := func(a, b cache.Entry) int { return strings.Compare(a.Action.String(), b.Action.String()) }
+	var f func(a, b cache.Entry) int
+	switch by {
+	case "used":
+		f = func(a, b cache.Entry) int { return b.Used.Compare(a.Used) }
+	case "created":
+		f = func(a, b cache.Entry) int { return b.Created.Compare(a.Created) }
+	case "size":
+		f = func(a, b cache.Entry) int { return int(min(max(b.Size-a.Size, -1), 1)) }
+	case "target":
+		f = func(a, b cache.Entry) int {
+			if r := strings.Compare(a.Meta.Target, b.Meta.Target); r != 0 {
+				return r
+			}
+			return strings.Compare(a.Meta.Source, b.Meta.Source)
+		}
+	default:
+		return usagef("--sort %q: want used, size, created or target", by)
+	}
+	slices.SortStableFunc(ents, func(a, b cache.Entry) int {
+		if r := f(a, b); r != 0 {
+			return r
+		}
+		return cmpKey(a, b)
+	})
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *UI, now time.Time) error {
+	ents, err := cc.List()
+	if err != nil {
+		return err
+	}
+	if o.Target != "" {
+		ents = slices.DeleteFunc(ents, func(e cache.Entry) bool { return !cache.MatchTarget(e.Meta.Target, o.Target) })
+	}
+	if err := sortEntries(ents, o.Sort); err != nil {
+		return err
+	}
+	var total int64
+	for _, e := range ents {
+		total += e.Size
+	}
+	doc := struct {
+		Dir     string          `json:"dir"`
+		Count   int             `json:"count"`
+		Bytes   int64           `json:"bytes"`
+		Entries []cacheEntryDoc `json:"entries"`
+	}{cc.Dir(), len(ents), total, entryDocs(ents)}
+	return ui.Result("cache.ls", doc, func(w io.Writer, s *Styles) error {
+		if ui.Quiet {
+			for _, e := range ents {
+				fmt.Fprintln(w, e.Action.String())
+			}
+			return nil
+		}
+		t := Table{
+			Header: []string{"KEY", "KIND", "SOURCE", "TARGET", "TOOLCHAIN", "ROCM", "SIZE", "CREATED", "USED"},
+			Right:  map[int]bool{6: true},
+			Style: func(col int, _ []string) *lipgloss.Style {
+				switch col {
+				case 0:
+					return &s.Dim
+				case 3:
+					return &s.Target
+				}
+				return nil
+			},
+		}
+		for _, e := range ents {
+			t.Rows = append(t.Rows, []string{
+				e.Action.String()[:12], orDash(e.Meta.Kind), orDash(e.Meta.Source), orDash(e.Meta.Target),
+				orDash(e.Meta.Toolchain), orDash(e.Meta.ROCm), cache.FormatSize(e.Size),
+				cache.FormatAge(now, e.Created), cache.FormatAge(now, e.Used),
+			})
+		}
+		if len(ents) > 0 {
+			if err := t.Render(w, s); err != nil {
+				return err
+			}
+		}
+		_, err := fmt.Fprintf(w, "%d %s, %s in %s\n", len(ents), plural(len(ents), "entry", "entries"), cache.FormatSize(total), cc.Dir())
+		return err
+	})
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// ---- prune
+
+type cachePruneOptions struct {
+	Policy cache.Policy
+}
+
+func cachePruneCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "prune",
+		Usage:     "remove cache entries: old, over a size limit, for a target or toolchain, or all",
+		ArgsUsage: " ",
+		Description: `Removes the entries that match --target and --toolchain (all entries if
+neither is given) and that are unused for --older-than, or all of them with
+--all; then, with --max-size, the least recently used entries until the cache
+is at most that size. With only --target or --toolchain, every matching entry
+is removed. Leftovers of killed builds (temporary files, unreadable entries,
+data no entry uses) are always removed. Sizes: kB, MB, GB are decimal; KiB,
+MiB, GiB binary (2GiB = 2147483648 bytes, 2GB = 2000000000 bytes).`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "older-than", Usage: "remove entries unused for `AGE` (30d, 12h, 90m, 1d12h)"},
+			&cli.StringFlag{Name: "max-size", Usage: "then evict least recently used entries until the cache is at most `SIZE` (2GiB, 500MB)"},
+			&cli.StringFlag{Name: "target", Usage: "only entries for `TARGET` (gfx90a also matches gfx90a:xnack+)"},
+			&cli.StringFlag{Name: "toolchain", Usage: "only entries whose toolchain contains `TEXT` (e.g. \"clang 15\")"},
+			&cli.BoolFlag{Name: "all", Usage: "remove every (matching) entry"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "print what would be removed, remove nothing"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("cache prune takes no arguments (did you mean --target %s?)", c.Args().First())
+			}
+			p := cache.Policy{Target: c.String("target"), Toolchain: c.String("toolchain"), All: c.Bool("all"), DryRun: c.Bool("dry-run")}
+			if s := c.String("older-than"); s != "" {
+				d, err := cache.ParseAge(s)
+				if err != nil {
+					return usagef("--older-than: %v", err)
+				}
+				p.OlderThan = d
+			}
+			if s := c.String("max-size"); s != "" {
+				n, err := cache.ParseSize(s)
+				if err != nil {
+					return usagef("--max-size: %v", err)
+				}
+				if n == 0 && !p.All {
+					return usagef("--max-size 0: use --all to empty the cache")
+				}
+				p.MaxBytes = n
+			}
+			if !p.All && p.OlderThan == 0 && p.MaxBytes == 0 && p.Target == "" && p.Toolchain == "" {
+				return usagef("cache prune needs --older-than, --max-size, --target, --toolchain or --all")
+			}
+			cc, err := openCache(c)
+			if err != nil {
+				return err
+			}
+			return runCachePrune(cachePruneOptions{Policy: p}, cc, newUI(envOf(c), globals(c)), envOf(c).Now())
+		},
+	}
+}
+
+func runCachePrune(o cachePruneOptions, cc *cache.Cache, ui *UI, now time.Time) error {
+	tr, err := cc.Trim(o.Policy)
+	if err != nil {
+		return err
+	}
+	doc := struct {
+		DryRun     bool            `json:"dry_run"`
+		Removed    []cacheEntryDoc `json:"removed"`
+		Files      int             `json:"files"`
+		FreedBytes int64           `json:"freed_bytes"`
+		Leftovers  int             `json:"leftovers"`
+		Kept       int             `json:"kept"`
+		KeptBytes  int64           `json:"kept_bytes"`
+	}{o.Policy.DryRun, entryDocs(tr.Removed), tr.Files, tr.Bytes, tr.Debris, tr.Kept, tr.KeptBytes}
+	return ui.Result("cache.prune", doc, func(w io.Writer, s *Styles) error {
+		verb, did := "removed", "freed"
+		if o.Policy.DryRun {
+			verb, did = "would remove", "would free"
+		}
+		if !ui.Quiet && len(tr.Removed) > 0 {
+			t := Table{Right: map[int]bool{4: true}, Header: []string{"", "SOURCE", "TARGET", "TOOLCHAIN", "SIZE", "USED"}}
+			for _, e := range tr.Removed {
+				t.Rows = append(t.Rows, []string{verb, orDash(e.Meta.Source), orDash(e.Meta.Target), orDash(e.Meta.Toolchain), cache.FormatSize(e.Size), cache.FormatAge(now, e.Used)})
+			}
+			if err := t.Render(w, s); err != nil {
+				return err
+			}
+		}
+		left := ""
+		if tr.Debris > 0 {
+			left = fmt.Sprintf(" and %d %s of interrupted builds", tr.Debris, plural(tr.Debris, "leftover", "leftovers"))
+		}
+		_, err := fmt.Fprintf(w, "%s %d %s%s, %s %s; %d %s (%s) %s\n",
+			verb, len(tr.Removed), plural(len(tr.Removed), "entry", "entries"), left,
+			did, cache.FormatSize(tr.Bytes),
+			tr.Kept, plural(tr.Kept, "entry", "entries"), cache.FormatSize(tr.KeptBytes), map[bool]string{true: "would remain", false: "remain"}[o.Policy.DryRun])
+		return err
+	})
+}
+
+// ---- stats
+
+func cacheStatsCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "stats",
+		Usage:     "show entries, size, hits, misses and hit rate since the last reset",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "zero", Aliases: []string{"z"}, Usage: "reset the hit and miss counters (after showing them)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("cache stats takes no arguments")
+			}
+			cc, err := openCache(c)
+			if err != nil {
+				return err
+			}
+			return runCacheStats(c.Bool("zero"), cc, newUI(envOf(c), globals(c)), envOf(c).Now())
+		},
+	}
+}
+
+func runCacheStats(zero bool, cc *cache.Cache, ui *UI, now time.Time) error {
+	st, err := cc.Stats()
+	if err != nil {
+		return err
+	}
+	if zero {
+		if err := cc.ZeroStats(); err != nil {
+			return err
+		}
+		ui.Infof("statistics zeroed")
+	}
+	doc := struct {
+		Dir     string     `json:"dir"`
+		Entries int        `json:"entries"`
+		Bytes   int64      `json:"bytes"`
+		Hits    int64      `json:"hits"`
+		Misses  int64      `json:"misses"`
+		HitRate float64    `json:"hit_rate"`
+		Since   *time.Time `json:"since"`
+		Zeroed  bool       `json:"zeroed"`
+	}{Dir: cc.Dir(), Entries: st.Entries, Bytes: st.Bytes, Hits: st.Hits, Misses: st.Misses, HitRate: st.HitRate(), Zeroed: zero}
+	if !st.Since.IsZero() {
+		since := st.Since.UTC()
+		doc.Since = &since
+	}
+	return ui.Result("cache.stats", doc, func(w io.Writer, s *Styles) error {
+		rate, since := "-", "-"
+		if st.Hits+st.Misses > 0 {
+			rate = fmt.Sprintf("%.1f%%", 100*st.HitRate())
+		}
+		if doc.Since != nil {
+			since = doc.Since.Format("2006-01-02 15:04 UTC") + " (" + cache.FormatAge(now, st.Since) + ")"
+		}
+		rows := [][2]string{
+			{"cache", cc.Dir()},
+			{"entries", fmt.Sprint(st.Entries)},
+			{"size", cache.FormatSize(st.Bytes)},
+			{"hits", fmt.Sprint(st.Hits)},
+			{"misses", fmt.Sprint(st.Misses)},
+			{"hit rate", rate},
+			{"since", since},
+		}
+		for _, r := range rows {
+			fmt.Fprintf(w, "%s  %s\n", s.Header.Render(padRight(r[0], 8)), r[1])
+		}
+		return nil
+	})
+}
+
+// ---- verify
+
+func cacheVerifyCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "verify",
+		Usage:     "re-hash every entry; report and remove corrupt ones (exit 1 if any were found)",
+		ArgsUsage: " ",
+		Description: `Reads every index entry and re-hashes every data file. Corrupt or truncated
+files, and entries whose data is missing or corrupt, are reported and removed
+(so the next build recompiles them) unless --dry-run is given. Temporary files
+of running or killed builds are counted but are not problems; prune removes
+them. The exit status is 1 when any problem was found, even though it was
+fixed, so that scripts notice a damaged disk or cache.`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "report problems, remove nothing"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("cache verify takes no arguments")
+			}
+			cc, err := openCache(c)
+			if err != nil {
+				return err
+			}
+			return runCacheVerify(!c.Bool("dry-run"), cc, newUI(envOf(c), globals(c)))
+		},
+	}
+}
+
+func runCacheVerify(fix bool, cc *cache.Cache, ui *UI) error {
+	r, err := cc.Verify(fix)
+	if err != nil {
+		return err
+	}
+	rel := func(p string) string {
+		if q, err := filepath.Rel(cc.Dir(), p); err == nil {
+			return q
+		}
+		return p
+	}
+	probs := make([]cache.Problem, len(r.Problems))
+	for i, p := range r.Problems {
+		p.Path = rel(p.Path)
+		probs[i] = p
+	}
+	doc := struct {
+		Dir string `json:"dir"`
+		OK  bool   `json:"ok"`
+		cache.VerifyReport
+	}{cc.Dir(), r.OK(), r}
+	doc.Problems = probs
+	err = ui.Result("cache.verify", doc, func(w io.Writer, s *Styles) error {
+		for _, p := range probs {
+			state := ""
+			if p.Fixed {
+				state = " (removed)"
+			}
+			fmt.Fprintf(w, "%s %s: %s%s\n", s.Err.Render("corrupt"), p.Path, p.Reason, state)
+		}
+		verdict := s.OK.Render("ok")
+		if !r.OK() {
+			verdict = s.Err.Render(fmt.Sprintf("%d %s, %d %s removed", len(probs), plural(len(probs), "problem", "problems"), r.Removed, plural(r.Removed, "file", "files")))
+		}
+		_, err := fmt.Fprintf(w, "checked %d %s and %d data %s (%s): %s\n", r.Entries, plural(r.Entries, "entry", "entries"), r.DataFiles, plural(r.DataFiles, "file", "files"), cache.FormatSize(r.Bytes), verdict)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !r.OK() {
+		return exitError{code: ExitFailure, err: errSilent}
+	}
+	return nil
+}
+
+// ---- dir
+
+func cacheDirCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "dir",
+		Usage:     "print the cache directory (\"off\" when ROCMK_CACHE=off)",
+		ArgsUsage: " ",
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("cache dir takes no arguments")
+			}
+			dir, off, err := cacheDir(c)
+			if err != nil {
+				return err
+			}
+			ui := newUI(envOf(c), globals(c))
+			doc := struct {
+				Dir string `json:"dir"`
+				Off bool   `json:"off"`
+			}{dir, off}
+			return ui.Result("cache.dir", doc, func(w io.Writer, _ *Styles) error {
+				if off {
+					dir = "off"
+				}
+				_, err := fmt.Fprintln(w, dir)
+				return err
+			})
+		},
 	}
 }
