@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/rocmk/rocmk/inspect"
@@ -125,7 +126,7 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	tcID, err := b.TC.ID(ctx, b.Run)
+	tcID, err := b.toolchainID(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -195,6 +196,26 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 	return rep, nil
 }
 
+// toolchainID is TC.ID, remembered in the cache under the compiler's
+// stamp (as ccache's compiler_check=mtime): an unchanged binary is not run.
+func (b *Builder) toolchainID(ctx context.Context) (string, error) {
+	if b.Cache == nil {
+		return b.TC.ID(ctx, b.Run)
+	}
+	h := newKeyHash("toolchain-id")
+	h.line("stamp %s", b.TC.Stamp())
+	k := h.Sum()
+	if id, err := b.Cache.Get(k); err == nil && len(id) > 0 {
+		return string(id), nil
+	}
+	id, err := b.TC.ID(ctx, b.Run)
+	if err != nil {
+		return "", err
+	}
+	_ = b.Cache.Put(k, []byte(id), StoreMeta{Kind: "toolchain-id", Toolchain: b.TC.Name(), ROCm: rocmOf(b.TC)})
+	return id, nil
+}
+
 func (b *Builder) emit(e Event) {
 	if b.Events != nil {
 		b.Events(e)
@@ -208,6 +229,7 @@ func (b *Builder) fail(res *Result, stderr []byte, err error) {
 
 // do runs one job: cache lookup, else compile and record.
 func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
+	started := time.Now().UnixNano()
 	if err := b.TC.Check(j.Target); err != nil {
 		b.fail(res, []byte(err.Error()), err)
 		return
@@ -256,8 +278,10 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 		}
 	}
 	if b.Cache != nil {
-		if full, err := b.fullKey(base, deps); err == nil {
-			dj, _ := json.Marshal(deps)
+		// A source or header changed while the compiler ran may not match
+		// the object: store nothing then (ccache's "too new" rule).
+		if full, recs, err := b.fullKey(base, deps, nil); err == nil && !changedSince(srcPath, recs, started) {
+			dj, _ := json.Marshal(depsEntry{Recorded: time.Now().UnixNano(), Files: recs})
 			dm := meta
 			dm.Kind = "deps"
 			if err := b.Cache.Put(depsKey(base), dj, dm); err == nil {
@@ -364,18 +388,83 @@ func depsKey(base Key) Key {
 	return h.Sum()
 }
 
-// fullKey adds every header's content hash to the base key.
-func (b *Builder) fullKey(base Key, deps []string) (Key, error) {
+// depsEntry is the "deps" cache entry: the headers the last compile read,
+// each with the stat data and hash it had then.
+type depsEntry struct {
+	Recorded int64       `json:"recorded"` // unix ns when recorded
+	Files    []depRecord `json:"files"`
+}
+
+type depRecord struct {
+	Path  string `json:"p"`
+	Size  int64  `json:"s"`
+	MTime int64  `json:"m"`
+	CTime int64  `json:"c"`
+	Ino   uint64 `json:"i"`
+	Hash  string `json:"h"`
+}
+
+// statSlack is how much older than the deps entry a file's ctime must be
+// for its recorded hash to be trusted without reading it (ccache's "too
+// new" guard: a file changed in the same instant as it was recorded is
+// always re-read).
+var statSlack = 2 * time.Second
+
+// fullKey adds every header's content hash to the base key. With prev (the
+// recorded deps entry), a header whose size, mtime, ctime and inode are
+// unchanged since it was recorded, and that was not changed just before,
+// keeps its recorded hash; every other header is read and hashed. ctime
+// cannot be set by users, so "touch" (or any write) means a re-read, and
+// an edit is never missed.
+func (b *Builder) fullKey(base Key, deps []string, prev *depsEntry) (Key, []depRecord, error) {
+	known := map[string]depRecord{}
+	if prev != nil {
+		for _, r := range prev.Files {
+			known[r.Path] = r
+		}
+	}
 	h := b.newHash("object " + base.String()[:12])
 	h.line("base %s", base)
+	recs := make([]depRecord, 0, len(deps))
 	for _, d := range deps {
-		sum, err := b.hashes.sum(d)
+		st, err := statOf(d)
 		if err != nil {
-			return Key{}, err
+			return Key{}, nil, err
 		}
-		h.line("dep %s %s", d, sum)
+		if r, ok := known[d]; ok && r.Size == st.Size && r.MTime == st.MTime && r.CTime == st.CTime && r.Ino == st.Ino &&
+			st.CTime < prev.Recorded-int64(statSlack) {
+			st.Hash = r.Hash
+		} else {
+			sum, err := b.hashes.sum(d)
+			if err != nil {
+				return Key{}, nil, err
+			}
+			st.Hash = sum
+		}
+		h.line("dep %s %s", d, st.Hash)
+		recs = append(recs, st)
 	}
-	return h.Sum(), nil
+	return h.Sum(), recs, nil
+}
+
+func changedSince(src string, recs []depRecord, t int64) bool {
+	if st, err := statOf(src); err != nil || st.CTime >= t {
+		return true
+	}
+	for _, r := range recs {
+		if r.CTime >= t {
+			return true
+		}
+	}
+	return false
+}
+
+func statOf(p string) (depRecord, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(p, &st); err != nil {
+		return depRecord{}, &os.PathError{Op: "stat", Path: p, Err: err}
+	}
+	return depRecord{Path: p, Size: st.Size, MTime: st.Mtim.Nano(), CTime: st.Ctim.Nano(), Ino: st.Ino}, nil
 }
 
 // lookup tries the cache: the deps entry names the headers, their hashes
@@ -385,11 +474,15 @@ func (b *Builder) lookup(base Key, j Job) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	var deps []string
-	if err := json.Unmarshal(dj, &deps); err != nil {
+	var de depsEntry
+	if err := json.Unmarshal(dj, &de); err != nil {
 		return nil, false
 	}
-	full, err := b.fullKey(base, deps)
+	deps := make([]string, len(de.Files))
+	for i, r := range de.Files {
+		deps[i] = r.Path
+	}
+	full, _, err := b.fullKey(base, deps, &de)
 	if err != nil {
 		return nil, false // a header is gone: miss
 	}
@@ -426,23 +519,27 @@ func (b *Builder) headerList(dir, src string, list []string) []string {
 // fileHashes memoises content hashes per build, checked against the file's
 // size and mtime so a file changed during the build is hashed again.
 type fileHashes struct {
-	mu sync.Mutex
-	m  map[string]fileHash
+	mu    sync.Mutex
+	m     map[string]fileHash
+	locks sync.Map // path -> *sync.Mutex: one goroutine hashes a file at a time
 }
 
 type fileHash struct {
-	size  int64
-	mtime time.Time
-	sum   string
+	size         int64
+	mtime, ctime int64
+	sum          string
 }
 
 func (fh *fileHashes) sum(path string) (string, error) {
-	fi, err := os.Stat(path)
+	l, _ := fh.locks.LoadOrStore(path, new(sync.Mutex))
+	l.(*sync.Mutex).Lock()
+	defer l.(*sync.Mutex).Unlock()
+	st, err := statOf(path)
 	if err != nil {
 		return "", err
 	}
 	fh.mu.Lock()
-	if v, ok := fh.m[path]; ok && v.size == fi.Size() && v.mtime.Equal(fi.ModTime()) {
+	if v, ok := fh.m[path]; ok && v.size == st.Size && v.mtime == st.MTime && v.ctime == st.CTime {
 		fh.mu.Unlock()
 		return v.sum, nil
 	}
@@ -461,7 +558,7 @@ func (fh *fileHashes) sum(path string) (string, error) {
 	if fh.m == nil {
 		fh.m = map[string]fileHash{}
 	}
-	fh.m[path] = fileHash{fi.Size(), fi.ModTime(), s}
+	fh.m[path] = fileHash{st.Size, st.MTime, st.CTime, s}
 	fh.mu.Unlock()
 	return s, nil
 }

@@ -186,3 +186,28 @@ func TestCorruptCacheEntryIsMiss(t *testing.T) {
 }
 
 var _ = errors.Is
+
+// TestHeaderEditWithRestoredMtime: an edit of the same size whose mtime is
+// set back must still miss (the recorded stat data includes ctime), while
+// a header whose stat data is unchanged is not re-read.
+func TestHeaderEditWithRestoredMtime(t *testing.T) {
+	defer func(s time.Duration) { statSlack = s }(statSlack)
+	statSlack = -time.Hour // trust recorded hashes regardless of age
+	fr := newFake(t)
+	b, dir := fakeBuilder(t, fr, 1)
+	req := Request{Sources: []string{filepath.Join(dir, "vadd.hip")}, Targets: targets("gfx90a"), OutDir: filepath.Join(dir, "out")}
+	hdr := filepath.Join(dir, "scale.h")
+	fi, err := os.Stat(hdr)
+	require.NoError(t, err)
+	_, err = b.Build(context.Background(), req)
+	require.NoError(t, err)
+	rep, err := b.Build(context.Background(), req)
+	require.NoError(t, err)
+	require.Equal(t, StatusHit, rep.Results[0].Status)
+	require.NoError(t, os.WriteFile(hdr, []byte("#define SCALE 3.0f\n"), 0o644)) // same size as "1.0f"
+	require.NoError(t, os.Chtimes(hdr, fi.ModTime(), fi.ModTime()))
+	b.hashes = fileHashes{} // a new process
+	rep, err = b.Build(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, StatusCompiled, rep.Results[0].Status)
+}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/rocmk/rocmk/inspect"
 )
@@ -24,6 +25,10 @@ type Toolchain interface {
 	// ID is the compiler's identity for cache keys: path, `--version` text
 	// and binary size+mtime. It runs the compiler once and remembers.
 	ID(ctx context.Context, r Runner) (string, error)
+	// Stamp identifies the compiler binaries without running them (paths,
+	// sizes, mtimes, inodes). Builders cache ID under it, so an unchanged
+	// compiler is not run just to ask its version.
+	Stamp() string
 	// Argv is the command for j. Pure: same job, same argv.
 	Argv(j Job) []string
 	// Deps parses a -MD dependency file into the files it lists.
@@ -113,6 +118,16 @@ func (c *Clang) KeyEnv() []string {
 	return env
 }
 
+// Stamp implements Toolchain.
+func (c *Clang) Stamp() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "layout %s rocm-path %q devlibs %q\n", c.Layout, c.RocmPath, c.DeviceLibDir)
+	for _, p := range uniq(c.Clang, c.Driver) {
+		fmt.Fprintf(&b, "bin %s %s\n", p, fileStamp(p))
+	}
+	return b.String()
+}
+
 // ID implements Toolchain: clang's path, `--version` text and binary
 // identity (size and mtime of the resolved file), plus the driver's when it
 // is a wrapper.
@@ -157,7 +172,11 @@ func fileStamp(p string) string {
 	if err != nil {
 		return p + " missing"
 	}
-	return fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano())
+	ino := uint64(0)
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = st.Ino
+	}
+	return fmt.Sprintf("%s %d %d %d", p, fi.Size(), fi.ModTime().UnixNano(), ino)
 }
 
 // deviceLibName is the isa-version bitcode suffix of a processor:

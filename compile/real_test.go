@@ -19,7 +19,7 @@ import (
 // These tests run the machine's real clang (Debian's clang-15 with ROCm
 // 5.2.3 device libraries in CI) on a tiny kernel.
 
-func realBuilder(t *testing.T, tc *Clang, cacheDir string) *Builder {
+func realBuilder(t testing.TB, tc *Clang, cacheDir string) *Builder {
 	t.Helper()
 	b := &Builder{TC: tc, Run: &ExecRunner{}, Jobs: 2, Getenv: func(string) string { return "" }}
 	if cacheDir != "" {

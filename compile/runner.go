@@ -71,7 +71,9 @@ func (r *ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Own process group (so cancel kills clang's children too), and
+	// SIGKILL if rocmk itself dies (SIGKILL cannot be caught to clean up).
+	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error {
 		// Kill the whole group: clang's driver runs lld as a child.
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)

@@ -1,0 +1,355 @@
+package commands
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/inspect"
+)
+
+func compileTestdata(name string) string {
+	p, _ := filepath.Abs(filepath.Join("..", "testdata", "compile", name))
+	return p
+}
+
+func requireToolchain(t *testing.T) {
+	t.Helper()
+	if _, err := compile.FindInstallation(compile.FindOptions{}); err != nil {
+		t.Skipf("no ROCm toolchain (CI installs Debian's clang-15 + ROCm 5.2.3): %v", err)
+	}
+}
+
+// copyProject copies testdata/compile files into a fresh directory.
+func copyCompileFiles(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, n := range names {
+		b, err := os.ReadFile(compileTestdata(n))
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), b, 0o644))
+	}
+	return dir
+}
+
+func TestBuildDryRunGolden(t *testing.T) {
+	requireToolchain(t)
+	src := compileTestdata("vadd.hip")
+	r := runRocmk(t, testEnv(nil), "build", "-n", "--arch", "gfx90a,gfx1030", "-o", "/out", "-D", "N=4", "-X", "-ffast-math", src)
+	r.Stdout = strings.ReplaceAll(r.Stdout, filepath.Dir(src), "$TESTDATA")
+	golden(t, "build/dry-run.golden", r.transcript())
+	assert.Equal(t, 0, r.Code)
+}
+
+func TestBuildUsageErrors(t *testing.T) {
+	requireToolchain(t)
+	src := compileTestdata("vadd.hip")
+	r := runRocmk(t, testEnv(nil), "build", "-n", "--arch", "gfx91", src)
+	assert.Equal(t, ExitUsage, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, `invalid target ID "gfx91"`)
+	r = runRocmk(t, testEnv(nil), "build", "-n", "--arch", "gfx90a", "--embed", "java", src)
+	assert.Equal(t, ExitUsage, r.Code)
+	assert.Contains(t, r.Stderr, `--embed: unknown kind "java"`)
+	r = runRocmk(t, testEnv(nil), "build", "-n", "--arch", "gfx90a", "--layout", "nvcc", src)
+	assert.Equal(t, ExitUsage, r.Code)
+	r = runRocmk(t, testEnv(map[string]string{"ROCM_PATH": t.TempDir()}), "build", "--arch", "gfx90a", src)
+	assert.Equal(t, ExitEnvMissing, r.Code, r.Stderr)
+}
+
+// TestBuildProjectInProcess builds testdata/compile/project (2 sources x 2
+// targets, defines, include dir, bundle, embeddings) twice: cold, then all
+// from the cache.
+func TestBuildProjectInProcess(t *testing.T) {
+	requireToolchain(t)
+	out := t.TempDir()
+	env := testEnv(map[string]string{"ROCMK_CACHE_DIR": t.TempDir()})
+	args := []string{"build", "--json", "--project", compileTestdata("project/rocmk.toml"), "-o", out}
+	r := runRocmk(t, env, args...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var doc struct {
+		Schema  string
+		Summary buildSummary
+		Jobs    []struct{ Source, Target, Status, Sha256 string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stdout)
+	assert.Equal(t, "rocmk.build/v1", doc.Schema)
+	assert.Equal(t, buildSummary{Jobs: 4, Compiled: 4}, withoutTimes(doc.Summary))
+	for _, f := range []string{"axpy-gfx90a.hsaco", "axpy-gfx1030.hsaco", "scale-gfx90a.hsaco", "scale-gfx1030.hsaco",
+		"axpy.hipfb", "scale.hipfb", "manifest.json", "hsaco.rs", "hsaco_embed.go", "hsaco.h"} {
+		assert.FileExists(t, filepath.Join(out, f))
+	}
+	goFile, _ := os.ReadFile(filepath.Join(out, "hsaco_embed.go"))
+	assert.Contains(t, string(goFile), "package mykernels")
+	r = runRocmk(t, env, args...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
+	assert.Equal(t, buildSummary{Jobs: 4, Hits: 4}, withoutTimes(doc.Summary))
+	// Text mode: the summary line on stdout.
+	r = runRocmk(t, env, "build", "--project", compileTestdata("project/rocmk.toml"), "-o", out)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.True(t, strings.HasPrefix(r.Stdout, "4 jobs: 4 cached, 0 compiled, 0 failed; wall "), r.Stdout)
+}
+
+func withoutTimes(s buildSummary) buildSummary { s.WallSec, s.CPUSec = 0, 0; return s }
+
+func TestBuildFailingTargetInProcess(t *testing.T) {
+	requireToolchain(t)
+	dir := copyCompileFiles(t, "vadd.hip", "scale.h")
+	env := testEnv(map[string]string{"ROCMK_CACHE": "off"})
+	r := runRocmk(t, env, "build", "--arch", "gfx1030,gfx1100", "--resource-usage", "-o", filepath.Join(dir, "out"), filepath.Join(dir, "vadd.hip"))
+	assert.Equal(t, ExitFailure, r.Code)
+	assert.Contains(t, r.Stderr, "# vadd.hip [gfx1100]\ntarget gfx1100 is not supported by clang++-15")
+	assert.Contains(t, r.Stderr, "rocmk: build failed: 1 of 2 jobs failed")
+	assert.Contains(t, r.Stdout, "2 jobs: 0 cached, 1 compiled, 1 failed")
+	// --resource-usage table, read back with inspect.
+	assert.Regexp(t, `vadd\.hip\s+gfx1030\s+vadd\s+\d+\s+\d+`, r.Stdout)
+	assert.FileExists(t, filepath.Join(dir, "out", "vadd-gfx1030.hsaco"))
+}
+
+// ---- fault tests with the real binary ----
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// rocmkBinary builds the rocmk binary once per test run.
+func rocmkBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "rocmk-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "rocmk")
+		out, err := exec.Command("go", "build", "-o", binPath, "..").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, binErr)
+	return binPath
+}
+
+type procResult struct {
+	stdout, stderr string
+	err            error
+}
+
+func runBin(bin string, env []string, args ...string) procResult {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	return procResult{o.String(), e.String(), err}
+}
+
+// verifyCache runs `rocmk cache verify`; until that command exists it
+// calls the cache package directly.
+func verifyCache(t *testing.T, bin, dir string) cache.VerifyReport {
+	t.Helper()
+	r := runBin(bin, nil, "cache", "verify", "--json", "--cache-dir", dir)
+	if !strings.Contains(r.stderr, "not implemented") {
+		require.NoError(t, r.err, "cache verify: %s", r.stderr)
+	}
+	c, err := cache.Open(dir)
+	require.NoError(t, err)
+	rep, err := c.Verify(false)
+	require.NoError(t, err)
+	return rep
+}
+
+func pruneAll(bin, dir string) error {
+	r := runBin(bin, nil, "cache", "prune", "--all", "--cache-dir", dir)
+	if strings.Contains(r.stderr, "not implemented") {
+		c, err := cache.Open(dir)
+		if err != nil {
+			return err
+		}
+		_, err = c.Trim(cache.Policy{All: true})
+		return err
+	}
+	if r.err != nil {
+		return fmt.Errorf("%v: %s", r.err, r.stderr)
+	}
+	return nil
+}
+
+func readOutputs(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	m := map[string][]byte{}
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range ents {
+		if e.Type().IsRegular() {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			require.NoError(t, err)
+			m[e.Name()] = b
+		}
+	}
+	return m
+}
+
+func TestFaultConcurrentBuildsShareCache(t *testing.T) {
+	requireToolchain(t)
+	bin := rocmkBinary(t)
+	dir := copyCompileFiles(t, "vadd.hip", "scale.h")
+	cacheDir := filepath.Join(dir, "cache")
+	var wg sync.WaitGroup
+	res := make([]procResult, 4)
+	for i := range res {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i] = runBin(bin, nil, "build", "-j", "1", "--bundle", "--cache-dir", cacheDir, "--arch", "gfx90a,gfx1030",
+				"-o", filepath.Join(dir, fmt.Sprint("out", i)), filepath.Join(dir, "vadd.hip"))
+		}()
+	}
+	wg.Wait()
+	for i, r := range res {
+		require.NoError(t, r.err, "build %d: %s", i, r.stderr)
+	}
+	first := readOutputs(t, filepath.Join(dir, "out0"))
+	require.Len(t, first, 4) // 2 objects, bundle, manifest
+	for i := 1; i < 4; i++ {
+		assert.Equal(t, first, readOutputs(t, filepath.Join(dir, fmt.Sprint("out", i))), "outputs of build %d differ", i)
+	}
+	v := verifyCache(t, bin, cacheDir)
+	assert.True(t, v.OK(), "%+v", v.Problems)
+	r := runBin(bin, nil, "build", "--json", "--cache-dir", cacheDir, "--arch", "gfx90a,gfx1030", "-o", filepath.Join(dir, "out9"), filepath.Join(dir, "vadd.hip"))
+	require.NoError(t, r.err, r.stderr)
+	assert.Contains(t, r.stdout, `"hits": 2`)
+}
+
+func TestFaultSIGKILLLeavesCacheUsable(t *testing.T) {
+	requireToolchain(t)
+	bin := rocmkBinary(t)
+	dir := copyCompileFiles(t, "vadd.hip", "scale.h")
+	cacheDir := filepath.Join(dir, "cache")
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	marker := fmt.Sprint("KILLTEST_", seed)
+	args := func(i int) []string {
+		return []string{"build", "--cache-dir", cacheDir, "--arch", "gfx900,gfx90a,gfx1030", "-D", fmt.Sprint(marker, "=", i),
+			"-o", filepath.Join(dir, "out"), filepath.Join(dir, "vadd.hip")}
+	}
+	for i := 0; i < 3; i++ {
+		cmd := exec.Command(bin, args(i)...)
+		require.NoError(t, cmd.Start())
+		time.Sleep(time.Duration(rng.Intn(2500)) * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		// No compiler outlives its killed parent.
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			out, _ := exec.Command("pgrep", "-f", marker).Output()
+			if strings.TrimSpace(string(out)) == "" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: compilers outlived rocmk: %s", i, out)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		v := verifyCache(t, bin, cacheDir)
+		assert.True(t, v.OK(), "round %d: %+v", i, v.Problems)
+		// The next build succeeds (using whatever the killed one stored),
+		// and the one after that is all hits.
+		r := runBin(bin, nil, args(i)...)
+		require.NoError(t, r.err, "round %d: %s", i, r.stderr)
+		r = runBin(bin, nil, append([]string{"--json"}, args(i)...)...)
+		require.NoError(t, r.err, r.stderr)
+		assert.Contains(t, r.stdout, `"hits": 3`, "round %d", i)
+	}
+}
+
+func TestFaultFlippedByteIsRebuilt(t *testing.T) {
+	requireToolchain(t)
+	bin := rocmkBinary(t)
+	dir := copyCompileFiles(t, "vadd.hip", "scale.h")
+	cacheDir := filepath.Join(dir, "cache")
+	args := []string{"build", "--json", "--cache-dir", cacheDir, "--arch", "gfx90a", "-o", filepath.Join(dir, "out"), filepath.Join(dir, "vadd.hip")}
+	r := runBin(bin, nil, args...)
+	require.NoError(t, r.err, r.stderr)
+	good, err := os.ReadFile(filepath.Join(dir, "out", "vadd-gfx90a.hsaco"))
+	require.NoError(t, err)
+	flipped := 0
+	filepath.WalkDir(cacheDir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, "-d") {
+			b, _ := os.ReadFile(p)
+			if bytes.Equal(b, good) {
+				b[len(b)/2] ^= 0x01
+				require.NoError(t, os.WriteFile(p, b, 0o644))
+				flipped++
+			}
+		}
+		return nil
+	})
+	require.Equal(t, 1, flipped)
+	r = runBin(bin, nil, args...)
+	require.NoError(t, r.err, r.stderr)
+	assert.Contains(t, r.stdout, `"compiled": 1`, "the corrupt entry must be a miss")
+	again, _ := os.ReadFile(filepath.Join(dir, "out", "vadd-gfx90a.hsaco"))
+	assert.Equal(t, good, again)
+	r = runBin(bin, nil, args...)
+	require.NoError(t, r.err, r.stderr)
+	assert.Contains(t, r.stdout, `"hits": 1`, "rebuilt entry is stored again")
+}
+
+func TestFaultPruneDuringBuild(t *testing.T) {
+	requireToolchain(t)
+	bin := rocmkBinary(t)
+	dir := copyCompileFiles(t, "vadd.hip", "scale.h")
+	cacheDir := filepath.Join(dir, "cache")
+	stop := make(chan struct{})
+	pruneErr := make(chan error, 1)
+	go func() {
+		defer close(pruneErr)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := pruneAll(bin, cacheDir); err != nil {
+				pruneErr <- err
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	for i := 0; i < 2; i++ {
+		r := runBin(bin, nil, "build", "--cache-dir", cacheDir, "--arch", "gfx90a,gfx1030", "-o", filepath.Join(dir, "out"), filepath.Join(dir, "vadd.hip"))
+		assert.NoError(t, r.err, r.stderr)
+	}
+	close(stop)
+	assert.NoError(t, <-pruneErr)
+	v := verifyCache(t, bin, cacheDir)
+	assert.True(t, v.OK(), "%+v", v.Problems)
+	for _, n := range []string{"vadd-gfx90a.hsaco", "vadd-gfx1030.hsaco"} {
+		b, err := os.ReadFile(filepath.Join(dir, "out", n))
+		require.NoError(t, err)
+		assert.NoError(t, compile.CheckObject(b, mustTarget(strings.TrimSuffix(strings.TrimPrefix(n, "vadd-"), ".hsaco"))))
+	}
+}
+
+func mustTarget(s string) inspect.Target { return inspect.MustParseTarget(s) }
