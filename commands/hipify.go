@@ -491,7 +491,7 @@ func hipifyOne(o hipifyOptions, j hipifyJob, env Env) hipifyResult {
 		}
 		if o.Backup != "" {
 			r.backup = j.src + o.Backup
-			if err := writeFileAtomic(r.backup, src, mode); err != nil {
+			if err := writeFileAtomic(r.backup, src, mode, true); err != nil {
 				r.err = err
 				return r
 			}
@@ -501,7 +501,7 @@ func hipifyOne(o hipifyOptions, j hipifyJob, env Env) hipifyResult {
 		r.err = err
 		return r
 	}
-	if err := writeFileAtomic(j.dst, out, mode); err != nil {
+	if err := writeFileAtomic(j.dst, out, mode, o.InPlace); err != nil {
 		r.err = err
 		return r
 	}
@@ -512,7 +512,9 @@ func hipifyOne(o hipifyOptions, j hipifyJob, env Env) hipifyResult {
 // writeFileAtomic writes data to a temporary file in path's directory and
 // renames it over path, so a reader never sees a half-written file and a
 // failure leaves the old content in place.
-func writeFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
+// sync forces the data to disk before the rename (used for --in-place, where
+// the old content is replaced; a fresh output tree skips it).
+func writeFileAtomic(path string, data []byte, mode fs.FileMode, sync bool) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".rocmk-*")
 	if err != nil {
 		return err
@@ -529,8 +531,10 @@ func writeFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
 	if err = f.Chmod(mode); err != nil {
 		return err
 	}
-	if err = f.Sync(); err != nil {
-		return err
+	if sync {
+		if err = f.Sync(); err != nil {
+			return err
+		}
 	}
 	if err = f.Close(); err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -247,4 +249,42 @@ func TestHipifySampleAndDefaultVersion(t *testing.T) {
 	assert.Equal(t, "6.3.0", doc["hip_version"], "no toolchain: the documented default")
 	files := doc["files"].([]any)
 	assert.Contains(t, files[0].(map[string]any)["content"], "#include <hip/hip_runtime.h>")
+}
+
+// BenchmarkHipifyTree translates a tree of 64 realistic files with one
+// worker and with one per CPU, writing a mirrored tree (-o DIR) or only
+// checking (--check), reporting lines/s: tree mode scales with cores.
+func BenchmarkHipifyTree(b *testing.B) {
+	srcs, err := filepath.Glob(filepath.Join("..", "testdata", "hipify", "cuda", "*.cu"))
+	require.NoError(b, err)
+	dir := b.TempDir()
+	lines := 0
+	for i := 0; i < 64; i++ {
+		data, err := os.ReadFile(srcs[i%len(srcs)])
+		require.NoError(b, err)
+		lines += bytes.Count(data, []byte("\n"))
+		p := filepath.Join(dir, "src", "d"+string(rune('a'+i%8)), filepath.Base(srcs[i%len(srcs)])+string(rune('a'+i/8))+".cu")
+		require.NoError(b, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(b, os.WriteFile(p, data, 0o644))
+	}
+	for _, mode := range []string{"write", "check"} {
+		for _, j := range []int{1, runtime.NumCPU()} {
+			b.Run(mode+"/j="+strconv.Itoa(j), func(b *testing.B) {
+				args := []string{"rocmk", "hipify", "-q", "--quiet-warnings", "--hip-version", "6.2", "-j", strconv.Itoa(j), filepath.Join(dir, "src")}
+				want := 0
+				if mode == "write" {
+					args = append(args, "-o", filepath.Join(dir, "out"))
+				} else {
+					args = append(args, "--check")
+					want = 1 // every file needs hipify
+				}
+				for i := 0; i < b.N; i++ {
+					if code := run(args, Env{}); code != want {
+						b.Fatalf("exit %d", code)
+					}
+				}
+				b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+			})
+		}
+	}
 }
