@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -233,6 +234,9 @@ func toolGPUs(o FindOptions) []GPU {
 	for _, tool := range []string{"amdgpu-arch", "offload-arch", "rocminfo"} {
 		p, err := o.lookPath(tool)
 		if err != nil {
+			p = o.rocmTool(tool)
+		}
+		if p == "" {
 			continue
 		}
 		out, err := o.run(p)
@@ -260,6 +264,22 @@ func toolGPUs(o FindOptions) []GPU {
 		}
 	}
 	return nil
+}
+
+// rocmTool finds a ROCm tool that is not on PATH in the usual ROCm
+// directories: --rocm-path, ROCM_PATH, /opt/rocm (bin/ and llvm/bin/).
+func (o FindOptions) rocmTool(name string) string {
+	for _, root := range []string{o.ROCmPath, o.getenv("ROCM_PATH"), "/opt/rocm"} {
+		if root == "" {
+			continue
+		}
+		for _, dir := range []string{"/bin/", "/llvm/bin/", "/lib/llvm/bin/"} {
+			if p := filepath.Clean(root) + dir + name; o.isExec(p) {
+				return o.path(p)
+			}
+		}
+	}
+	return ""
 }
 
 // nvidiaGPUs runs nvidia-smi --query-gpu=index,name,compute_cap.

@@ -162,6 +162,14 @@ func TestDetectGPUsTools(t *testing.T) {
 			t.Errorf("case %d:\n got %+v\nwant %+v", i, gs, c.want)
 		}
 	}
+	// amdgpu-arch in /opt/rocm/llvm/bin is found without being on PATH.
+	root := fakeTree(t, "opt/rocm/llvm/bin/amdgpu-arch")
+	_, run := fakeTools(map[string]string{"amdgpu-arch": "gfx942\n"})
+	gs, err := DetectGPUs(FindOptions{Root: root, Getenv: envOf(), Run: run})
+	if err != nil || archs(gs) != "gfx942" || gs[0].Source != "amdgpu-arch" {
+		t.Errorf("amdgpu-arch in /opt/rocm/llvm/bin: %+v %v", gs, err)
+	}
+
 	look, run := fakeTools(map[string]string{"nvidia-smi": "garbage"})
 	if _, err := DetectGPUs(FindOptions{Root: t.TempDir(), Getenv: envOf(), LookPath: look, Run: run}); err == nil {
 		t.Error("bad nvidia-smi output gave no error")
