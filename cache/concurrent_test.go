@@ -201,8 +201,11 @@ func TestSIGKILLDuringPutLeavesCacheClean(t *testing.T) {
 		cmd.Stderr = &stderr
 		require.NoError(t, cmd.Start())
 		line, err := bufio.NewReader(stdout).ReadString('\n')
-		require.NoError(t, err, "helper did not start: %s", stderr.String())
-		require.Equal(t, "ready\n", line)
+		if err != nil || line != "ready\n" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("helper did not start: %q %v: %s", line, err, stderr.String())
+		}
 		// Waiting here is not a timing assertion: it only picks a
 		// random point in the helper's stream of Puts to kill it at.
 		time.Sleep(time.Duration(rand.IntN(40000)+1000*i) * time.Microsecond)
