@@ -213,3 +213,28 @@ func TestDetectGPUsThisMachine(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDetectGPUsKFD measures reading an 8-GPU KFD topology.
+func BenchmarkDetectGPUsKFD(b *testing.B) {
+	root := b.TempDir()
+	for i := 0; i <= 8; i++ {
+		v := "90402"
+		if i == 0 {
+			v = "0"
+		}
+		dir := filepath.Join(root, kfdNodes, string(rune('0'+i)))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "properties"), []byte("simd_count 1216\ngfx_target_version "+v+"\nunique_id 42\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	o := FindOptions{Root: root, Getenv: envOf()}
+	for b.Loop() {
+		gs, err := DetectGPUs(o)
+		if err != nil || len(gs) != 8 {
+			b.Fatal(gs, err)
+		}
+	}
+}

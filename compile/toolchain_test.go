@@ -289,3 +289,17 @@ func TestFindInstallationThisMachine(t *testing.T) {
 		t.Errorf("versions: HIP %q ROCm %q", in.HIPVersion, in.ROCmVersion)
 	}
 }
+
+// BenchmarkFindInstallation measures discovery on the real machine
+// (Debian: globbing /usr/bin, reading the device-lib dir and dpkg status,
+// running clang++ --version once per call).
+func BenchmarkFindInstallation(b *testing.B) {
+	if _, err := FindInstallation(FindOptions{Getenv: envOf()}); err != nil {
+		b.Skip("no toolchain on this machine:", err)
+	}
+	for b.Loop() {
+		if _, err := FindInstallation(FindOptions{Getenv: envOf()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
