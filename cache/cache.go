@@ -414,7 +414,7 @@ func (c *Cache) putData(r io.ReadSeeker, out OutputID, size int64) error {
 		err = errors.New("data changed while it was being stored")
 	}
 	if err == nil {
-		err = f.Chmod(0o444)
+		err = f.Chmod(0o644)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
