@@ -51,6 +51,9 @@ func SelectTargets(flag []string, manifest []string, getenv func(string) string,
 			}
 			ts = append(ts, t)
 		}
+		if len(ts) == 0 {
+			return nil, source, fmt.Errorf("%w: %s names no target (%q); give e.g. gfx90a", ErrNoTargets, source, list)
+		}
 		if err := inspect.ValidateTargets(ts); err != nil {
 			return nil, source, fmt.Errorf("%s: %w", source, err)
 		}

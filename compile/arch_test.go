@@ -42,6 +42,8 @@ func TestSelectTargets(t *testing.T) {
 		{"blank env ignored", nil, nil, []string{"ROCMK_ARCH", "  "}, gpus, "gfx90a gfx1100", "detected GPUs", ""},
 		{"nvidia only", nil, nil, nil, gpus[1:2], "", "", "pass --arch"},
 		{"nothing", nil, nil, nil, nil, "", "", "no AMD GPU detected"},
+		{"empty flag list", []string{" ,;"}, nil, nil, gpus, "", "--arch", "--arch names no target"},
+		{"empty env list", nil, nil, []string{"GPU_TARGETS", ";"}, gpus, "", "GPU_TARGETS", "GPU_TARGETS names no target"},
 	}
 	for _, c := range cases {
 		ts, src, err := SelectTargets(c.flag, c.man, envOf(c.env...), c.gpus)
@@ -71,4 +73,32 @@ func TestSelectTargets(t *testing.T) {
 	if _, _, err := SelectTargets(nil, nil, nil, nil); !errors.Is(err, ErrNoTargets) {
 		t.Errorf("nil getenv, nothing: %v", err)
 	}
+}
+
+// FuzzSelectTargets: whatever the variables hold, SelectTargets returns
+// valid targets or an error wrapping ErrNoTargets or inspect.ErrInvalidTarget.
+func FuzzSelectTargets(f *testing.F) {
+	for _, s := range []string{"gfx90a;gfx942", "gfx90a gfx90a:xnack-", "native", "", " ,;", "gfx1100:xnack+", "sm_90"} {
+		f.Add(s, s)
+	}
+	f.Fuzz(func(t *testing.T, flag, env string) {
+		gpus := []GPU{{Vendor: "AMD", Arch: "gfx1030"}}
+		var fl []string
+		if flag != "" {
+			fl = []string{flag}
+		}
+		ts, _, err := SelectTargets(fl, nil, envOf("PYTORCH_ROCM_ARCH", env), gpus)
+		if err != nil {
+			if !errors.Is(err, ErrNoTargets) && !errors.Is(err, inspect.ErrInvalidTarget) {
+				t.Fatalf("error %v wraps no sentinel", err)
+			}
+			return
+		}
+		if len(ts) == 0 {
+			t.Fatal("no targets and no error")
+		}
+		if err := inspect.ValidateTargets(ts); err != nil {
+			t.Fatalf("returned invalid targets %v: %v", ts, err)
+		}
+	})
 }
