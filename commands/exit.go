@@ -66,6 +66,8 @@ func exitCode(err error) int {
 		return ExitInterrupted
 	case errors.As(err, &ue):
 		return ExitUsage
+	case errors.Is(err, compile.ErrNoTargets): // no --arch and nothing to detect: the fix is a flag
+		return ExitUsage
 	case errors.As(err, &me):
 		return ExitMismatch
 	case errors.Is(err, compile.ErrToolchainNotFound),
