@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/compile"
 )
 
 // pinDoctor makes the report independent of the Go build running the test.
@@ -147,4 +149,11 @@ func TestDoctorThisMachine(t *testing.T) {
 		assert.Contains(t, doc.Arch.Error, "pass --arch")
 	}
 	assert.True(t, doc.OK)
+}
+
+func TestExitCodesOfDiscoveryErrors(t *testing.T) {
+	_, _, err := compile.SelectTargets(nil, nil, nil, nil)
+	assert.Equal(t, ExitUsage, exitCode(err), "no target selected is a usage error: the fix is --arch")
+	_, err = compile.FindInstallation(compile.FindOptions{Root: t.TempDir(), Getenv: func(string) string { return "" }})
+	assert.Equal(t, ExitEnvMissing, exitCode(err))
 }
