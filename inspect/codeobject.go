@@ -6,8 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ianlancetaylor/demangle"
 	"github.com/vmihailenco/msgpack/v5"
@@ -144,24 +145,26 @@ type Symbol struct {
 
 // Descriptor is a decoded 64-byte kernel descriptor (formats.md 1.5).
 type Descriptor struct {
-	GroupSegment   uint32 `json:"group_segment_fixed_size"`
-	PrivateSegment uint32 `json:"private_segment_fixed_size"`
-	KernargSize    uint32 `json:"kernarg_size"`
+	// Raw fields; the three sizes repeat the metadata (a mismatch is a warning).
+	GroupSegment   uint32 `json:"-"`
+	PrivateSegment uint32 `json:"-"`
+	KernargSize    uint32 `json:"-"`
 	EntryOffset    int64  `json:"kernel_code_entry_byte_offset"`
 	Rsrc1          uint32 `json:"compute_pgm_rsrc1"`
 	Rsrc2          uint32 `json:"compute_pgm_rsrc2"`
 	Rsrc3          uint32 `json:"compute_pgm_rsrc3"`
 	Properties     uint16 `json:"kernel_code_properties"`
-	KernargPreload uint16 `json:"kernarg_preload"`
+	KernargPreload uint16 `json:"kernarg_preload,omitempty"`
 
-	GranulatedVGPRs int  `json:"granulated_workitem_vgpr_count"`
-	GranulatedSGPRs int  `json:"granulated_wavefront_sgpr_count"`
+	// Decoded.
+	GranulatedVGPRs int  `json:"-"`
+	GranulatedSGPRs int  `json:"-"`
 	VGPRs           int  `json:"allocated_vgprs"`           // (field+1) x granule
 	SGPRs           int  `json:"allocated_sgprs,omitempty"` // GFX6-9 only
 	UserSGPRs       int  `json:"user_sgpr_count"`
-	PrivateEnabled  bool `json:"enable_private_segment"`
-	Wave32          bool `json:"wavefront_size32"`
-	DynamicStack    bool `json:"uses_dynamic_stack"`
+	PrivateEnabled  bool `json:"-"`
+	Wave32          bool `json:"wavefront_size32,omitempty"`
+	DynamicStack    bool `json:"uses_dynamic_stack,omitempty"`
 	AccumOffset     int  `json:"accum_offset,omitempty"` // gfx90a+: first AGPR
 	TGSplit         bool `json:"tg_split,omitempty"`
 	WGPMode         bool `json:"wgp_mode,omitempty"`
@@ -365,67 +368,69 @@ func (co *CodeObject) readNotes(f *elf.File) error {
 
 func align4(n int) int { return (n + 3) &^ 3 }
 
+// MessagePack metadata (v3+), decoded straight into structs; unknown keys are skipped.
+type mpMeta struct {
+	Version []int      `msgpack:"amdhsa.version"`
+	Target  string     `msgpack:"amdhsa.target"`
+	Kernels []mpKernel `msgpack:"amdhsa.kernels"`
+}
+
+type mpKernel struct {
+	Name         string  `msgpack:".name"`
+	Symbol       string  `msgpack:".symbol"`
+	SGPRs        int     `msgpack:".sgpr_count"`
+	VGPRs        int     `msgpack:".vgpr_count"`
+	AGPRs        *int    `msgpack:".agpr_count"`
+	SGPRSpills   int     `msgpack:".sgpr_spill_count"`
+	VGPRSpills   int     `msgpack:".vgpr_spill_count"`
+	LDS          uint32  `msgpack:".group_segment_fixed_size"`
+	Scratch      uint32  `msgpack:".private_segment_fixed_size"`
+	KernargSize  uint32  `msgpack:".kernarg_segment_size"`
+	KernargAlign int     `msgpack:".kernarg_segment_align"`
+	Wavefront    int     `msgpack:".wavefront_size"`
+	MaxWG        int     `msgpack:".max_flat_workgroup_size"`
+	DynamicStack bool    `msgpack:".uses_dynamic_stack"`
+	Args         []mpArg `msgpack:".args"`
+}
+
+type mpArg struct {
+	Name         string `msgpack:".name"`
+	TypeName     string `msgpack:".type_name"`
+	ValueKind    string `msgpack:".value_kind"`
+	AddressSpace string `msgpack:".address_space"`
+	Access       string `msgpack:".access"`
+	Offset       int    `msgpack:".offset"`
+	Size         int    `msgpack:".size"`
+	IsConst      bool   `msgpack:".is_const"`
+}
+
 // decodeMsgpack reads the v3+ metadata map.
 func (co *CodeObject) decodeMsgpack(desc []byte, where int64) error {
-	var m map[string]any
 	if err := checkMsgpack(desc); err != nil {
 		return perr(where, "NT_AMDGPU_METADATA", "not valid MessagePack: %v", err)
 	}
+	var m mpMeta
 	if err := msgpack.Unmarshal(desc, &m); err != nil {
-		return perr(where, "NT_AMDGPU_METADATA", "not valid MessagePack: %v", err)
+		return perr(where, "NT_AMDGPU_METADATA", "not AMDGPU metadata: %v", err)
 	}
-	if v, ok := m["amdhsa.target"].(string); ok {
-		co.MetaTarget = v
-	}
-	if v, ok := m["amdhsa.version"].([]any); ok {
-		for _, x := range v {
-			n, _ := toInt(x)
-			co.MetadataVersion = append(co.MetadataVersion, n)
-		}
-	}
-	ks, ok := m["amdhsa.kernels"].([]any)
-	if !ok && m["amdhsa.kernels"] != nil {
-		return perr(where, "amdhsa.kernels", "is %T, want an array", m["amdhsa.kernels"])
-	}
-	for i, x := range ks {
-		km, ok := x.(map[string]any)
-		if !ok {
-			return perr(where, fmt.Sprintf("amdhsa.kernels[%d]", i), "is %T, want a map", x)
-		}
-		k := Kernel{
-			Name:             str(km[".name"]),
-			Symbol:           str(km[".symbol"]),
-			SGPRs:            num(km[".sgpr_count"]),
-			VGPRs:            num(km[".vgpr_count"]),
-			AGPRs:            num(km[".agpr_count"]),
-			SGPRSpills:       num(km[".sgpr_spill_count"]),
-			VGPRSpills:       num(km[".vgpr_spill_count"]),
-			LDS:              uint32(num(km[".group_segment_fixed_size"])),
-			Scratch:          uint32(num(km[".private_segment_fixed_size"])),
-			KernargSize:      uint32(num(km[".kernarg_segment_size"])),
-			KernargAlign:     num(km[".kernarg_segment_align"]),
-			Wavefront:        num(km[".wavefront_size"]),
-			MaxWorkgroupSize: num(km[".max_flat_workgroup_size"]),
-		}
-		_, k.hasAGPR = km[".agpr_count"]
-		k.DynamicStack, _ = km[".uses_dynamic_stack"].(bool)
-		if k.Name == "" {
+	co.MetaTarget, co.MetadataVersion = m.Target, m.Version
+	co.Kernels = make([]Kernel, 0, len(m.Kernels))
+	for i, x := range m.Kernels {
+		if x.Name == "" {
 			return perr(where, fmt.Sprintf("amdhsa.kernels[%d]", i), "kernel without .name")
 		}
-		args, _ := km[".args"].([]any)
-		for _, a := range args {
-			am, _ := a.(map[string]any)
-			arg := Arg{
-				Name:         str(am[".name"]),
-				TypeName:     str(am[".type_name"]),
-				ValueKind:    str(am[".value_kind"]),
-				AddressSpace: str(am[".address_space"]),
-				Access:       str(am[".access"]),
-				Offset:       num(am[".offset"]),
-				Size:         num(am[".size"]),
-			}
-			arg.IsConst, _ = am[".is_const"].(bool)
-			k.Args = append(k.Args, arg)
+		k := Kernel{
+			Name: x.Name, Symbol: x.Symbol, SGPRs: x.SGPRs, VGPRs: x.VGPRs,
+			SGPRSpills: x.SGPRSpills, VGPRSpills: x.VGPRSpills, LDS: x.LDS, Scratch: x.Scratch,
+			KernargSize: x.KernargSize, KernargAlign: x.KernargAlign, Wavefront: x.Wavefront,
+			MaxWorkgroupSize: x.MaxWG, DynamicStack: x.DynamicStack,
+			Args: make([]Arg, len(x.Args)),
+		}
+		if x.AGPRs != nil {
+			k.AGPRs, k.hasAGPR = *x.AGPRs, true
+		}
+		for j, a := range x.Args {
+			k.Args[j] = Arg(a)
 		}
 		k.Demangled = demangleName(k.Name)
 		co.Kernels = append(co.Kernels, k)
@@ -604,56 +609,32 @@ func v2Snake(s string) string {
 	return b.String()
 }
 
+// demangled caches demangleName (one kernel appears once per target); bounded.
+var (
+	demangledMu sync.Mutex
+	demangled   = map[string]string{}
+)
+
 func demangleName(s string) string {
 	if !strings.HasPrefix(s, "_Z") {
 		return ""
 	}
+	demangledMu.Lock()
+	v, ok := demangled[s]
+	demangledMu.Unlock()
+	if ok {
+		return v
+	}
 	d, err := demangle.ToString(s, demangle.NoClones)
 	if err != nil || d == s {
-		return ""
+		d = ""
 	}
+	demangledMu.Lock()
+	if len(demangled) < 4096 {
+		demangled[s] = d
+	}
+	demangledMu.Unlock()
 	return d
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-func num(v any) int {
-	n, _ := toInt(v)
-	return n
-}
-
-func toInt(v any) (int, bool) {
-	switch x := v.(type) {
-	case int8:
-		return int(x), true
-	case int16:
-		return int(x), true
-	case int32:
-		return int(x), true
-	case int64:
-		return int(x), true
-	case int:
-		return x, true
-	case uint8:
-		return int(x), true
-	case uint16:
-		return int(x), true
-	case uint32:
-		return int(x), true
-	case uint64:
-		if x > 1<<62 {
-			return 0, false
-		}
-		return int(x), true
-	case float32:
-		return int(x), true
-	case float64:
-		return int(x), true
-	}
-	return 0, false
 }
 
 // nmSymbols converts ELF symbols into nm-style entries, sorted by name.
@@ -701,7 +682,7 @@ func nmSymbols(f *elf.File, syms []elf.Symbol) []Symbol {
 		sym.Kind = string(letter)
 		out = append(out, sym)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortStableFunc(out, func(a, b Symbol) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 

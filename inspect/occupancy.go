@@ -7,15 +7,15 @@ type Occupancy struct {
 	MaxWaves     int    `json:"max_waves_per_simd"`
 	Limiter      string `json:"limiter"` // "vgpr", "sgpr", "lds", "workgroup", "waves", "unknown"
 	// Per-resource limits (0 = that resource does not limit on this target).
-	VGPRWaves  int `json:"vgpr_waves"`
+	VGPRWaves  int `json:"vgpr_waves,omitempty"`
 	SGPRWaves  int `json:"sgpr_waves,omitempty"`
-	LDSWaves   int `json:"lds_waves"`
-	GroupWaves int `json:"workgroup_waves"`
+	LDSWaves   int `json:"lds_waves,omitempty"`
+	GroupWaves int `json:"workgroup_waves,omitempty"`
 	// Inputs used.
 	Block    int `json:"block"`
-	Wave     int `json:"wave"`
-	LDSBytes int `json:"lds_bytes"`
-	VGPRs    int `json:"vgprs"` // VGPRs counted against the file (arch + AGPRs where shared)
+	Wave     int `json:"-"`
+	LDSBytes int `json:"lds_bytes,omitempty"` // static + dynamic
+	VGPRs    int `json:"-"`                   // VGPRs counted against the file (arch + AGPRs where shared)
 	// Note explains a 0 result (LDS over the per-workgroup limit, unknown target).
 	Note string `json:"note,omitempty"`
 }
