@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	udiff "github.com/aymanbagabas/go-udiff"
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmk/rocmk/compile"
@@ -586,7 +585,8 @@ func reportHipify(ui *UI, o hipifyOptions, results []hipifyResult, elapsed time.
 		switch {
 		case o.Diff:
 			if rep.Changed {
-				stdout.WriteString(udiff.Unified("a/"+strings.TrimPrefix(filepath.ToSlash(r.job.name), "/"), "b/"+strings.TrimPrefix(filepath.ToSlash(r.job.name), "/"), string(r.in), string(r.out)))
+				name := strings.TrimPrefix(filepath.ToSlash(r.job.name), "/")
+				stdout.WriteString(unifiedDiff("a/"+name, "b/"+name, string(r.in), string(r.out)))
 			}
 		case o.Check || o.NoOutput:
 		case r.job.dst == "" && !ui.JSON:
