@@ -85,6 +85,14 @@ func (t *translator) translateTokens() {
 		if strings.HasPrefix(name, "cublas") || strings.HasPrefix(name, "cusparse") || strings.HasPrefix(name, "cusolver") {
 			t.rocLib = true
 		}
+		switch name {
+		case "cublas.h", "hipblas.h", "hipblas/hipblas.h":
+			// hipblas.h: an earlier run translated cublas.h; keep the legacy
+			// names alone again so the translation stays idempotent
+			t.cublasV1 = t.cublasV1 || !t.cublasV2
+		case "cublas_v2.h":
+			t.cublasV2, t.cublasV1 = true, false
+		}
 		if name == hipRuntimeH {
 			runtimeIncludes++
 			haveRuntime = true
@@ -270,6 +278,12 @@ func (t *translator) ident(i int) {
 		return
 	}
 	to, why := t.target(e)
+	if t.cublasV1 && e.Family == "blas" && !e.Type && !strings.HasSuffix(tk.lit, "_v2") {
+		if _, v2 := Lookup(tk.lit + "_v2"); v2 {
+			// with only cublas.h, cublasSscal is the legacy handle-less API
+			to, why = "", "is the legacy cuBLAS (v1) API: hipBLAS has only the handle-based form; include cublas_v2.h and pass a handle"
+		}
+	}
 	if to == "" {
 		if e.Type || t.isPunct(t.next(i), "(") {
 			t.diag(tk.pos, SevUnsupported, "unsupported-api", tk.lit, tk.lit+" "+why)

@@ -135,6 +135,8 @@ type translator struct {
 	perms  []pendingPerm
 	fixed  []edit // insertions that never become part of an enclosing edit (the hip_runtime.h include)
 	rocLib bool   // the file includes a cuBLAS/cuSPARSE/cuSOLVER header
+	// cublas.h (the legacy API) included without cublas_v2.h
+	cublasV1, cublasV2 bool
 
 	templKernels map[string]bool // kernels declared as templates, and macros naming template kernels
 }
