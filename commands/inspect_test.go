@@ -2,6 +2,7 @@ package commands
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,4 +124,21 @@ func TestInspectExtract(t *testing.T) {
 	assert.Equal(t, 0, r2.Code, r2.Stderr)
 	assert.Contains(t, r2.Stdout, "app_scale")
 	assert.Contains(t, r.Stdout, "extracted "+dir)
+}
+
+// BenchmarkInspectCorpusJSON is `rocmk inspect --json` over the whole corpus
+// in-process (what one process does, less its start-up).
+func BenchmarkInspectCorpusJSON(b *testing.B) {
+	var args []string
+	for _, dir := range []string{"co", "variants", "newllvm", "bundle", "host", "broken"} {
+		m, _ := filepath.Glob(corpusPath(dir + "/*"))
+		args = append(args, m...)
+	}
+	env := testEnv(nil)
+	env.Stdout, env.Stderr = io.Discard, io.Discard
+	for b.Loop() {
+		if code := run(append([]string{"rocmk", "inspect", "--json"}, args...), env); code != 1 {
+			b.Fatal(code)
+		}
+	}
 }
