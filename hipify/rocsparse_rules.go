@@ -35,6 +35,16 @@ func init() {
 		add("cusparse"+x+"gtsvInterleavedBatch", callRule{nargs: 9, perm: seq(8, "7", "8")})
 		add("cusparse"+x+"gtsvInterleavedBatch_bufferSizeExt", callRule{nargs: 9, perm: seq(8, "7", "8")})
 		add("cusparse"+x+"csrgeam2", callRule{nargs: 20, perm: seq(19)})
+		// block sparse (BSR) variants: the same changes, two arguments further on
+		for _, f := range []string{"bsrilu02", "bsric02"} {
+			add("cusparse"+x+f, callRule{nargs: 12, perm: seq(10, "=rocsparse_solve_policy_auto", "11")})
+			add("cusparse"+x+f+"_analysis", callRule{nargs: 12, perm: seq(10, "=rocsparse_analysis_policy_force", "=rocsparse_solve_policy_auto", "11")})
+			add("cusparse"+x+f+"_bufferSize", callRule{nargs: 11, ops: []argOp{{'w', 10, sizeCast}}})
+		}
+		add("cusparse"+x+"bsrsm2_bufferSize", callRule{nargs: 14, ops: []argOp{{'w', 13, sizeCast}}})
+		add("cusparse"+x+"bsrsv2_solve", callRule{nargs: 16, perm: seq(14, "=rocsparse_solve_policy_auto", "15")})
+		add("cusparse"+x+"bsrsv2_analysis", callRule{nargs: 13, perm: seq(11, "=rocsparse_analysis_policy_force", "=rocsparse_solve_policy_auto", "12")})
+		add("cusparse"+x+"bsrsv2_bufferSize", callRule{nargs: 12, ops: []argOp{{'w', 11, sizeCast}}})
 	}
 	add("cusparseXcsrgeam2Nnz", callRule{nargs: 15, perm: seq(14)})
 	add("cusparseSpMM", callRule{nargs: 11, perm: seq(10, "=rocsparse_spmm_stage_compute", "=nullptr", "10")})
