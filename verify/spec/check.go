@@ -182,14 +182,26 @@ func ImageKernels(img []byte) ([]KernelInfo, error) {
 		if err != nil {
 			return nil, err
 		}
+		// NVIDIA marks kernel entries with STO_CUDA_ENTRY (0x10) in
+		// st_other; device functions also live in .text.<name>. Without
+		// any marked symbol (another producer), every candidate counts.
+		var entries []string
 		for _, sy := range syms {
 			if elf.ST_TYPE(sy.Info) != elf.STT_FUNC || int(sy.Section) >= len(f.Sections) || sy.Section == elf.SHN_UNDEF {
 				continue
 			}
 			sec := f.Sections[sy.Section].Name
-			if sec == ".text."+sy.Name && elf.ST_BIND(sy.Info) == elf.STB_GLOBAL {
+			// Template instances are weak, extern "C" kernels global.
+			bind := elf.ST_BIND(sy.Info)
+			if sec == ".text."+sy.Name && (bind == elf.STB_GLOBAL || bind == elf.STB_WEAK) {
 				names = append(names, sy.Name)
+				if sy.Other&0x10 != 0 {
+					entries = append(entries, sy.Name)
+				}
 			}
+		}
+		if len(entries) > 0 {
+			names = entries
 		}
 	} else if bytes.Contains(img, []byte(".entry")) {
 		for _, m := range ptxEntry.FindAllSubmatch(img, -1) {
@@ -198,7 +210,7 @@ func ImageKernels(img []byte) ([]KernelInfo, error) {
 	} else {
 		return nil, fmt.Errorf("not a cubin or PTX image")
 	}
-	var out []KernelInfo
+	out := []KernelInfo{}
 	for _, n := range names {
 		k := KernelInfo{Name: n}
 		if d, err := demangle.ToString(n); err == nil {

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -221,4 +223,20 @@ func TestImageKernelsFromPTX(t *testing.T) {
 	assert.Equal(t, "void scale<float, 4>(float*, float const*, float, int)", ks[1].Demangled)
 	_, err = ImageKernels([]byte("garbage"))
 	assert.Error(t, err)
+}
+
+func TestImageKernelsFromELF(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(testdata, "elf", "funcs.o"))
+	require.NoError(t, err)
+	ks, err := ImageKernels(data)
+	require.NoError(t, err)
+	var names []string
+	for _, k := range ks {
+		names = append(names, k.Name)
+	}
+	// The weak template instance is listed; the static helper is not.
+	assert.ElementsMatch(t, []string{"_Z5scaleIfLi4EEvPT_PKS0_S0_i", "gelu_tanh", "notakernel_ptr"}, names)
+	k, err := Resolve(&Spec{Kernel: "scale<float, 4>"}, ks)
+	require.NoError(t, err)
+	assert.Equal(t, "_Z5scaleIfLi4EEvPT_PKS0_S0_i", k.Name)
 }

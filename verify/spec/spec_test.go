@@ -289,3 +289,35 @@ func loadAndExpand(path string) error {
 	}
 	return nil
 }
+
+// BenchmarkReference measures the CPU reference of the GELU spec (one
+// expr-lang evaluation per element, parallel over cores) and the softmax
+// spec (temps per row, then element-wise).
+func BenchmarkReference(b *testing.B) {
+	for _, tc := range []struct{ file, sizes string }{{"elementwise.toml", "n=1048577"}, {"softmax.toml", "cols=4099 rows=64"}} {
+		f, err := ReadFile(filepath.Join(testdata, tc.file))
+		require.NoError(b, err)
+		cases, err := f.Specs[0].Expand()
+		require.NoError(b, err)
+		var c *Case
+		for _, x := range cases {
+			if x.SortedSizes() == tc.sizes {
+				c = x
+			}
+		}
+		require.NotNil(b, c)
+		n := 0
+		for _, v := range c.Args {
+			if v.Arg.Output {
+				n += v.Count()
+			}
+		}
+		b.Run(f.Specs[0].Label(), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				_, err := c.Reference()
+				require.NoError(b, err)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/elem")
+		})
+	}
+}
