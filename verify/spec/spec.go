@@ -158,6 +158,9 @@ func Parse(name string, data []byte) (*File, error) {
 	if len(doc.Verify) == 0 {
 		return nil, &Error{File: name, Msg: "no [[verify]] tables"}
 	}
+	if err := checkKeys(data); err != nil {
+		return nil, &Error{File: name, Msg: err.Error()}
+	}
 	f := &File{Path: name, Specs: doc.Verify}
 	seen := map[string]bool{}
 	for i, s := range f.Specs {
@@ -400,4 +403,63 @@ func (s *Spec) sizeLists() ([]sizeList, error) {
 type sizeList struct {
 	name string
 	vals []int64
+}
+
+var (
+	specKeys = []string{"name", "source", "kernel", "sizes", "grid", "block", "shared", "args", "temps", "reference", "tolerance"}
+	argKeys  = []string{"name", "dtype", "count", "shape", "init", "output", "value", "min_count"}
+	tolKeys  = []string{"atol", "rtol", "ulp"}
+)
+
+// checkKeys rejects keys a [[verify]] table does not know (a misspelt
+// "tolerence" would otherwise be ignored). Other top-level tables of a
+// rocmk.toml are not looked at.
+func checkKeys(data []byte) error {
+	var raw struct {
+		Verify []map[string]any `toml:"verify"`
+	}
+	if err := toml.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	unknown := func(where string, m map[string]any, known []string) error {
+		var bad []string
+		for k := range m {
+			if !contains(known, k) {
+				bad = append(bad, k)
+			}
+		}
+		if len(bad) == 0 {
+			return nil
+		}
+		sort.Strings(bad)
+		return fmt.Errorf("%s: unknown key %s (known: %s)", where, strings.Join(bad, ", "), strings.Join(known, ", "))
+	}
+	for i, t := range raw.Verify {
+		where := fmt.Sprintf("verify[%d]", i)
+		if n, ok := t["name"].(string); ok {
+			where = fmt.Sprintf("spec %q", n)
+		} else if k, ok := t["kernel"].(string); ok {
+			where = fmt.Sprintf("spec %q", k)
+		}
+		if err := unknown(where, t, specKeys); err != nil {
+			return err
+		}
+		args, _ := t["args"].([]any)
+		for j, a := range args {
+			if m, ok := a.(map[string]any); ok {
+				if err := unknown(fmt.Sprintf("%s: args[%d]", where, j), m, argKeys); err != nil {
+					return err
+				}
+			}
+		}
+		tols, _ := t["tolerance"].(map[string]any)
+		for k, v := range tols {
+			if m, ok := v.(map[string]any); ok {
+				if err := unknown(fmt.Sprintf("%s: tolerance.%s", where, k), m, tolKeys); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }

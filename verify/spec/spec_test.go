@@ -321,3 +321,37 @@ func BenchmarkReference(b *testing.B) {
 		})
 	}
 }
+
+// TestSpecsInProjectManifest: [[verify]] tables live in rocmk.toml beside
+// the build's keys, which the spec reader ignores.
+func TestSpecsInProjectManifest(t *testing.T) {
+	f, err := Parse(filepath.Join(testdata, "rocmk.toml"), []byte(`
+sources = ["kernels/*.hip"]
+targets = ["gfx90a", "gfx1100"]
+[output]
+dir = "build"
+
+[[verify]]
+source = "scalar.cu"
+kernel = "axpby"
+sizes = { n = [10] }
+grid = 1
+block = 32
+args = [
+  { name = "alpha", dtype = "f32", value = 2 },
+  { name = "x", dtype = "f32", count = "n", init = "iota" },
+  { name = "beta", dtype = "f32", value = 0 },
+  { name = "y", dtype = "f32", count = "n", output = true },
+  { name = "n", dtype = "i32" },
+]
+reference = ["y[i] = alpha * x[i] + beta * y[i]"]
+`))
+	require.NoError(t, err)
+	require.Len(t, f.Specs, 1)
+	assert.Equal(t, filepath.Join(testdata, "scalar.cu"), f.Specs[0].SourcePath())
+	cases, err := f.Specs[0].Expand()
+	require.NoError(t, err)
+	out, err := cases[0].Reference()
+	require.NoError(t, err)
+	assert.Equal(t, 18.0, out["y"][9])
+}
