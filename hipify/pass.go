@@ -147,6 +147,7 @@ func (t *translator) translateTokens() {
 	}
 	t.applyPerms()
 	if t.opt.KernelExecutionSyntax {
+		t.expandLaunchMacros()
 		for i := range t.toks {
 			if t.toks[i].kind == LAUNCH && !t.toks[i].skip {
 				t.launch(i)

@@ -364,3 +364,20 @@ func TestCompileWithHipcc(t *testing.T) {
 		})
 	}
 }
+
+func TestLaunchMacrosExpandAtUse(t *testing.T) {
+	src := "#include <hip/hip_runtime.h>\n" +
+		"#define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__);\n" +
+		"#define CALL axpy<float><<<1, n>>>\n" +
+		"void f() {\n  LAUNCH(inc, grid, block, a, cudaStreamPerThread);\n  CALL(a, x, y);\n}\n"
+	out, _ := tr(t, src, Options{KernelExecutionSyntax: true})
+	assert.Equal(t, "#include <hip/hip_runtime.h>\n"+
+		"#define LAUNCH(k, g, b, ...) hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, __VA_ARGS__);\n"+
+		"#define CALL axpy<float><<<1, n>>>\n"+
+		"void f() {\n  hipLaunchKernelGGL(inc, dim3(grid), dim3(block), 0, 0, a, hipStreamPerThread);\n"+
+		"  hipLaunchKernelGGL(HIP_KERNEL_NAME(axpy<float>), dim3(1), dim3(n), 0, 0, a, x, y);\n}\n", out)
+	again, _ := tr(t, out, Options{KernelExecutionSyntax: true})
+	assert.Equal(t, out, again)
+	plain, _ := tr(t, src, Options{})
+	assert.Contains(t, plain, "  LAUNCH(inc, grid, block, a, hipStreamPerThread);\n", "without the option macros stay")
+}

@@ -1,0 +1,158 @@
+package hipify
+
+import "strings"
+
+// launchMacro is a #define whose body is a kernel launch: either a whole
+// one with parameters (#define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__))
+// or the head of one (#define CALL k<float><<<1, n>>>), to which the use
+// site adds the argument list.
+type launchMacro struct {
+	params   []string // nil for an object-like macro
+	variadic bool
+	body     []token // the body's tokens, without comments
+	complete bool    // the body holds the argument list too
+}
+
+// findLaunchMacros records #defines whose body is a kernel launch.
+func (t *translator) findLaunchMacros() map[string]*launchMacro {
+	var ms map[string]*launchMacro
+	for i := 0; i < len(t.toks); i++ {
+		if t.toks[i].kind != HASH || t.toks[i].lit != "#define" || t.toks[i].skip {
+			continue
+		}
+		n := i + 1
+		if n >= len(t.toks) || t.toks[n].kind != IDENT {
+			continue
+		}
+		m := &launchMacro{}
+		j := n + 1
+		if j < len(t.toks) && t.isPunct(j, "(") && t.toks[j].pos.Offset == t.endOf(n) {
+			m.params = []string{}
+			for j++; j < len(t.toks) && !t.isPunct(j, ")") && t.toks[j].kind != PPEND; j++ {
+				switch {
+				case t.toks[j].kind == IDENT:
+					m.params = append(m.params, t.toks[j].lit)
+				case t.isPunct(j, "..."):
+					m.variadic = true
+				}
+			}
+			j++
+		}
+		launches, bad := 0, false
+		for ; j < len(t.toks) && t.toks[j].kind != PPEND; j++ {
+			tk := t.toks[j]
+			if tk.kind == COMMENT {
+				continue
+			}
+			if tk.kind == LAUNCH {
+				launches++
+			}
+			if tk.kind == PUNCT && (tk.lit == "#" || tk.lit == "##") {
+				bad = true
+			}
+			m.body = append(m.body, tk)
+		}
+		if launches != 1 || bad || len(m.body) == 0 {
+			continue
+		}
+		last := m.body[len(m.body)-1]
+		for k := len(m.body) - 1; k >= 0 && last.kind == PUNCT && last.lit == ";"; k-- {
+			m.body = m.body[:k]
+			if k > 0 {
+				last = m.body[k-1]
+			}
+		}
+		m.complete = last.kind == PUNCT && last.lit == ")"
+		if !m.complete && (m.params != nil || last.kind != ENDLAUNCH) {
+			continue
+		}
+		if ms == nil {
+			ms = map[string]*launchMacro{}
+		}
+		ms[t.toks[n].lit] = m
+	}
+	return ms
+}
+
+// expandLaunchMacros rewrites uses of launch macros, as hipify-clang does
+// at the expansion site: CALL(args) becomes hipLaunchKernelGGL(...).
+func (t *translator) expandLaunchMacros() {
+	ms := t.findLaunchMacros()
+	if ms == nil {
+		return
+	}
+	for i := 0; i < len(t.toks); i++ {
+		tk := &t.toks[i]
+		if tk.kind != IDENT || tk.pp != "" || tk.skip {
+			continue
+		}
+		m, ok := ms[tk.lit]
+		if !ok {
+			continue
+		}
+		p := t.next(i)
+		if !t.isPunct(p, "(") {
+			continue
+		}
+		q := t.matching(p)
+		if q < 0 {
+			continue
+		}
+		args := t.splitArgs(p, q)
+		argText := make([]string, len(args))
+		for k, a := range args {
+			argText[k] = strings.TrimSpace(t.render(t.toks[a[0]].pos.Offset, t.endOf(a[1]-1)))
+		}
+		var b strings.Builder
+		if m.params == nil {
+			writeTokens(&b, m.body, nil)
+			b.WriteString("(" + strings.Join(argText, ", ") + ")")
+		} else {
+			if len(args) < len(m.params) || len(args) > len(m.params) && !m.variadic {
+				continue
+			}
+			sub := map[string]string{}
+			for k, name := range m.params {
+				sub[name] = argText[k]
+			}
+			if m.variadic {
+				sub["__VA_ARGS__"] = strings.Join(argText[len(m.params):], ", ")
+			}
+			writeTokens(&b, m.body, sub)
+		}
+		opt := *t.opt
+		opt.NoInclude, opt.NoHazards, opt.SkipExcluded = true, true, false
+		sub := &translator{name: t.name, src: []byte(b.String()), opt: &opt, rep: &Report{Replaced: map[string]int{}}, seenHz: map[string]bool{}}
+		sub.scan()
+		sub.templKernels = t.templKernels
+		sub.translateTokens()
+		out := string(sub.apply())
+		if !strings.HasPrefix(out, "hipLaunchKernelGGL(") {
+			continue
+		}
+		t.render(tk.pos.Offset, t.endOf(q))
+		t.addEdit(tk.pos.Offset, t.endOf(q), out)
+		t.rep.Replaced["launch"]++
+		i = q
+	}
+}
+
+// writeTokens writes tokens separated as C++ needs (a blank between words),
+// replacing macro parameters.
+func writeTokens(b *strings.Builder, ts []token, sub map[string]string) {
+	for k, tk := range ts {
+		lit := tk.lit
+		if tk.kind == IDENT {
+			if v, ok := sub[lit]; ok {
+				lit = v
+			}
+		}
+		if k > 0 {
+			prev := ts[k-1]
+			if tk.pos.Offset > prev.pos.Offset+len(prev.lit) {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(lit)
+	}
+}
