@@ -1,9 +1,13 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -90,9 +94,14 @@ func runInspect(opts inspectOptions, env Env) error {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	doc := inspectDoc{Files: []inspectFileDoc{}}
 	failed := 0
+	var fromDir map[string]bool
+	opts.Files, fromDir = expandInspectArgs(opts.Files)
 	parsed := openAll(opts.Files, opts.G.Jobs)
 	for i, name := range opts.Files {
 		f, err := parsed[i].f, parsed[i].err
+		if fromDir[name] && errors.Is(err, inspect.ErrNoDeviceCode) {
+			continue // a host program without device code found in a directory
+		}
 		fd := inspectFileDoc{File: name, CodeObjects: []inspectCODoc{}}
 		if err != nil {
 			failed++
@@ -120,9 +129,51 @@ func runInspect(opts inspectOptions, env Env) error {
 		return err
 	}
 	if failed > 0 {
-		return exitError{ExitFailure, fmt.Errorf("inspect: %d of %d files could not be read", failed, len(opts.Files))}
+		return exitError{ExitFailure, fmt.Errorf("inspect: %d of %d files could not be read", failed, len(doc.Files))}
 	}
 	return nil
+}
+
+// expandInspectArgs replaces each directory argument (e.g. rocmk build's
+// output directory) by the files under it that start like a code object,
+// bundle or compressed bundle, in lexical order; other files are skipped.
+func expandInspectArgs(args []string) ([]string, map[string]bool) {
+	var out []string
+	fromDir := map[string]bool{}
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		n := len(out)
+		_ = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !d.Type().IsRegular() {
+				return nil
+			}
+			if looksLikeDeviceCode(p) {
+				out = append(out, p)
+				fromDir[p] = true
+			}
+			return nil
+		})
+		if len(out) == n {
+			out = append(out, a) // reported: "is a directory" with nothing to read
+		}
+	}
+	return out, fromDir
+}
+
+func looksLikeDeviceCode(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [24]byte
+	n, _ := io.ReadFull(f, b[:])
+	h := string(b[:n])
+	return strings.HasPrefix(h, "\x7fELF") || strings.HasPrefix(h, "CCOB") || strings.HasPrefix(h, "__CLANG_OFFLOAD_BUNDLE__")
 }
 
 type openResult struct {

@@ -142,3 +142,31 @@ func BenchmarkInspectCorpusJSON(b *testing.B) {
 		}
 	}
 }
+
+// A directory argument (rocmk build's output directory) is expanded to the
+// device-code files under it; other files, and host programs without device
+// code, are skipped.
+func TestInspectDirectory(t *testing.T) {
+	dir := t.TempDir()
+	co, err := os.ReadFile(corpusPath("co/vadd.gfx90a.co"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "vadd-gfx90a.hsaco"), co, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "manifest.json"), []byte("{}"), 0o644))
+	self, err := os.Executable() // an x86-64 ELF without device code
+	require.NoError(t, err)
+	b, err := os.ReadFile(self)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "host-tool"), b, 0o755))
+	r := runRocmk(t, testEnv(nil), "inspect", "--json", dir)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var doc struct {
+		Files []struct{ File string } `json:"files"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
+	require.Len(t, doc.Files, 1)
+	assert.Equal(t, filepath.Join(dir, "vadd-gfx90a.hsaco"), doc.Files[0].File)
+	// Named explicitly, the host program is an error.
+	r = runRocmk(t, testEnv(nil), "inspect", filepath.Join(dir, "host-tool"))
+	assert.Equal(t, 1, r.Code)
+	assert.Contains(t, r.Stderr, "no device code")
+}

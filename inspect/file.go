@@ -83,6 +83,9 @@ const (
 	maxUncompress = 1 << 30
 )
 
+// ErrNoDeviceCode is returned for a host ELF without any offload section.
+var ErrNoDeviceCode = errors.New("no .hip_fatbin, .llvm.offloading or offload bundle sections: no device code")
+
 // NoteBitcode is the note for inputs that hold device bitcode only.
 const NoteBitcode = "device bitcode, link first"
 
@@ -415,7 +418,7 @@ func (f *File) parseHost(data []byte) error {
 		}
 	}
 	if !found {
-		return perr(-1, "host ELF", "no .hip_fatbin, .llvm.offloading or offload bundle sections: no device code")
+		return fmt.Errorf("host ELF: %w", ErrNoDeviceCode)
 	}
 	return hashErr
 }
