@@ -38,9 +38,9 @@ func (v *Value) Count() int {
 	return n
 }
 
-// maxBufferBytes bounds one buffer, so a mistyped size fails fast instead of
-// exhausting memory.
-const maxBufferBytes = 8 << 30
+// maxBufferBytes bounds one buffer (and one temp), so a mistyped size fails
+// fast instead of exhausting memory.
+var maxBufferBytes int64 = 8 << 30
 
 func geometryExprs(v any) ([]string, error) {
 	switch x := v.(type) {
@@ -363,10 +363,11 @@ func (s *Spec) newCase(sizes map[string]int64, lists []sizeList) (*Case, error) 
 			if n < 0 {
 				return nil, fail("%s: %s is %d elements", where, src, n)
 			}
-			total *= n
-			if total*int64(d.Size) > maxBufferBytes {
-				return nil, fail("%s: %d elements of %s is over the %d GiB limit for one buffer", where, total, d.Name, maxBufferBytes>>30)
+			limit := maxBufferBytes / int64(d.Size) // elements
+			if n > 0 && total > limit/n {
+				return nil, fail("%s: %s elements of %s is over the %s limit for one buffer", where, fmtShape(v.Shape, n), d.Name, fmtBytes(maxBufferBytes))
 			}
+			total *= n
 			v.Shape = append(v.Shape, int(n))
 		}
 		c.Args = append(c.Args, v)
@@ -463,4 +464,19 @@ func (c *Case) SortedSizes() string {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, c.Sizes[k]))
 	}
 	return strings.Join(parts, " ")
+}
+
+func fmtShape(done []int, next int64) string {
+	var parts []string
+	for _, d := range done {
+		parts = append(parts, fmt.Sprint(d))
+	}
+	return strings.Join(append(parts, fmt.Sprint(next)), "×")
+}
+
+func fmtBytes(n int64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%d GiB", n>>30)
+	}
+	return fmt.Sprintf("%d MiB", n>>20)
 }

@@ -80,9 +80,15 @@ func (c *Case) reference() (map[string][]float64, error) {
 			}
 			shape = append(shape, int(n))
 		}
-		n := 1
+		n := int64(1)
 		for _, d := range shape {
-			n *= d
+			if d < 0 || int64(d) > maxBufferBytes {
+				return nil, fmt.Errorf("temps.%s: dimension %d is out of range", k, d)
+			}
+			if d > 0 && n > maxBufferBytes/8/int64(d) {
+				return nil, fmt.Errorf("temps.%s: %v is over the %s limit", k, shape, fmtBytes(maxBufferBytes))
+			}
+			n *= int64(d)
 		}
 		data[k] = make([]float64, n)
 		shapes[k] = shape

@@ -355,3 +355,19 @@ reference = ["y[i] = alpha * x[i] + beta * y[i]"]
 	require.NoError(t, err)
 	assert.Equal(t, 18.0, out["y"][9])
 }
+
+func TestHugeBufferIsAnError(t *testing.T) {
+	f, err := Parse("huge.toml", []byte(`
+[[verify]]
+kernel = "k"
+sizes = { n = 1000000 }
+grid = 1
+block = 1
+args = [{ name = "y", dtype = "f64", shape = ["n", "n", "n"], output = true }]
+reference = ["y[a, b, c] = 0"]
+`))
+	require.NoError(t, err)
+	_, err = f.Specs[0].Expand()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `args[0] (y): 1000000×1000000 elements of f64 is over the 8 GiB limit for one buffer`)
+}
