@@ -82,7 +82,7 @@ hipify-clang's and hipify-perl's option names are accepted (-roc, -inplace, -o=F
 			&cli.BoolFlag{Name: "amap", Usage: "hipify as much as possible (every preprocessor branch)"},
 			&cli.BoolFlag{Name: "skip-excluded-preprocessor-conditional-blocks", Usage: "leave #if branches that are inactive under -D alone"},
 			&cli.BoolFlag{Name: "default-preprocessor", Usage: "hipify-clang: same as --skip-excluded-preprocessor-conditional-blocks"},
-			&cli.BoolFlag{Name: "use-hip-data-types", Usage: "hipify-clang compatibility (accepted)"},
+			&cli.BoolFlag{Name: "use-hip-data-types", Usage: "keep cudaDataType/CUDA_R_* as hipDataType/HIP_R_* under --roc"},
 			&cli.StringSliceFlag{Name: "D", Usage: "define `NAME[=VALUE]` for #if evaluation (repeatable)"},
 			&cli.BoolFlag{Name: "no-hazards", Usage: "skip the porting-hazard analysis"},
 		},

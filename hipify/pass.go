@@ -225,7 +225,8 @@ func (t *translator) target(e *Entry) (string, string) {
 		return "miopenAcceleratorQueue_t", ""
 	}
 	name, added, removed, exp := e.HIP, e.HIPAdded, e.HIPRemoved, e.HIPExperimental
-	for a := e; a != nil; a = a.Next {
+	hipData := t.opt.UseHIPDataTypes && isLibraryDataType(e.CUDA)
+	for a := e; a != nil && !hipData; a = a.Next {
 		if a.Alt != "" && (t.opt.MIOpen && a.Family == "dnn" || t.opt.Roc && a.Family != "dnn") {
 			name, added, removed, exp = a.Alt, a.AltAdded, a.AltRemoved, a.AltExperimental
 			break
@@ -246,6 +247,13 @@ func (t *translator) target(e *Entry) (string, string) {
 		}
 	}
 	return name, ""
+}
+
+// isLibraryDataType reports whether name is one of CUDA's library data
+// types (cudaDataType, CUDA_R_32F, ...), which --use-hip-data-types keeps as
+// hipDataType / HIP_R_32F even under --roc.
+func isLibraryDataType(name string) bool {
+	return strings.HasPrefix(name, "cudaDataType") || strings.HasPrefix(name, "CUDA_R_") || strings.HasPrefix(name, "CUDA_C_")
 }
 
 // rocComplex: under --roc the rocBLAS/rocSPARSE/rocSOLVER complex types

@@ -381,3 +381,13 @@ func TestLaunchMacrosExpandAtUse(t *testing.T) {
 	plain, _ := tr(t, src, Options{})
 	assert.Contains(t, plain, "  LAUNCH(inc, grid, block, a, hipStreamPerThread);\n", "without the option macros stay")
 }
+
+func TestRocAndHIPDataTypes(t *testing.T) {
+	src := "#include <hip/hip_runtime.h>\ncudaDataType t = CUDA_R_32F; cublasHandle_t h; cuComplex c;\n"
+	out, _ := tr(t, src, Options{})
+	assert.Contains(t, out, "hipDataType t = HIP_R_32F; hipblasHandle_t h; hipComplex c;")
+	out, _ = tr(t, src, Options{Roc: true})
+	assert.Contains(t, out, "rocblas_datatype t = rocblas_datatype_f32_r; rocblas_handle h; rocblas_float_complex c;")
+	out, _ = tr(t, src, Options{Roc: true, UseHIPDataTypes: true})
+	assert.Contains(t, out, "hipDataType t = HIP_R_32F; rocblas_handle h;")
+}
