@@ -66,13 +66,92 @@ Unreadable files are reported (file, offset, field) and skipped; the exit status
 				Files: c.Args().Slice(), Kernels: c.StringSlice("kernel"), Symbols: c.Bool("symbols"),
 				Block: c.Int("block"), LDS: c.Int("lds"), Diff: c.Bool("diff"), Extract: c.String("extract"), G: globals(c),
 			}
+			failOn := c.String("fail-on")
 			var err error
-			if opts.FailOn, err = inspect.ParseFailOn(c.String("fail-on")); err != nil {
+			if opts.Files, failOn, err = opts.lateFlags(opts.Files, failOn); err != nil {
+				return err
+			}
+			if opts.FailOn, err = inspect.ParseFailOn(failOn); err != nil {
 				return usagef("%v", err)
 			}
 			return runInspect(opts, envOf(c))
 		},
 	}
+}
+
+// lateFlags applies flags written after the file names ("rocmk inspect a.co
+// --kernel vadd"), which the flag parser leaves in the arguments. "--" ends
+// flag processing.
+func (o *inspectOptions) lateFlags(args []string, failOn string) ([]string, string, error) {
+	var files []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			files = append(files, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			files = append(files, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		value := func() (string, error) {
+			if hasVal {
+				return val, nil
+			}
+			if i+1 >= len(args) {
+				return "", usagef("inspect: flag %s needs a value", a)
+			}
+			i++
+			return args[i], nil
+		}
+		number := func() (int, error) {
+			v, err := value()
+			if err != nil {
+				return 0, err
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return 0, usagef("inspect: %s: %q is not a number", a, v)
+			}
+			return n, nil
+		}
+		var err error
+		switch name {
+		case "kernel", "k":
+			var v string
+			v, err = value()
+			o.Kernels = append(o.Kernels, v)
+		case "block":
+			o.Block, err = number()
+		case "lds":
+			o.LDS, err = number()
+		case "jobs", "j":
+			o.G.Jobs, err = number()
+		case "fail-on":
+			failOn, err = value()
+		case "extract":
+			o.Extract, err = value()
+		case "cache-dir":
+			_, err = value()
+		case "symbols":
+			o.Symbols = true
+		case "diff":
+			o.Diff = true
+		case "json":
+			o.G.JSON = true
+		case "quiet", "q":
+			o.G.Quiet = true
+		case "verbose", "v":
+			o.G.Verbose++
+		default:
+			return nil, "", usagef("inspect: unknown flag %s", a)
+		}
+		if err != nil {
+			return nil, "", err
+		}
+	}
+	return files, failOn, nil
 }
 
 func runInspect(opts inspectOptions, env Env) error {

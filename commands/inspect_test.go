@@ -39,6 +39,8 @@ func TestInspectGolden(t *testing.T) {
 		{"diff-fail", []string{"inspect", "--diff", "--fail-on", "vgpr,spills", corpusPath("co/reduce.gfx90a.co"), corpusPath("variants/reduce.gfx90a.cov5.co")}},
 		{"diff-pass", []string{"inspect", "--diff", "--fail-on", "spills,occupancy", corpusPath("co/reduce.gfx90a.co"), corpusPath("variants/reduce.gfx90a.cov5.co")}},
 		{"diff-json", []string{"inspect", "--json", "--diff", corpusPath("bundle/reduce.multi.hipfb"), corpusPath("bundle/reduce.multi.ccob-v2-zlib.hipfb")}},
+		{"late-flags", []string{"inspect", corpusPath("newllvm/raw.host-ccob.o"), "--kernel", "*scale<float>*", "--block=256", "--lds", "1024"}},
+		{"usage-late-unknown", []string{"inspect", corpusPath("co/vadd.gfx90a.co"), "--bogus"}},
 		{"usage-no-files", []string{"inspect"}},
 		{"usage-diff-one", []string{"inspect", "--diff", corpusPath("co/vadd.gfx90a.co")}},
 		{"usage-fail-on", []string{"inspect", "--diff", "--fail-on", "speed", "a", "b"}},
