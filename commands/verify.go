@@ -1,16 +1,354 @@
 package commands
 
 import (
-	"errors"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/urfave/cli/v2"
+
+	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/kernels"
+	"github.com/rocmk/rocmk/verify"
 )
 
-// Placeholder: replaced by the real command.
+type verifyOptions struct {
+	Backend    string
+	Device     int
+	Kernels    []string
+	DTypes     []string
+	Size       int
+	Seed       uint64
+	Warmup     int
+	Repeats    int
+	NoTime     bool
+	RTol, ATol float64
+	MaxULP     int
+	TolSet     bool
+	Source     string
+	List       bool
+	Timeout    time.Duration
+	NoNVCC     bool
+	HIPInclude string
+	g          globalOptions
+}
+
 func verifyCommand() *cli.Command {
 	return &cli.Command{
-		Name:   "verify",
-		Usage:  "(not implemented yet)",
-		Action: func(*cli.Context) error { return errors.New("verify: not implemented yet") },
+		Name:  "verify",
+		Usage: "run the kernel suite on the GPU and compare it with CPU references",
+		Description: `Builds each kernel module of the suite for the detected GPU (AMD: a code
+object for its gfx target; NVIDIA: a cubin for its sm_XY, through HIP's NVIDIA
+platform with nvcc and the HIP headers, else NVRTC), through the build cache.
+It then runs every selected kernel on generated inputs (seeded, with zeros,
+negatives, large and small magnitudes, NaN and Inf), compares the results with
+Go references computed in float64 (rtol/atol per dtype as torch.testing, or
+--max-ulp), and times each kernel with GPU events (GB/s and % of the memory
+bandwidth the device's attributes give).
+
+The GPU runtime is loaded with dlopen: libamdhip64.so (--backend hip),
+libcuda.so.1 with NVRTC (--backend cuda), or the first that works (auto).
+HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES apply before --device.
+
+--source FILE replaces the module of the selected kernels with FILE (a
+modified or hand-ported kernel checked against the suite's references).
+
+` + exitCodeTable,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "backend", Value: "auto", Usage: "GPU runtime: auto, hip or cuda"},
+			&cli.IntFlag{Name: "device", Usage: "device index among the visible GPUs"},
+			&cli.StringSliceFlag{Name: "kernel", Aliases: []string{"k"}, Usage: "kernels to run: glob (binary_*_f16), family (softmax) or substring; repeatable"},
+			&cli.StringSliceFlag{Name: "dtype", Usage: "only these dtypes (f32, f16, bf16); repeatable"},
+			&cli.IntFlag{Name: "size", Value: 1 << 24, Usage: "elements per kernel (row kernels: rounded to whole rows)"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "input generator seed"},
+			&cli.IntFlag{Name: "warmup", Value: 3, Usage: "untimed launches before timing"},
+			&cli.IntFlag{Name: "repeats", Value: 20, Usage: "timed launches (median reported)"},
+			&cli.BoolFlag{Name: "no-time", Usage: "skip timing"},
+			&cli.Float64Flag{Name: "rtol", Usage: "relative tolerance for every output (default: per dtype)"},
+			&cli.Float64Flag{Name: "atol", Usage: "absolute tolerance for every output (default: per dtype)"},
+			&cli.IntFlag{Name: "max-ulp", Usage: "compare in units in the last place instead of rtol/atol"},
+			&cli.StringFlag{Name: "source", Usage: "HIP file to run instead of the suite's module"},
+			&cli.BoolFlag{Name: "list", Usage: "list the suite's kernels and exit (no GPU needed)"},
+			&cli.DurationFlag{Name: "timeout", Value: 20 * time.Second, Usage: "longest a launch may run before it counts as hung"},
+			&cli.BoolFlag{Name: "no-nvcc", Usage: "NVIDIA: compile with NVRTC even when nvcc and the HIP headers are found"},
+			&cli.StringFlag{Name: "hip-include", Usage: "NVIDIA: directory holding hip/hip_runtime.h and hip/nvidia_detail (env ROCMK_HIP_INCLUDE)"},
+		},
+		Action: func(c *cli.Context) error {
+			o := verifyOptions{Backend: c.String("backend"), Device: c.Int("device"), Kernels: verifyList(c.StringSlice("kernel")),
+				DTypes: verifyList(c.StringSlice("dtype")), Size: c.Int("size"), Seed: c.Uint64("seed"), Warmup: c.Int("warmup"),
+				Repeats: c.Int("repeats"), NoTime: c.Bool("no-time"), RTol: c.Float64("rtol"), ATol: c.Float64("atol"),
+				MaxULP: c.Int("max-ulp"), TolSet: c.IsSet("rtol") || c.IsSet("atol") || c.IsSet("max-ulp"), Source: c.String("source"),
+				List: c.Bool("list"), Timeout: c.Duration("timeout"), NoNVCC: c.Bool("no-nvcc"), HIPInclude: c.String("hip-include"), g: globals(c)}
+			if c.NArg() > 0 {
+				return usagef("verify takes no arguments (use --kernel and --source)")
+			}
+			return runVerify(envOf(c).Context, o, envOf(c))
+		},
 	}
+}
+
+func verifyList(v []string) []string {
+	var out []string
+	for _, s := range v {
+		for _, p := range strings.Split(s, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// verifyDoc is the --json document (schema rocmk.verify/v1).
+type verifyDoc struct {
+	Device   verify.Device       `json:"device"`
+	Backend  string              `json:"backend"`
+	Size     int                 `json:"size"`
+	Seed     uint64              `json:"seed"`
+	Modules  []verifyModule      `json:"modules"`
+	Cases    []verify.CaseResult `json:"cases"`
+	Passed   int                 `json:"passed"`
+	Mismatch int                 `json:"mismatched"`
+	Errors   int                 `json:"errors"`
+	// CopyGBps is the bandwidth of unary_copy_f32 when it ran (the baseline
+	// elementwise kernels are compared with).
+	CopyGBps    float64 `json:"copy_gb_per_s,omitempty"`
+	PeakGBps    float64 `json:"peak_gb_per_s"`
+	WallSeconds float64 `json:"wall_s"`
+}
+
+type verifyModule struct {
+	Source   string  `json:"source"`
+	Compiler string  `json:"compiler"`
+	Cached   bool    `json:"cached"`
+	Seconds  float64 `json:"compile_s"`
+	Error    string  `json:"error,omitempty"`
+}
+
+type listDoc struct {
+	Kernels []listEntry `json:"kernels"`
+}
+
+type listEntry struct {
+	Name   string `json:"name"`
+	Family string `json:"family"`
+	Module string `json:"module"`
+	DType  string `json:"dtype"`
+}
+
+// imageCache stores compiled images in the rocmk build cache.
+type imageCache struct{ c *cache.Cache }
+
+func (ic imageCache) GetImage(key [32]byte) ([]byte, bool) {
+	b, _, err := ic.c.GetBytes(cache.ActionID(key))
+	return b, err == nil
+}
+
+func (ic imageCache) PutImage(key [32]byte, data []byte, m verify.ImageMeta) error {
+	_, err := ic.c.PutBytes(cache.ActionID(key), data, cache.Meta{Kind: "verify-image", Source: m.Source, Target: m.Target, Toolchain: m.Toolchain})
+	return err
+}
+
+func runVerify(ctx context.Context, o verifyOptions, env Env) error {
+	env = env.withDefaults()
+	if ctx == nil {
+		ctx = env.Context
+	}
+	ui := newUI(env, o.g)
+	var dts []verify.DType
+	for _, s := range o.DTypes {
+		d, err := verify.ParseDType(s)
+		if err != nil {
+			return usagef("--dtype: %v", err)
+		}
+		dts = append(dts, d)
+	}
+	if o.Size <= 0 {
+		return usagef("--size must be positive")
+	}
+	if o.List {
+		var doc listDoc
+		for _, s := range kernels.Registry() {
+			if (len(dts) == 0 || hasDT(dts, s.DType)) && matchAny(o.Kernels, s) {
+				doc.Kernels = append(doc.Kernels, listEntry{s.Name, s.Family, s.Module, s.DType.String()})
+			}
+		}
+		return ui.Result("verify-list", doc, func(w io.Writer, st *Styles) error {
+			t := Table{Header: []string{"KERNEL", "FAMILY", "MODULE", "DTYPE"}}
+			for _, k := range doc.Kernels {
+				t.Rows = append(t.Rows, []string{k.Name, k.Family, k.Module, k.DType})
+			}
+			return t.Render(w, st)
+		})
+	}
+	cases := kernels.Select(kernels.Options{Size: o.Size, Seed: o.Seed}, o.Kernels, dts)
+	if len(cases) == 0 {
+		return usagef("no kernel matches --kernel %s (see rocmk verify --list)", strings.Join(o.Kernels, ","))
+	}
+	var srcOverride []byte
+	if o.Source != "" {
+		b, err := os.ReadFile(o.Source)
+		if err != nil {
+			return err
+		}
+		srcOverride = b
+	}
+
+	open := env.OpenRuntime
+	if open == nil {
+		open = verify.Open
+	}
+	start := env.Now()
+	rt, err := open(o.Backend, o.Device, env.Getenv)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	dev := rt.Device()
+	ui.Infof("%s: %s (%s, %s), %d kernels", rt.Name(), dev.Name, dev.Arch, dev.Driver, len(cases))
+
+	store, err := openBuildStore(o.g, env)
+	if err != nil {
+		ui.Warnf("build cache unavailable: %v", err)
+	}
+	iopts := verify.ImageOptions{Getenv: env.Getenv, NoNVCC: o.NoNVCC, HIPInclude: o.HIPInclude,
+		Log: func(f string, a ...any) { ui.Verbosef(1, f, a...) }, Warn: ui.Warnf}
+	if store != nil {
+		iopts.Cache = imageCache{store}
+	}
+	var modsMu sync.Mutex
+	var mods []verifyModule
+	load := func(ctx context.Context, module string) (verify.Module, error) {
+		name, src := module, srcOverride
+		if src == nil {
+			var err error
+			if src, err = kernels.Source(module); err != nil {
+				return nil, err
+			}
+		} else {
+			name = o.Source
+		}
+		t0 := time.Now()
+		res, err := verify.BuildImage(ctx, rt, name, src, iopts)
+		m := verifyModule{Source: name, Compiler: res.Compiler, Cached: res.Cached, Seconds: time.Since(t0).Seconds()}
+		var mod verify.Module
+		if err == nil {
+			mod, err = rt.Load(res.Image)
+		}
+		if err != nil {
+			m.Error = err.Error()
+		}
+		modsMu.Lock()
+		mods = append(mods, m)
+		modsMu.Unlock()
+		ui.Verbosef(1, "%s: %s%s in %.2fs", name, m.Compiler, map[bool]string{true: " (cached)"}[m.Cached], m.Seconds)
+		return mod, err
+	}
+	bar := ui.NewProgress(len(cases), "verify")
+	ropts := verify.RunOptions{Load: load, Warmup: o.Warmup, Repeats: o.Repeats, LaunchTimeout: o.Timeout,
+		Progress: func(done, total int, r verify.CaseResult) {
+			bar.Add(1)
+			bar.Describe(r.Name)
+		}}
+	if o.NoTime {
+		ropts.Repeats = 0
+	}
+	if o.TolSet {
+		ropts.Tol = &verify.Tolerance{RTol: o.RTol, ATol: o.ATol, MaxULP: o.MaxULP, EqualNaN: true}
+	}
+	rep, runErr := verify.Run(ctx, rt, cases, ropts)
+	bar.Finish()
+	if rep == nil {
+		return runErr
+	}
+	doc := verifyDoc{Device: dev, Backend: rt.Name(), Size: o.Size, Seed: o.Seed, Modules: mods, Cases: rep.Cases,
+		Passed: rep.Passed, Mismatch: rep.Mismatch, Errors: rep.Errors, PeakGBps: dev.PeakBandwidth() / 1e9,
+		WallSeconds: env.Now().Sub(start).Seconds()}
+	for _, c := range rep.Cases {
+		if c.Name == "unary_copy_f32" && c.GBps > 0 {
+			doc.CopyGBps = c.GBps
+		}
+	}
+	if err := ui.Result("verify", doc, func(w io.Writer, st *Styles) error { return printVerify(w, st, doc) }); err != nil {
+		return err
+	}
+	return runErr
+}
+
+func hasDT(dts []verify.DType, d verify.DType) bool {
+	for _, x := range dts {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}
+
+func matchAny(patterns []string, s kernels.Spec) bool {
+	if len(patterns) == 0 {
+		return true
+	}
+	for _, p := range patterns {
+		if kernels.Match(p, s.Name, s.Family) {
+			return true
+		}
+	}
+	return false
+}
+
+func printVerify(w io.Writer, st *Styles, doc verifyDoc) error {
+	t := Table{Header: []string{"KERNEL", "DTYPE", "RESULT", "MAX ABS", "MAX REL", "GPU µs", "GB/s", "% PEAK"},
+		Right: map[int]bool{3: true, 4: true, 5: true, 6: true, 7: true}}
+	t.Style = func(col int, row []string) *lipgloss.Style {
+		if col != 2 {
+			return nil
+		}
+		switch row[2] {
+		case verify.StatusPass:
+			return &st.OK
+		case verify.StatusMismatch:
+			return &st.Warn
+		}
+		return &st.Err
+	}
+	var notes []string
+	for _, c := range doc.Cases {
+		abs, rel := "-", "-"
+		if len(c.Outputs) > 0 {
+			var a, r float64
+			for _, o := range c.Outputs {
+				a, r = max(a, o.Comparison.MaxAbs), max(r, o.Comparison.MaxRel)
+			}
+			abs, rel = fmt.Sprintf("%.2g", a), fmt.Sprintf("%.2g", r)
+		}
+		us, gbs, pct := "-", "-", "-"
+		if c.Time != nil {
+			us = fmt.Sprintf("%.1f", float64(c.Time.Median.Nanoseconds())/1e3)
+			gbs = fmt.Sprintf("%.0f", c.GBps)
+			if c.PeakPct > 0 {
+				pct = fmt.Sprintf("%.0f%%", c.PeakPct)
+			}
+		}
+		t.Rows = append(t.Rows, []string{c.Name, c.DType, c.Status, abs, rel, us, gbs, pct})
+		if c.Status != verify.StatusPass {
+			notes = append(notes, c.Name+": "+c.Summary())
+		}
+	}
+	if err := t.Render(w, st); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(w, "  "+n)
+	}
+	fmt.Fprintf(w, "%d passed, %d mismatched, %d errors on %s (%s) in %.1fs", doc.Passed, doc.Mismatch, doc.Errors, doc.Device.Name, doc.Device.Arch, doc.WallSeconds)
+	if doc.CopyGBps > 0 {
+		fmt.Fprintf(w, "; copy %.0f GB/s, peak %.0f GB/s", doc.CopyGBps, doc.PeakGBps)
+	}
+	fmt.Fprintln(w)
+	return nil
 }

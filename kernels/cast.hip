@@ -8,7 +8,9 @@
 // reductions use warpSize (32 on NVIDIA and RDNA, 64 on CDNA/GCN).
 #include <hip/hip_runtime.h>
 
-__device__ __forceinline__ float rk_f16_to_f32(unsigned short h) {
+// Software conversions (round to nearest even), the reference the hardware
+// paths below must agree with, and the fallback on other compilers.
+__device__ __forceinline__ float rk_f16_to_f32_sw(unsigned short h) {
   unsigned sign = ((unsigned)h & 0x8000u) << 16;
   unsigned e = ((unsigned)h >> 10) & 0x1fu, m = (unsigned)h & 0x3ffu;
   if (e == 0) { float v = (float)m * 5.9604644775390625e-8f; return sign ? -v : v; }
@@ -16,7 +18,7 @@ __device__ __forceinline__ float rk_f16_to_f32(unsigned short h) {
   return __uint_as_float(sign | ((e + 112u) << 23) | (m << 13));
 }
 
-__device__ __forceinline__ unsigned short rk_f32_to_f16(float f) {
+__device__ __forceinline__ unsigned short rk_f32_to_f16_sw(float f) {
   unsigned x = __float_as_uint(f);
   unsigned sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
   if (ax > 0x7f800000u) return (unsigned short)(sign | 0x7e00u);   // NaN
@@ -33,14 +35,35 @@ __device__ __forceinline__ unsigned short rk_f32_to_f16(float f) {
   return (unsigned short)(sign | (r >> 13));
 }
 
-__device__ __forceinline__ float rk_bf16_to_f32(unsigned short h) { return __uint_as_float((unsigned)h << 16); }
+__device__ __forceinline__ float rk_bf16_to_f32_sw(unsigned short h) { return __uint_as_float((unsigned)h << 16); }
 
-__device__ __forceinline__ unsigned short rk_f32_to_bf16(float f) {
+__device__ __forceinline__ unsigned short rk_f32_to_bf16_sw(float f) {
   unsigned u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
   u += 0x7fffu + ((u >> 16) & 1u);
   return (unsigned short)(u >> 16);
 }
+
+// Hardware conversions where the ISA has them: PTX cvt on NVIDIA (cvt.rn is
+// round-to-nearest-even, like the software path), _Float16 on AMDGPU
+// (v_cvt_f16_f32 in the default round-to-nearest mode). bf16 widening is a
+// shift everywhere; bf16 narrowing uses cvt.rn.bf16.f32 on sm_80+.
+#if defined(__HIP_PLATFORM_NVIDIA__) && defined(__CUDA_ARCH__)
+__device__ __forceinline__ float rk_f16_to_f32(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+__device__ __forceinline__ unsigned short rk_f32_to_f16(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+#elif defined(__AMDGCN__)
+__device__ __forceinline__ float rk_f16_to_f32(unsigned short h) { return (float)__builtin_bit_cast(_Float16, h); }
+__device__ __forceinline__ unsigned short rk_f32_to_f16(float f) { return __builtin_bit_cast(unsigned short, (_Float16)f); }
+#else
+__device__ __forceinline__ float rk_f16_to_f32(unsigned short h) { return rk_f16_to_f32_sw(h); }
+__device__ __forceinline__ unsigned short rk_f32_to_f16(float f) { return rk_f32_to_f16_sw(f); }
+#endif
+__device__ __forceinline__ float rk_bf16_to_f32(unsigned short h) { return __uint_as_float((unsigned)h << 16); }
+#if defined(__HIP_PLATFORM_NVIDIA__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+__device__ __forceinline__ unsigned short rk_f32_to_bf16(float f) { unsigned short h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+#else
+__device__ __forceinline__ unsigned short rk_f32_to_bf16(float f) { return rk_f32_to_bf16_sw(f); }
+#endif
 
 // dtype tags: S is the storage type, ld/st convert to and from float.
 struct rk_f32 { typedef float S;
@@ -95,6 +118,7 @@ __device__ __forceinline__ void rk_row_for(const typename D::S* __restrict__ row
   const int V = 16 / sizeof(S);
   if (cols % V == 0) {
     const uint4* r4 = (const uint4*)row;
+#pragma unroll 4
     for (int i = threadIdx.x; i < cols / V; i += blockDim.x) {
       rk_vec<S> a;
       a.v = r4[i];

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 )
@@ -71,6 +72,38 @@ type Comparison struct {
 
 	worstScore float64
 	worstBad   bool
+}
+
+// MarshalJSON writes non-finite errors as strings ("inf"), which JSON
+// numbers cannot hold.
+func (c Comparison) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		N          int       `json:"n"`
+		Mismatches int       `json:"mismatches"`
+		MaxAbs     JSONFloat `json:"max_abs_err"`
+		MaxRel     JSONFloat `json:"max_rel_err"`
+		MaxULP     JSONFloat `json:"max_ulp"`
+		Worst      int       `json:"worst_index"`
+		FirstBad   int       `json:"first_bad_index"`
+	}
+	return json.Marshal(plain{c.N, c.Mismatches, JSONFloat(c.MaxAbs), JSONFloat(c.MaxRel), JSONFloat(c.MaxULP), c.Worst, c.FirstBad})
+}
+
+// JSONFloat is a float64 that encodes NaN and infinities as the strings
+// "nan", "inf" and "-inf".
+type JSONFloat float64
+
+func (f JSONFloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	switch {
+	case math.IsNaN(v):
+		return []byte(`"nan"`), nil
+	case math.IsInf(v, 1):
+		return []byte(`"inf"`), nil
+	case math.IsInf(v, -1):
+		return []byte(`"-inf"`), nil
+	}
+	return json.Marshal(v)
 }
 
 // OK reports whether every element matched.

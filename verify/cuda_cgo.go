@@ -291,7 +291,9 @@ func (rt *cudaRuntime) Alloc(n int) (DevPtr, error) {
 	return DevPtr(p), nil
 }
 
-func (rt *cudaRuntime) Free(p DevPtr) error { return cuErr("cuMemFree_v2", C.rk_cuMemFree(C.CUdeviceptr(p))) }
+func (rt *cudaRuntime) Free(p DevPtr) error {
+	return cuErr("cuMemFree_v2", C.rk_cuMemFree(C.CUdeviceptr(p)))
+}
 
 func (rt *cudaRuntime) CopyIn(dst DevPtr, src []byte) error {
 	if len(src) == 0 {
@@ -314,14 +316,24 @@ func (rt *cudaRuntime) Memset(p DevPtr, b byte, n int) error {
 // waitEvent polls ev until it completes, the context ends (timeout: the
 // kernel may still run; the runtime must be Reset), or an error surfaces.
 func (rt *cudaRuntime) waitEvent(ctx context.Context, ev C.CUevent) error {
-	sleep := 20 * time.Microsecond
+	// Spin for the first millisecond (kernels here take tens of
+	// microseconds; a timer sleep would cost more than the kernel), then
+	// poll with growing sleeps until ctx ends.
+	start := time.Now()
+	sleep := 50 * time.Microsecond
 	for {
 		r := C.rk_cuEventQuery(ev)
 		if r == 0 {
 			return nil
 		}
-		if r != 600 { // CUDA_ERROR_NOT_READY
+		if r != 600 { // not "not ready": a real error (a fault surfaces here)
 			return cuErr("cuEventQuery", r)
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("kernel still running when waiting stopped: %w", err)
+		}
+		if time.Since(start) < time.Millisecond {
+			continue
 		}
 		select {
 		case <-ctx.Done():

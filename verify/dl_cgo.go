@@ -92,3 +92,5 @@ func (l *library) close() {
 		l.handle = nil
 	}
 }
+
+const cgoOn = true

@@ -97,52 +97,45 @@ func F32ToF16(f float32) uint16 { return F64ToF16(float64(f)) }
 func F64ToF16(v float64) uint16 {
 	b := math.Float64bits(v)
 	sign := uint16(b>>48) & 0x8000
-	if math.IsNaN(v) {
+	ax := b &^ (1 << 63)
+	switch {
+	case ax > 0x7ff0000000000000: // NaN
 		return sign | 0x7e00
-	}
-	a := math.Abs(v)
-	if a >= 65520 { // rounds to inf (max finite 65504, halfway 65520)
+	case ax >= 0x40effe0000000000: // >= 65520 rounds to inf
 		return sign | 0x7c00
-	}
-	if a < 0x1p-25 { // below half the smallest subnormal: zero (exact half rounds to even 0)
-		if a == 0x1p-25 {
-			return sign
-		}
+	case ax >= 0x3f10000000000000: // normal in f16 (>= 2^-14)
+		r := ax - (1023-15)<<52
+		r += 1<<41 - 1 + (r>>42)&1
+		return sign | uint16(r>>42)
+	case ax < 0x3e60000000000000: // < 2^-25: zero (2^-25 itself ties to even 0)
 		return sign
 	}
-	exp := int(b>>52&0x7ff) - 1023
-	mant := b&(1<<52-1) | 1<<52 // 53-bit significand
-	var shift int
-	var e16 int
-	if exp < -14 { // subnormal in f16: value = m * 2^-24
-		shift = 52 - (exp + 24)
-		e16 = 0
-	} else {
-		shift = 52 - 10
-		e16 = exp + 15
-	}
-	q := mant >> uint(shift)
-	rem := mant & (1<<uint(shift) - 1)
-	half := uint64(1) << uint(shift-1)
+	// f16 subnormal: q = round(|v| * 2^24), exact tie to even.
+	exp := int(ax>>52) - 1023
+	mant := ax&(1<<52-1) | 1<<52
+	shift := uint(52 - (exp + 24))
+	q := mant >> shift
+	rem := mant & (1<<shift - 1)
+	half := uint64(1) << (shift - 1)
 	if rem > half || (rem == half && q&1 == 1) {
 		q++
 	}
-	if e16 == 0 {
-		// q is the subnormal mantissa; q == 1024 means it rounded up to the smallest normal.
-		return sign | uint16(q)
-	}
-	if q == 1<<11 { // mantissa overflow
-		q >>= 1
-		e16++
-	}
-	if e16 >= 31 {
-		return sign | 0x7c00
-	}
-	return sign | uint16(e16)<<10 | uint16(q&0x3ff)
+	return sign | uint16(q)
 }
 
+// f16Table holds every f16 value as float32 (exact).
+var f16Table = func() *[1 << 16]float32 {
+	var t [1 << 16]float32
+	for i := range t {
+		t[i] = float32(f16ToF64Slow(uint16(i)))
+	}
+	return &t
+}()
+
 // F16ToF64 converts exactly.
-func F16ToF64(h uint16) float64 {
+func F16ToF64(h uint16) float64 { return float64(f16Table[h]) }
+
+func f16ToF64Slow(h uint16) float64 {
 	sign := 1.0
 	if h&0x8000 != 0 {
 		sign = -1
@@ -162,7 +155,7 @@ func F16ToF64(h uint16) float64 {
 }
 
 // F16ToF32 converts exactly.
-func F16ToF32(h uint16) float32 { return float32(F16ToF64(h)) }
+func F16ToF32(h uint16) float32 { return f16Table[h] }
 
 // F32ToBF16 converts with round-to-nearest-even (NaN stays a quiet NaN).
 func F32ToBF16(f float32) uint16 {
@@ -231,3 +224,5 @@ func NewBuffer(d DType, n int) []byte { return make([]byte, n*d.Size()) }
 func Len(d DType, b []byte) int { return len(b) / d.Size() }
 
 func sortFloats(s []float64) { sort.Float64s(s) }
+
+func sortInts(s []int) { sort.Ints(s) }

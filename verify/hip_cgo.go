@@ -324,14 +324,24 @@ func (rt *hipRuntime) Memset(p DevPtr, b byte, n int) error {
 }
 
 func (rt *hipRuntime) waitEvent(ctx context.Context, ev C.hipEvent_t) error {
-	sleep := 20 * time.Microsecond
+	// Spin for the first millisecond (kernels here take tens of
+	// microseconds; a timer sleep would cost more than the kernel), then
+	// poll with growing sleeps until ctx ends.
+	start := time.Now()
+	sleep := 50 * time.Microsecond
 	for {
 		r := C.rk_hipEventQuery(ev)
 		if r == 0 {
 			return nil
 		}
-		if r != hipErrorNotReady {
+		if r != hipErrorNotReady { // not "not ready": a real error (a fault surfaces here)
 			return hipErr("hipEventQuery", r)
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("kernel still running when waiting stopped: %w", err)
+		}
+		if time.Since(start) < time.Millisecond {
+			continue
 		}
 		select {
 		case <-ctx.Done():

@@ -145,7 +145,7 @@ type Device struct {
 	Index        int    `json:"index"`
 	Backend      string `json:"backend"` // "hip" | "cuda" | "fake"
 	Name         string `json:"name"`
-	Arch         string `json:"arch"`    // gfx90a:sramecc+:xnack- on AMD, sm_90 on NVIDIA
+	Arch         string `json:"arch"` // gfx90a:sramecc+:xnack- on AMD, sm_90 on NVIDIA
 	MemBytes     uint64 `json:"mem_bytes"`
 	MemClockKHz  int    `json:"mem_clock_khz"`
 	BusWidthBits int    `json:"bus_width_bits"`
@@ -163,7 +163,7 @@ func (d Device) PeakBandwidth() float64 {
 // Runtime is one opened GPU of one backend. Methods are not safe for
 // concurrent use; Run uses one goroutine for the device.
 type Runtime interface {
-	Name() string              // "hip" | "cuda" | "fake"
+	Name() string               // "hip" | "cuda" | "fake"
 	Devices() ([]Device, error) // every visible device
 	Device() Device             // the opened device
 	// Load loads a code object, bundle, cubin, fatbin or PTX image.

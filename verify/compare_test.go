@@ -1,0 +1,125 @@
+package verify
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func f32s(v ...float64) []byte {
+	b := NewBuffer(F32, len(v))
+	for i, x := range v {
+		Encode(F32, b, i, x)
+	}
+	return b
+}
+
+func TestDefaultTolerancesMatchTorch(t *testing.T) {
+	assert.Equal(t, Tolerance{RTol: 1.3e-6, ATol: 1e-5, EqualNaN: true}, DefaultTolerance(F32))
+	assert.Equal(t, Tolerance{RTol: 1e-3, ATol: 1e-5, EqualNaN: true}, DefaultTolerance(F16))
+	assert.Equal(t, Tolerance{RTol: 1.6e-2, ATol: 1e-5, EqualNaN: true}, DefaultTolerance(BF16))
+	assert.Equal(t, Tolerance{RTol: 1e-7, ATol: 1e-7, EqualNaN: true}, DefaultTolerance(F64))
+	assert.Equal(t, Tolerance{EqualNaN: true}, DefaultTolerance(I32))
+}
+
+func TestCompareHandComputed(t *testing.T) {
+	tol := DefaultTolerance(F32) // |g-w| <= 1e-5 + 1.3e-6*|w|
+	// index 0: exact; 1: abs 1e-5 on 100 (allowed 1.4e-4): ok;
+	// 2: 1.0 vs 1.001 (abs 1e-3 > 1.13e-5): bad; 3: 0 vs 2e-5 (> 1e-5): bad.
+	got := f32s(1, 100.00001, 1.001, 2e-5)
+	want := f32s(1, 100, 1, 0)
+	c := Compare(F32, got, want, tol)
+	assert.Equal(t, 4, c.N)
+	assert.Equal(t, 2, c.Mismatches)
+	assert.Equal(t, 2, c.FirstBad)
+	// The worst is the largest error relative to its allowance: index 2
+	// (1e-3 / 1.13e-5 = 88) beats index 3 (2e-5 / 1e-5 = 2).
+	assert.Equal(t, 2, c.Worst)
+	assert.InDelta(t, 1.001, c.WorstGot, 1e-6)
+	assert.Equal(t, 1.0, c.WorstWant)
+	assert.InDelta(t, 1e-3, c.MaxAbs, 1e-6)
+	assert.True(t, math.IsInf(c.MaxRel, 1), "0 vs 2e-5 is an infinite relative error")
+	assert.False(t, c.OK())
+}
+
+func TestCompareNaNInfPolicy(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	c := Compare(F32, f32s(nan, inf, -inf, 1), f32s(nan, inf, -inf, 1), DefaultTolerance(F32))
+	assert.True(t, c.OK(), "NaN==NaN and equal infinities match by default: %v", c)
+
+	strict := DefaultTolerance(F32)
+	strict.EqualNaN = false
+	c = Compare(F32, f32s(nan, 1), f32s(nan, 1), strict)
+	assert.Equal(t, 1, c.Mismatches)
+	assert.Equal(t, 0, c.FirstBad)
+
+	c = Compare(F32, f32s(inf, 3.4e38, nan), f32s(-inf, inf, 1), DefaultTolerance(F32))
+	assert.Equal(t, 3, c.Mismatches, "inf vs -inf, finite vs inf, NaN vs number")
+}
+
+func TestCompareMaxULP(t *testing.T) {
+	one := math.Float32frombits(math.Float32bits(1) + 3) // 1 + 3 ulp
+	got := f32s(float64(one), 2)
+	want := f32s(1, 2)
+	c := Compare(F32, got, want, Tolerance{MaxULP: 3, EqualNaN: true})
+	assert.True(t, c.OK())
+	assert.Equal(t, 3.0, c.MaxULP)
+	c = Compare(F32, got, want, Tolerance{MaxULP: 2, EqualNaN: true})
+	assert.Equal(t, 1, c.Mismatches)
+	// Across zero: -0 and +0 are 0 ulp apart; the smallest subnormals 2.
+	assert.Equal(t, 0.0, ulpDistance(F32, math.Copysign(0, -1), 0))
+	tiny := float64(math.Float32frombits(1))
+	assert.Equal(t, 2.0, ulpDistance(F32, -tiny, tiny))
+	// f16: 1 and the next f16 (1 + 2^-10) are one ulp apart.
+	assert.Equal(t, 1.0, ulpDistance(F16, 1, 1+0x1p-10))
+	assert.Equal(t, 1.0, ulpDistance(BF16, 1, 1+0x1p-7))
+}
+
+func TestCompareIntegersExact(t *testing.T) {
+	a, b := NewBuffer(U32, 3), NewBuffer(U32, 3)
+	for i, v := range []float64{1, 2, 3} {
+		Encode(U32, a, i, v)
+		Encode(U32, b, i, v)
+	}
+	Encode(U32, a, 2, 4)
+	c := Compare(U32, a, b, DefaultTolerance(U32))
+	assert.Equal(t, 1, c.Mismatches)
+	assert.Equal(t, 2, c.Worst)
+	assert.Equal(t, 4.0, c.WorstGot)
+}
+
+func TestCompareLengthMismatch(t *testing.T) {
+	c := Compare(F32, f32s(1, 2), f32s(1, 2, 3), DefaultTolerance(F32))
+	assert.Equal(t, 1, c.Mismatches)
+	assert.Equal(t, 2, c.FirstBad)
+}
+
+func TestCompareParallelEqualsSerial(t *testing.T) {
+	n := 300000
+	got, want := NewBuffer(F32, n), NewBuffer(F32, n)
+	for i := 0; i < n; i++ {
+		Encode(F32, want, i, float64(i%1000)-500)
+		Encode(F32, got, i, float64(i%1000)-500)
+	}
+	Encode(F32, got, 123456, 7)
+	Encode(F32, got, 250001, math.NaN())
+	s := Compare(F32, got, want, DefaultTolerance(F32))
+	p := CompareParallel(F32, got, want, DefaultTolerance(F32))
+	assert.Equal(t, s.Mismatches, p.Mismatches)
+	assert.Equal(t, 2, p.Mismatches)
+	assert.Equal(t, 123456, p.FirstBad)
+	assert.Equal(t, 250001, p.Worst, "a NaN mismatch is the worst")
+	assert.Equal(t, s.Worst, p.Worst)
+}
+
+func TestComparisonJSONNonFinite(t *testing.T) {
+	c := Compare(F32, f32s(1), f32s(0), DefaultTolerance(F32))
+	b, err := json.Marshal(c)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"max_rel_err":"inf"`)
+	assert.True(t, strings.HasPrefix(string(b), "{"))
+}

@@ -1,0 +1,200 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// FakeRuntime is a Runtime without a GPU: it keeps "device" memory in Go
+// slices and executes a launched kernel by running the Go reference of the
+// case Run prepared for it. It drives the whole verify flow in CI (buffers,
+// argument resolution, poisoning, comparison, timing, reports) and injects
+// faults to exercise the mismatch and error paths.
+type FakeRuntime struct {
+	Dev Device
+	// Wrong makes kernel K write Value at output element Index of its first
+	// output (a deliberately wrong kernel).
+	Wrong map[string]FakeWrong
+	// Fail makes kernel K's launch fail with this error.
+	Fail map[string]error
+	// Loads counts Load calls (tests check module reuse).
+	Loads int
+
+	mu     sync.Mutex
+	mem    map[DevPtr][]byte
+	next   DevPtr
+	cases  map[string]*Case
+	closed bool
+	Resets int
+}
+
+// FakeWrong is an injected wrong value.
+type FakeWrong struct {
+	Index int
+	Value float64
+}
+
+// NewFakeRuntime returns a fake with one device that looks like an H100.
+func NewFakeRuntime() *FakeRuntime {
+	return &FakeRuntime{
+		Dev: Device{Index: 0, Backend: "fake", Name: "Fake GPU (Go references)", Arch: "sm_90",
+			MemBytes: 80 << 30, MemClockKHz: 2619000, BusWidthBits: 5120, Units: 132, WarpSize: 32, Driver: "fake"},
+		mem: map[DevPtr][]byte{}, next: 0x10000, cases: map[string]*Case{},
+	}
+}
+
+func (f *FakeRuntime) Name() string                      { return "fake" }
+func (f *FakeRuntime) Device() Device                    { return f.Dev }
+func (f *FakeRuntime) Devices() ([]Device, error)        { return []Device{f.Dev}, nil }
+func (f *FakeRuntime) Synchronize(context.Context) error { return nil }
+func (f *FakeRuntime) Reset() error                      { f.Resets++; return nil }
+func (f *FakeRuntime) Close() error                      { f.closed = true; return nil }
+
+// PrepareCase registers the case whose kernel is about to launch.
+func (f *FakeRuntime) PrepareCase(c *Case) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cases[c.Kernel] = c
+}
+
+func (f *FakeRuntime) Load(image []byte) (Module, error) {
+	if len(image) == 0 {
+		return nil, &Error{API: "fakeModuleLoadData", Code: 200, Msg: "empty image"}
+	}
+	f.Loads++
+	return &fakeModule{rt: f}, nil
+}
+
+func (f *FakeRuntime) Alloc(n int) (DevPtr, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := f.next
+	f.next += DevPtr((n + 255) &^ 255)
+	if n == 0 {
+		f.next += 256
+	}
+	f.mem[p] = make([]byte, n)
+	return p, nil
+}
+
+func (f *FakeRuntime) buf(p DevPtr) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b, ok := f.mem[p]
+	if !ok {
+		return nil, &Error{API: "fake", Code: 700, Name: "illegal address", Msg: fmt.Sprintf("%#x is not an allocation", uint64(p))}
+	}
+	return b, nil
+}
+
+func (f *FakeRuntime) Free(p DevPtr) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.mem, p)
+	return nil
+}
+
+func (f *FakeRuntime) CopyIn(dst DevPtr, src []byte) error {
+	b, err := f.buf(dst)
+	if err != nil {
+		return err
+	}
+	copy(b, src)
+	return nil
+}
+
+func (f *FakeRuntime) CopyOut(dst []byte, src DevPtr) error {
+	b, err := f.buf(src)
+	if err != nil {
+		return err
+	}
+	copy(dst, b)
+	return nil
+}
+
+func (f *FakeRuntime) Memset(p DevPtr, v byte, n int) error {
+	b, err := f.buf(p)
+	if err != nil {
+		return err
+	}
+	for i := range b[:n] {
+		b[i] = v
+	}
+	return nil
+}
+
+type fakeModule struct{ rt *FakeRuntime }
+
+func (m *fakeModule) Close() error { return nil }
+
+func (m *fakeModule) Launch(ctx context.Context, kernel string, grid, block Dim3, shared int, args ...Arg) error {
+	f := m.rt
+	if err := f.Fail[kernel]; err != nil {
+		return err
+	}
+	f.mu.Lock()
+	c := f.cases[kernel]
+	f.mu.Unlock()
+	if c == nil {
+		return &Error{API: "fakeModuleGetFunction", Code: 500, Name: "not found", Msg: "no case prepared for kernel " + kernel}
+	}
+	if len(args) != len(c.Args) {
+		return fmt.Errorf("kernel %s: %d arguments, case has %d", kernel, len(args), len(c.Args))
+	}
+	// Read the inputs back from "device" memory through the argument list,
+	// as a kernel would.
+	bufs := make([]Buffer, len(c.Buffers))
+	copy(bufs, c.Buffers)
+	outPtr := map[int]DevPtr{}
+	for i, a := range c.Args {
+		bi, ok := a.IsBuf()
+		if !ok {
+			if args[i].Uint64() != a.Uint64() || args[i].Size() != a.Size() {
+				return fmt.Errorf("kernel %s: argument %d is %v, case says %v", kernel, i, args[i], a)
+			}
+			continue
+		}
+		mem, err := f.buf(DevPtr(args[i].Uint64()))
+		if err != nil {
+			return err
+		}
+		if bufs[bi].Out {
+			outPtr[bi] = DevPtr(args[i].Uint64())
+			continue
+		}
+		bufs[bi].Data = append([]byte(nil), mem...)
+	}
+	outs := c.Ref(bufs)
+	oi := 0
+	for bi, b := range c.Buffers {
+		if !b.Out {
+			continue
+		}
+		p, ok := outPtr[bi]
+		if !ok {
+			return fmt.Errorf("kernel %s: output %s is not an argument", kernel, b.Name)
+		}
+		mem, err := f.buf(p)
+		if err != nil {
+			return err
+		}
+		copy(mem, outs[oi])
+		if w, ok := f.Wrong[kernel]; ok && oi == 0 {
+			Encode(b.DType, mem, w.Index, w.Value)
+		}
+		oi++
+	}
+	return nil
+}
+
+func (m *fakeModule) Time(ctx context.Context, warmup, repeats int, kernel string, grid, block Dim3, shared int, args ...Arg) (Timing, error) {
+	if err := m.rt.Fail[kernel]; err != nil {
+		return Timing{}, err
+	}
+	ms := make([]float64, repeats)
+	for i := range ms {
+		ms[i] = 0.1 + 0.001*float64(i) // deterministic
+	}
+	return timingOf(ms), nil
+}
