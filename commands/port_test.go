@@ -1,0 +1,286 @@
+package commands
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/verify"
+)
+
+var portData = filepath.Join("..", "testdata", "port")
+
+// requirePortToolchain skips when no AMD toolchain is installed (CI
+// installs Debian's clang-15 and ROCm device libraries).
+func requirePortToolchain(t *testing.T) {
+	t.Helper()
+	if _, err := compile.FindInstallation(compile.FindOptions{}); err != nil {
+		t.Skipf("no ROCm toolchain: %v", err)
+	}
+}
+
+// portEnv is a test Env whose cache is a temp dir.
+func portEnv(t *testing.T) Env {
+	return testEnv(map[string]string{"ROCMK_CACHE_DIR": t.TempDir()})
+}
+
+type portJSON struct {
+	Schema  string `json:"schema"`
+	OK      bool   `json:"ok"`
+	Sources []struct {
+		File     string `json:"file"`
+		Hipified bool   `json:"hipified"`
+		Builds   []struct {
+			Target, Status, Error string
+		} `json:"builds"`
+	} `json:"sources"`
+	Kernels []struct {
+		Spec     string   `json:"spec"`
+		Symbol   string   `json:"symbol"`
+		Status   string   `json:"status"`
+		Error    string   `json:"error"`
+		Built    []string `json:"built_for"`
+		Checked  bool     `json:"metadata_checked"`
+		Verified bool     `json:"verified"`
+		Hazards  int      `json:"hazards"`
+	} `json:"kernels"`
+}
+
+// TestPortTranslationsBuildForGfx90a hipifies the six CUDA test kernels,
+// builds the translations for gfx90a with the real toolchain and checks
+// every spec against the code object's metadata (symbols, template
+// instances, argument count and kinds).
+func TestPortTranslationsBuildForGfx90a(t *testing.T) {
+	requirePortToolchain(t)
+	symbols := map[string]string{
+		"gelu_tanh": "gelu_tanh", "binary_mul_strided": "binary_mul_strided", "block_sum": "block_sum",
+		"softmax_rows": "softmax_rows", "scale_f32x4": "_Z5scaleIfLi4EEvPT_PKS0_S0_i",
+		"scale_f64x2": "_Z5scaleIdLi2EEvPT_PKS0_S0_i", "axpby": "axpby",
+	}
+	seen := 0
+	for _, name := range []string{"elementwise", "strided", "reduce", "softmax", "template", "scalar"} {
+		t.Run(name, func(t *testing.T) {
+			r := runRocmk(t, portEnv(t), "port", filepath.Join(portData, name+".cu"),
+				"--spec", filepath.Join(portData, name+".toml"), "--arch", "gfx90a", "--no-verify", "--json")
+			require.Equal(t, 0, r.Code, r.Stderr)
+			var doc portJSON
+			require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stdout)
+			assert.Equal(t, "rocmk.port/v1", doc.Schema)
+			assert.True(t, doc.OK)
+			require.Len(t, doc.Sources, 1)
+			assert.True(t, doc.Sources[0].Hipified)
+			require.Len(t, doc.Sources[0].Builds, 1)
+			assert.Equal(t, "gfx90a", doc.Sources[0].Builds[0].Target)
+			assert.Contains(t, []string{"compiled", "hit"}, doc.Sources[0].Builds[0].Status)
+			require.NotEmpty(t, doc.Kernels)
+			for _, k := range doc.Kernels {
+				assert.Equal(t, "built", k.Status, k.Error)
+				assert.Equal(t, []string{"gfx90a"}, k.Built)
+				assert.True(t, k.Checked, "%s: metadata checked", k.Spec)
+				assert.False(t, k.Verified)
+				assert.Equal(t, symbols[k.Spec], k.Symbol, k.Spec)
+				seen++
+			}
+		})
+	}
+	assert.Equal(t, 7, seen, "seven specs over six kernels")
+}
+
+// TestPortSpecErrorsAgainstCodeObject checks the messages for specs that
+// only the code object can prove wrong: each testdata/port/bad/meta_*.toml
+// has its expected message in the .msg file beside it.
+func TestPortSpecErrorsAgainstCodeObject(t *testing.T) {
+	requirePortToolchain(t)
+	files, err := filepath.Glob(filepath.Join(portData, "bad", "meta_*.toml"))
+	require.NoError(t, err)
+	require.Len(t, files, 5)
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			src := map[string]string{"meta_arg_type.toml": "scalar.cu", "meta_arg_kind.toml": "scalar.cu",
+				"meta_template_instance.toml": "template.cu"}[filepath.Base(path)]
+			if src == "" {
+				src = "elementwise.cu"
+			}
+			r := runRocmk(t, portEnv(t), "port", filepath.Join(portData, src), "--spec", path, "--arch", "gfx90a", "--no-verify")
+			assert.Equal(t, ExitFailure, r.Code)
+			msg := strings.TrimPrefix(strings.TrimSpace(r.Stderr[strings.LastIndex(r.Stderr, "rocmk: "):]), "rocmk: ")
+			msg = strings.ReplaceAll(msg, filepath.ToSlash(portData)+"/", "")
+			want, err := os.ReadFile(strings.TrimSuffix(path, ".toml") + ".msg")
+			if *update {
+				require.NoError(t, os.WriteFile(strings.TrimSuffix(path, ".toml")+".msg", []byte(msg+"\n"), 0o644))
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, strings.TrimSpace(string(want)), msg)
+			assert.Contains(t, r.Stdout, "error: ", "the verdict says what is wrong")
+		})
+	}
+}
+
+// fakeGPU is a verify.Runtime whose memory is Go slices and whose kernels
+// are Go functions, so the port pipeline (build image, load, resolve,
+// launch, copy back, compare, report, exit code) runs without a GPU.
+type fakeGPU struct {
+	mem     map[verify.DevPtr][]byte
+	next    verify.DevPtr
+	kernels map[string]func(g *fakeGPU, grid, block verify.Dim3, args []verify.Arg)
+}
+
+func newFakeGPU() *fakeGPU {
+	g := &fakeGPU{mem: map[verify.DevPtr][]byte{}, next: 0x10000}
+	g.kernels = map[string]func(*fakeGPU, verify.Dim3, verify.Dim3, []verify.Arg){
+		// gelu_tanh from testdata/port/elementwise.cu, in float32, grid-stride.
+		"gelu_tanh": func(g *fakeGPU, grid, block verify.Dim3, args []verify.Arg) {
+			x, y := g.mem[verify.DevPtr(args[0].Uint64())], g.mem[verify.DevPtr(args[1].Uint64())]
+			n := int(int32(args[2].Uint64()))
+			for i := 0; i < n; i++ {
+				v := math.Float32frombits(binary.LittleEndian.Uint32(x[4*i:]))
+				k := float32(0.7978845608028654)
+				r := 0.5 * v * (1 + float32(math.Tanh(float64(k*(v+0.044715*v*v*v)))))
+				binary.LittleEndian.PutUint32(y[4*i:], math.Float32bits(r))
+			}
+		},
+	}
+	return g
+}
+
+func (g *fakeGPU) Name() string                      { return "fake" }
+func (g *fakeGPU) Devices() ([]verify.Device, error) { return []verify.Device{g.Device()}, nil }
+func (g *fakeGPU) Device() verify.Device {
+	return verify.Device{Backend: "fake", Name: "Fake GPU", Arch: "go"}
+}
+func (g *fakeGPU) Load([]byte) (verify.Module, error) { return fakeGPUModule{g}, nil }
+func (g *fakeGPU) Alloc(n int) (verify.DevPtr, error) {
+	p := g.next
+	g.mem[p] = make([]byte, n)
+	g.next += verify.DevPtr(n+255) &^ 255
+	return p, nil
+}
+func (g *fakeGPU) Free(p verify.DevPtr) error              { delete(g.mem, p); return nil }
+func (g *fakeGPU) CopyIn(d verify.DevPtr, s []byte) error  { copy(g.mem[d], s); return nil }
+func (g *fakeGPU) CopyOut(d []byte, s verify.DevPtr) error { copy(d, g.mem[s]); return nil }
+func (g *fakeGPU) Memset(verify.DevPtr, byte, int) error   { return nil }
+func (g *fakeGPU) Synchronize(context.Context) error       { return nil }
+func (g *fakeGPU) Reset() error                            { return nil }
+func (g *fakeGPU) Close() error                            { return nil }
+
+type fakeGPUModule struct{ g *fakeGPU }
+
+func (m fakeGPUModule) Launch(_ context.Context, kernel string, grid, block verify.Dim3, _ int, args ...verify.Arg) error {
+	k, ok := m.g.kernels[kernel]
+	if !ok {
+		return fmt.Errorf("fake: no kernel %q", kernel)
+	}
+	k(m.g, grid, block, args)
+	return nil
+}
+func (m fakeGPUModule) Time(context.Context, int, int, string, verify.Dim3, verify.Dim3, int, ...verify.Arg) (verify.Timing, error) {
+	return verify.Timing{}, nil
+}
+func (m fakeGPUModule) Close() error { return nil }
+
+// fakeEnv is portEnv whose GPU is open.
+func fakeEnv(t *testing.T, open func(string, int, func(string) string) (verify.Runtime, error)) Env {
+	env := portEnv(t)
+	env.OpenRuntime = open
+	return env
+}
+
+func openFake(string, int, func(string) string) (verify.Runtime, error) { return newFakeGPU(), nil }
+
+// TestPortOnFakeGPU runs the whole pipeline on the fake GPU: a spec that
+// agrees with the kernel passes (exit 0), one whose reference disagrees is a
+// mismatch (exit 3) reported with the index and both values.
+func TestPortOnFakeGPU(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		code int
+	}{{"elementwise.toml", ExitOK}, {"mismatch.toml", ExitMismatch}} {
+		t.Run(tc.spec, func(t *testing.T) {
+			r := runRocmk(t, fakeEnv(t, openFake), "port", filepath.Join(portData, "elementwise.cu"), "--spec", filepath.Join(portData, tc.spec))
+			assert.Equal(t, tc.code, r.Code, r.Stderr)
+			r.Stdout = strings.ReplaceAll(r.Stdout, filepath.ToSlash(portData)+"/", "")
+			golden(t, "port/"+strings.TrimSuffix(tc.spec, ".toml")+".golden", r.transcript())
+		})
+	}
+	r := runRocmk(t, fakeEnv(t, openFake), "port", filepath.Join(portData, "elementwise.cu"), "--spec", filepath.Join(portData, "mismatch.toml"), "--json")
+	assert.Equal(t, ExitMismatch, r.Code)
+	var doc struct {
+		Kernels []struct {
+			Result struct {
+				Worst struct {
+					Name       string  `json:"name"`
+					Got        float64 `json:"worst_got"`
+					Want       float64 `json:"worst_want"`
+					Comparison struct {
+						Worst      int `json:"worst_index"`
+						Mismatches int `json:"mismatches"`
+					} `json:"comparison"`
+				} `json:"worst"`
+			} `json:"result"`
+		} `json:"kernels"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
+	w := doc.Kernels[0].Result.Worst
+	assert.Equal(t, "y", w.Name)
+	assert.Greater(t, w.Comparison.Mismatches, 0)
+	assert.Greater(t, math.Abs(w.Got-w.Want), 1e-4)
+	assert.Contains(t, r.Stderr, `"code":3`)
+}
+
+// TestPortWithoutGPU: no runtime library is an environment problem (exit
+// 4), after translating and building what it can.
+func TestPortWithoutGPU(t *testing.T) {
+	env := fakeEnv(t, func(string, int, func(string) string) (verify.Runtime, error) {
+		return nil, fmt.Errorf("%w: libcuda.so.1: cannot open shared object file", verify.ErrRuntimeUnavailable)
+	})
+	r := runRocmk(t, env, "port", filepath.Join(portData, "scalar.cu"), "--spec", filepath.Join(portData, "scalar.toml"))
+	assert.Equal(t, ExitEnvMissing, r.Code)
+	assert.Contains(t, r.Stdout, "axpby: translated with 0 hazards; not run (no GPU)")
+	assert.Contains(t, r.Stderr, "libcuda.so.1")
+}
+
+func TestPortUsage(t *testing.T) {
+	r := runRocmk(t, portEnv(t), "port", filepath.Join(portData, "scalar.cu"))
+	assert.Equal(t, ExitUsage, r.Code)
+	assert.Contains(t, r.Stderr, "port needs --spec")
+	r = runRocmk(t, portEnv(t), "port", filepath.Join(portData, "scalar.cu"), "--spec", filepath.Join(portData, "softmax.toml"))
+	assert.Equal(t, ExitUsage, r.Code)
+	assert.Contains(t, r.Stderr, "no spec in")
+	r = runRocmk(t, portEnv(t), "port", filepath.Join(portData, "scalar.cu"), "--spec", filepath.Join(portData, "scalar.toml"), "--bogus")
+	assert.Equal(t, ExitUsage, r.Code)
+	r = runRocmk(t, portEnv(t), "port", filepath.Join(portData, "scalar.cu"), "--spec", filepath.Join(portData, "scalar.toml"), "--arch", "gfx9999")
+	assert.Equal(t, ExitUsage, r.Code)
+}
+
+// TestVerifySpecOnFakeGPU is what `rocmk verify --spec` runs: every spec of
+// the file, sources resolved against the spec's directory.
+func TestVerifySpecOnFakeGPU(t *testing.T) {
+	var out, errb strings.Builder
+	env := fakeEnv(t, openFake)
+	env.Stdout, env.Stderr = &out, &errb
+	err := runVerifySpec(context.Background(), verifySpecOptions{Spec: filepath.Join(portData, "elementwise.toml")}, env.withDefaults(), globalOptions{Jobs: 1})
+	require.NoError(t, err, errb.String())
+	assert.Contains(t, out.String(), "gelu_tanh: translated with 0 hazards; verified on Fake GPU (go): pass")
+
+	out.Reset()
+	err = runVerifySpec(context.Background(), verifySpecOptions{Spec: filepath.Join(portData, "mismatch.toml")}, env.withDefaults(), globalOptions{Jobs: 1})
+	var me *verify.MismatchError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, 1, me.Failed)
+	assert.Equal(t, ExitMismatch, exitCode(err))
+	assert.Regexp(t, `worst y\[\d+\]: got -?[0-9.e-]+ want -?[0-9.e-]+`, out.String())
+
+	err = runVerifySpec(context.Background(), verifySpecOptions{Spec: filepath.Join(portData, "elementwise.toml"), Kernels: []string{"nope"}}, env.withDefaults(), globalOptions{Jobs: 1})
+	assert.Equal(t, ExitUsage, exitCode(err))
+}
