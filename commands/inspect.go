@@ -345,8 +345,8 @@ func (fd *inspectFileDoc) fill(f *inspect.File, opts inspectOptions) {
 			MetaTarget: co.MetaTarget, MetadataVersion: co.MetadataVersion, ELFType: co.Type,
 			Kernels: []inspectKernelDoc{}, Warnings: co.Warnings,
 		}
-		if cd.Target == "" {
-			cd.Target = cd.Processor
+		if co.Target.Proc == "" {
+			cd.Target = cd.Processor // unknown machine value: "mach 0x27"
 		}
 		for _, k := range co.Kernels {
 			if !kernelMatches(k, opts.Kernels) {

@@ -109,3 +109,23 @@ func TestExtract(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// An e_flags machine value rocmk does not know is printed, not fatal.
+func TestUnknownMach(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(corpusDir, "co/vadd.gfx90a.co"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[48] = 0x27 // reserved EF_AMDGPU_MACH value
+	co, err := ReadCodeObject(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if co.Target.Proc != "" || co.ProcessorName() != "mach 0x27" || len(co.Kernels) != 2 {
+		t.Errorf("%q %q %d", co.Target.Proc, co.ProcessorName(), len(co.Kernels))
+	}
+	o := co.Kernels[0].Occupancy(co.Target.Processor(), 0, 0)
+	if o.Limiter != "unknown" || o.WavesPerSIMD != 0 {
+		t.Errorf("%+v", o)
+	}
+}
