@@ -17,6 +17,9 @@ type RunOptions struct {
 	Symbol  string        // the kernel's symbol in that image (see Resolve)
 	// Time measures passing cases with events (2 warm-ups, 10 launches).
 	Time bool
+	// LaunchTimeout bounds each launch (default 20s), so a hung kernel is
+	// an error rather than a hung rocmk.
+	LaunchTimeout time.Duration
 	// Progress, when set, is called after each case.
 	Progress func(*CaseResult)
 }
@@ -199,7 +202,16 @@ func runCase(ctx context.Context, c *Case, o RunOptions) (*CaseResult, error) {
 	}
 	grid := verify.Dim3{X: uint32(c.Grid[0]), Y: uint32(c.Grid[1]), Z: uint32(c.Grid[2])}
 	block := verify.Dim3{X: uint32(c.Block[0]), Y: uint32(c.Block[1]), Z: uint32(c.Block[2])}
-	if err := o.Module.Launch(ctx, o.Symbol, grid, block, c.Shared, args...); err != nil {
+	if o.LaunchTimeout <= 0 {
+		o.LaunchTimeout = 20 * time.Second
+	}
+	lctx, cancel := context.WithTimeout(ctx, o.LaunchTimeout)
+	err = o.Module.Launch(lctx, o.Symbol, grid, block, c.Shared, args...)
+	cancel()
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("%s: %s did not finish within %s (a hung kernel?)", c.Name, o.Symbol, o.LaunchTimeout)
+	}
+	if err != nil {
 		var ve *verify.Error
 		if errors.As(err, &ve) && ve.Sticky() {
 			// The kernel faulted: report it as this case's failure and
@@ -226,7 +238,7 @@ func runCase(ctx context.Context, c *Case, o RunOptions) (*CaseResult, error) {
 			}
 		}
 		tol := c.Spec.ToleranceFor(v.Arg.Name)
-		cmp := verify.Compare(v.DType.V, got, v.DType.Encode(want[v.Arg.Name]), tol)
+		cmp := verify.CompareParallel(v.DType.V, got, v.DType.Encode(want[v.Arg.Name]), tol)
 		or := OutputResult{Name: v.Arg.Name, DType: v.DType.Name, Tolerance: tol, Comparison: cmp}
 		if cmp.Worst >= 0 {
 			or.Got = verify.Decode(v.DType.V, got, cmp.Worst)
@@ -238,7 +250,9 @@ func runCase(ctx context.Context, c *Case, o RunOptions) (*CaseResult, error) {
 		cr.Outputs = append(cr.Outputs, or)
 	}
 	if o.Time && cr.OK {
-		t, err := o.Module.Time(ctx, 2, 10, o.Symbol, grid, block, c.Shared, args...)
+		tctx, cancel := context.WithTimeout(ctx, 13*o.LaunchTimeout)
+		t, err := o.Module.Time(tctx, 2, 10, o.Symbol, grid, block, c.Shared, args...)
+		cancel()
 		if err == nil {
 			cr.GPUTime = t.Median
 		}

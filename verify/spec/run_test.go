@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -239,4 +240,26 @@ func TestImageKernelsFromELF(t *testing.T) {
 	k, err := Resolve(&Spec{Kernel: "scale<float, 4>"}, ks)
 	require.NoError(t, err)
 	assert.Equal(t, "_Z5scaleIfLi4EEvPT_PKS0_S0_i", k.Name)
+}
+
+// TestRunHungKernelTimesOut: a launch that does not return within the
+// timeout is an error naming the kernel, not a hung rocmk.
+func TestRunHungKernelTimesOut(t *testing.T) {
+	hang := func(rt *fakeRuntime, grid, block verify.Dim3, args []verify.Arg) error { return nil }
+	f := readSpec(t, "scalar.toml")
+	rt := newFake(map[string]fakeKernel{"axpby": hang})
+	s := f.Specs[0]
+	cases, err := s.Expand()
+	require.NoError(t, err)
+	mod := hangModule{}
+	_, err = Run(context.Background(), s, cases[:1], RunOptions{Runtime: rt, Module: mod, Symbol: "axpby", LaunchTimeout: 10 * time.Millisecond})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "axpby n=1: axpby did not finish within 10ms (a hung kernel?)")
+}
+
+type hangModule struct{ fakeModule }
+
+func (hangModule) Launch(ctx context.Context, kernel string, grid, block verify.Dim3, shared int, args ...verify.Arg) error {
+	<-ctx.Done()
+	return ctx.Err()
 }
