@@ -39,7 +39,8 @@ func inspectCommand() *cli.Command {
 		Description: `Reads plain code objects (v2 legacy, v3-v6), clang offload bundles, compressed bundles
 (CCOB v1-v3, zlib or zstd; the MD5 hash is checked), host executables and objects with
 .hip_fatbin (any number of bundles), -fgpu-rdc objects and .llvm.offloading sections,
-in-process: no LLVM tools, no GPU.
+in-process: no LLVM tools, no GPU. A directory argument (rocmk build's output) stands for
+the device-code files under it. Flags may also follow the file names.
 
 For each code object it prints a table of kernels: VGPRs, SGPRs, AGPRs, spills (s/v), static
 LDS, scratch per work-item, wavefront size and the occupancy (waves per SIMD) with the
@@ -55,7 +56,7 @@ Unreadable files are reported (file, offset, field) and skipped; the exit status
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "kernel", Aliases: []string{"k"}, Usage: "only kernels matching `PATTERN` (glob or substring of the mangled or demangled name; repeatable)"},
 			&cli.BoolFlag{Name: "symbols", Usage: "also list the ELF symbols of each code object, nm style"},
-			&cli.IntFlag{Name: "block", Usage: "workgroup size `N` for occupancy (default: each kernel's max workgroup size)"},
+			&cli.IntFlag{Name: "block", Usage: "workgroup size `N` for occupancy", DefaultText: "each kernel's max workgroup size"},
 			&cli.IntFlag{Name: "lds", Usage: "dynamic LDS `BYTES` per workgroup added to the static LDS for occupancy"},
 			&cli.BoolFlag{Name: "diff", Usage: "compare two builds: rocmk inspect --diff OLD NEW"},
 			&cli.StringFlag{Name: "fail-on", Usage: "with --diff, exit 1 on a regression in `CATEGORIES` (spills,occupancy,vgpr,sgpr,lds,scratch,removed,all)"},
