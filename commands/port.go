@@ -50,6 +50,8 @@ Examples:
 			&cli.BoolFlag{Name: "no-verify", Usage: "translate, build and check metadata only; run nothing"},
 			&cli.BoolFlag{Name: "time", Usage: "also time each passing case (median of 10 launches)"},
 			&cli.StringFlag{Name: "keep", Usage: "write the translation and code objects to this directory (default: a temporary one, removed)"},
+			&cli.BoolFlag{Name: "no-nvcc", Usage: "NVIDIA: compile with NVRTC even when nvcc and the HIP headers are found"},
+			&cli.StringFlag{Name: "hip-include", Usage: "NVIDIA: directory holding hip/hip_runtime.h and hip/nvidia_detail"},
 		},
 		Action: func(c *cli.Context) error {
 			o, err := portOptionsOf(c)
@@ -72,6 +74,7 @@ var portFlagTable = map[string]struct {
 	"spec": {"spec", true}, "s": {"spec", true}, "kernel": {"kernel", true}, "k": {"kernel", true},
 	"arch": {"arch", true}, "a": {"arch", true}, "backend": {"backend", true}, "device": {"device", true},
 	"no-verify": {"no-verify", false}, "time": {"time", false}, "keep": {"keep", true},
+	"no-nvcc": {"no-nvcc", false}, "hip-include": {"hip-include", true},
 	"json": {"json", false}, "quiet": {"quiet", false}, "q": {"quiet", false},
 	"verbose": {"verbose", false}, "v": {"verbose", false}, "cache-dir": {"cache-dir", true},
 	"jobs": {"jobs", true}, "j": {"jobs", true},
@@ -124,7 +127,7 @@ func portOptionsOf(c *cli.Context) (portOptions, error) {
 	}
 	o := portOptions{Spec: c.String("spec"), Kernels: c.StringSlice("kernel"), Arch: c.StringSlice("arch"),
 		Backend: c.String("backend"), Device: c.Int("device"), NoVerify: c.Bool("no-verify"), Time: c.Bool("time"),
-		Keep: c.String("keep"), g: globals(c)}
+		Keep: c.String("keep"), NoNVCC: c.Bool("no-nvcc"), HIPInclude: c.String("hip-include"), g: globals(c)}
 	if v, ok := last("spec"); ok {
 		o.Spec = v
 	}
@@ -141,6 +144,10 @@ func portOptionsOf(c *cli.Context) (portOptions, error) {
 	if v, ok := last("keep"); ok {
 		o.Keep = v
 	}
+	if v, ok := last("hip-include"); ok {
+		o.HIPInclude = v
+	}
+	o.NoNVCC = o.NoNVCC || len(tail["no-nvcc"]) > 0 && tail["no-nvcc"][0] != "false"
 	o.NoVerify = o.NoVerify || len(tail["no-verify"]) > 0 && tail["no-verify"][0] != "false"
 	o.Time = o.Time || len(tail["time"]) > 0 && tail["time"][0] != "false"
 	if len(tail["json"]) > 0 {
@@ -183,25 +190,29 @@ func splitPortList(in []string) []string {
 }
 
 type portOptions struct {
-	File     string
-	Spec     string
-	Kernels  []string
-	Arch     []string
-	Backend  string
-	Device   int
-	NoVerify bool
-	Time     bool
-	Keep     string
-	g        globalOptions
+	File       string
+	Spec       string
+	Kernels    []string
+	Arch       []string
+	Backend    string
+	Device     int
+	NoVerify   bool
+	Time       bool
+	Keep       string
+	NoNVCC     bool
+	HIPInclude string
+	g          globalOptions
 }
 
 // verifySpecOptions is what `rocmk verify --spec` passes to runVerifySpec.
 type verifySpecOptions struct {
-	Spec    string   // the spec file
-	Kernels []string // only these specs (name or kernel); empty: all
-	Backend string   // auto, hip, cuda
-	Device  int
-	Time    bool
+	Spec       string   // the spec file
+	Kernels    []string // only these specs (name or kernel); empty: all
+	Backend    string   // auto, hip, cuda
+	Device     int
+	Time       bool
+	NoNVCC     bool   // NVIDIA: NVRTC even when nvcc and the HIP headers are found
+	HIPInclude string // NVIDIA: directory with hip/hip_runtime.h for the NVIDIA platform
 }
 
 // portDoc is the --json result of port and verify --spec.
@@ -283,7 +294,8 @@ func runPort(ctx context.Context, o portOptions, env Env) error {
 		return usagef("--arch: %v", err)
 	}
 	p := &portRunner{ui: newUI(env, o.g), env: env, g: o.g, targets: targets, keep: o.Keep,
-		backend: o.Backend, device: o.Device, noVerify: o.NoVerify, time: o.Time}
+		backend: o.Backend, device: o.Device, noVerify: o.NoVerify, time: o.Time, schema: "port",
+		noNVCC: o.NoNVCC, hipInclude: o.HIPInclude}
 	doc := &portDoc{Spec: o.Spec, noVerify: o.NoVerify}
 	return p.run(ctx, doc, []portGroup{{file: o.File, specs: mine}})
 }
@@ -315,7 +327,8 @@ func runVerifySpec(ctx context.Context, o verifySpecOptions, env Env, g globalOp
 		}
 		groups[i].specs = append(groups[i].specs, s)
 	}
-	p := &portRunner{ui: newUI(env, g), env: env, g: g, backend: o.Backend, device: o.Device, time: o.Time}
+	p := &portRunner{ui: newUI(env, g), env: env, g: g, backend: o.Backend, device: o.Device, time: o.Time,
+		schema: "verify-spec", noNVCC: o.NoNVCC, hipInclude: o.HIPInclude}
 	return p.run(ctx, &portDoc{Spec: o.Spec}, groups)
 }
 
@@ -340,15 +353,18 @@ type portGroup struct {
 }
 
 type portRunner struct {
-	ui       *UI
-	env      Env
-	g        globalOptions
-	targets  []inspect.Target
-	keep     string
-	backend  string
-	device   int
-	noVerify bool
-	time     bool
+	ui         *UI
+	env        Env
+	g          globalOptions
+	targets    []inspect.Target
+	keep       string
+	backend    string
+	device     int
+	noVerify   bool
+	time       bool
+	schema     string // "port" or "verify-spec"
+	noNVCC     bool
+	hipInclude string
 
 	work string
 	rt   verify.Runtime
@@ -421,7 +437,7 @@ func (p *portRunner) run(ctx context.Context, doc *portDoc, groups []portGroup) 
 	if envErr != nil {
 		doc.OK = false
 	}
-	if err := p.ui.Result("port", doc, func(w io.Writer, s *Styles) error { return printPort(w, s, doc, p.g.Quiet) }); err != nil {
+	if err := p.ui.Result(p.schema, doc, func(w io.Writer, s *Styles) error { return printPort(w, s, doc, p.g.Quiet) }); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -522,7 +538,7 @@ func (p *portRunner) source(ctx context.Context, gr portGroup) (*portSource, []*
 	}
 	// The device: compile for it, load, resolve, run.
 	t0 := time.Now()
-	iopts := verify.ImageOptions{Getenv: p.env.Getenv,
+	iopts := verify.ImageOptions{Getenv: p.env.Getenv, NoNVCC: p.noNVCC, HIPInclude: p.hipInclude,
 		BuildAMD: func(ctx context.Context, name string, src []byte, target string) ([]byte, error) {
 			t, err := inspect.ParseTarget(target)
 			if err != nil {

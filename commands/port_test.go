@@ -284,3 +284,18 @@ func TestVerifySpecOnFakeGPU(t *testing.T) {
 	err = runVerifySpec(context.Background(), verifySpecOptions{Spec: filepath.Join(portData, "elementwise.toml"), Kernels: []string{"nope"}}, env.withDefaults(), globalOptions{Jobs: 1})
 	assert.Equal(t, ExitUsage, exitCode(err))
 }
+
+func TestVerifySpecJSONSchema(t *testing.T) {
+	var out strings.Builder
+	env := fakeEnv(t, openFake)
+	env.Stdout = &out
+	err := runVerifySpec(context.Background(), verifySpecOptions{Spec: filepath.Join(portData, "elementwise.toml")}, env.withDefaults(), globalOptions{Jobs: 1, JSON: true})
+	require.NoError(t, err)
+	var doc portJSON
+	require.NoError(t, json.Unmarshal([]byte(out.String()), &doc), out.String())
+	assert.Equal(t, "rocmk.verify-spec/v1", doc.Schema)
+	assert.True(t, doc.OK)
+	require.Len(t, doc.Kernels, 1)
+	assert.True(t, doc.Kernels[0].Verified)
+	assert.Equal(t, "pass", doc.Kernels[0].Status)
+}
