@@ -124,7 +124,7 @@ func (f *File) parse(data []byte) error {
 	case bytes.HasPrefix(data, []byte(elf.ELFMAG)):
 		if len(data) >= 20 && binary.LittleEndian.Uint16(data[18:]) == emAMDGPU {
 			f.Kind = "code-object"
-			co, err := ReadCodeObject(data)
+			co, err := readCodeObject(data)
 			if err != nil {
 				return err
 			}
@@ -219,7 +219,7 @@ func (f *File) addPayload(payload []byte, container, id string, off int64) error
 	case strings.HasPrefix(id, "host-"):
 		return nil
 	case bytes.HasPrefix(payload, []byte(elf.ELFMAG)) && len(payload) >= 20 && binary.LittleEndian.Uint16(payload[18:]) == emAMDGPU:
-		co, err := ReadCodeObject(payload)
+		co, err := readCodeObject(payload)
 		if err != nil {
 			return fmt.Errorf("bundle entry %s at offset 0x%x: %w", where, off, err)
 		}
@@ -509,7 +509,7 @@ func (f *File) parseOffloading(sd []byte, where string, base int64) error {
 			kind = fmt.Sprintf("image kind %d", imageKind)
 		}
 		if kind == "object" && bytes.HasPrefix(img, []byte(elf.ELFMAG)) && len(img) >= 20 && le.Uint16(img[18:]) == emAMDGPU {
-			co, err := ReadCodeObject(img)
+			co, err := readCodeObject(img)
 			if err != nil {
 				return fmt.Errorf("offload image %s at offset 0x%x: %w", strs["arch"], base+int64(pos)+int64(imgOff), err)
 			}

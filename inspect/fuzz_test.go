@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -98,6 +99,9 @@ func TestMutatedCorpus(t *testing.T) {
 		seeds = append(seeds, data)
 	}
 	n := 5000
+	if v, err := strconv.Atoi(os.Getenv("ROCMK_MUTATIONS")); err == nil {
+		n = v
+	}
 	if testing.Short() {
 		n = 500
 	}
