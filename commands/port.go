@@ -156,6 +156,9 @@ func portOptionsOf(c *cli.Context) (portOptions, error) {
 	if len(tail["quiet"]) > 0 {
 		o.g.Quiet = true
 	}
+	if o.g.Verbose < 0 { // globals' -v count reads -1 with no -v (reported to the lead)
+		o.g.Verbose = 0
+	}
 	if !o.g.JSON {
 		o.g.Verbose += len(tail["verbose"])
 	}

@@ -299,3 +299,14 @@ func TestVerifySpecJSONSchema(t *testing.T) {
 	assert.True(t, doc.Kernels[0].Verified)
 	assert.Equal(t, "pass", doc.Kernels[0].Status)
 }
+
+// TestPortVerboseAfterFile: -v written after FILE (parsed by port itself)
+// shows the per-case lines.
+func TestPortVerboseAfterFile(t *testing.T) {
+	r := runRocmk(t, fakeEnv(t, openFake), "port", filepath.Join(portData, "scalar.cu"), "--spec", filepath.Join(portData, "elementwise.toml"), "-k", "gelu_tanh", "-v")
+	assert.Equal(t, ExitUsage, r.Code, "elementwise.toml has no spec for scalar.cu")
+	r = runRocmk(t, fakeEnv(t, openFake), "port", filepath.Join(portData, "elementwise.cu"), "--spec", filepath.Join(portData, "elementwise.toml"), "-v")
+	assert.Equal(t, ExitOK, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "elementwise.hip: device image by fake")
+	assert.Regexp(t, `gelu_tanh n=1000\s+ok \(reference`, r.Stderr)
+}
