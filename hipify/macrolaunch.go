@@ -101,7 +101,7 @@ func (t *translator) expandLaunchMacros() {
 		args := t.splitArgs(p, q)
 		argText := make([]string, len(args))
 		for k, a := range args {
-			argText[k] = strings.TrimSpace(t.render(t.toks[a[0]].pos.Offset, t.endOf(a[1]-1)))
+			argText[k] = t.argString(a)
 		}
 		var b strings.Builder
 		if m.params == nil {
@@ -131,7 +131,7 @@ func (t *translator) expandLaunchMacros() {
 			continue
 		}
 		t.render(tk.pos.Offset, t.endOf(q))
-		t.addEdit(tk.pos.Offset, t.endOf(q), out)
+		t.addOuter(tk.pos.Offset, t.endOf(q), out)
 		t.rep.Replaced["launch"]++
 		i = q
 	}

@@ -1,6 +1,7 @@
 package hipify
 
 import (
+	"bytes"
 	"strings"
 )
 
@@ -145,14 +146,18 @@ func (t *translator) translateTokens() {
 			}
 		}
 	}
+	t.sortEdits()
 	t.applyPerms()
+	t.flushOuter()
 	if t.opt.KernelExecutionSyntax {
 		t.expandLaunchMacros()
+		t.flushOuter()
 		for i := range t.toks {
 			if t.toks[i].kind == LAUNCH && !t.toks[i].skip {
 				t.launch(i)
 			}
 		}
+		t.flushOuter()
 	}
 }
 
@@ -177,12 +182,15 @@ func (t *translator) insertRuntimeInclude() {
 	if tk.kind == HASH && (tk.lit == "#pragma" && t.next(first) < len(t.toks) && t.toks[t.next(first)].lit == "once" ||
 		tk.lit == "#ifndef" && t.isGuard(first)) {
 		end := lineEnd(first)
-		t.fixed = append(t.fixed, edit{end, end, "\n" + inc})
+		t.fixed = append(t.fixed, edit{start: end, end: end, text: "\n" + inc})
 		t.rep.Replaced["include"]++
 		return
 	}
 	start := tk.pos.Offset - (tk.pos.Column - 1)
-	t.fixed = append(t.fixed, edit{start, start, inc + "\n"})
+	if len(bytes.TrimSpace(t.src[start:tk.pos.Offset])) > 0 {
+		start = tk.pos.Offset // the line starts inside a comment: insert right before the code
+	}
+	t.fixed = append(t.fixed, edit{start: start, end: start, text: inc + "\n"})
 	t.rep.Replaced["include"]++
 }
 
@@ -378,7 +386,7 @@ func (t *translator) launch(i int) {
 		return
 	}
 	ks := t.kernelNameStart(i)
-	if ks < 0 {
+	if ks < 0 || t.isMember(ks) {
 		return
 	}
 	// render the pieces in source order (render consumes the edits inside)
@@ -387,6 +395,11 @@ func (t *translator) launch(i int) {
 	cfg := t.splitArgs(i, j)
 	if len(cfg) < 2 || len(cfg) > 4 {
 		return
+	}
+	for _, r := range cfg {
+		if r[0] >= r[1] || t.rangeEmpty(r) {
+			return // an empty configuration argument: not a launch to rewrite
+		}
 	}
 	cfgText := make([]string, 4)
 	for k, r := range cfg {
@@ -422,7 +435,7 @@ func (t *translator) launch(i int) {
 	}
 	b.WriteString(")")
 	t.render(t.toks[i].pos.Offset, t.endOf(q)) // drop inner edits: they are in the pieces
-	t.addEdit(t.toks[ks].pos.Offset, t.endOf(q), b.String())
+	t.addOuter(t.toks[ks].pos.Offset, t.endOf(q), b.String())
 	t.rep.Replaced["launch"]++
 }
 

@@ -97,6 +97,11 @@ func (t *translator) special(i int) bool {
 		return false
 	}
 	args := t.splitArgs(p, q)
+	for _, a := range args {
+		if a[0] >= a[1] || t.rangeEmpty(a) {
+			return false // an empty argument: not a call we can rewrite
+		}
+	}
 	for _, r := range rules {
 		if r.nargs != 0 && r.nargs != len(args) || r.roc && !t.opt.Roc || r.miopen && !t.opt.MIOpen {
 			continue
@@ -183,7 +188,7 @@ func (t *translator) applyPerms() {
 	for _, pp := range t.perms {
 		texts := make([]string, len(pp.args))
 		for k, a := range pp.args {
-			texts[k] = strings.TrimSpace(t.render(t.toks[a[0]].pos.Offset, t.endOf(a[1]-1)))
+			texts[k] = t.argString(a)
 		}
 		var out []string
 		for _, f := range strings.Split(pp.perm, ",") {
@@ -201,6 +206,6 @@ func (t *translator) applyPerms() {
 		}
 		start, end := t.toks[pp.open].pos.Offset, t.endOf(pp.close)
 		t.render(start, end)
-		t.addEdit(start, end, "("+strings.Join(out, ", ")+")")
+		t.addOuter(start, end, "("+strings.Join(out, ", ")+")")
 	}
 }

@@ -121,6 +121,7 @@ type token struct {
 type edit struct {
 	start, end int
 	text       string
+	dead       bool // consumed by an enclosing edit (see render)
 }
 
 type translator struct {
@@ -134,6 +135,7 @@ type translator struct {
 	seenHz map[string]bool
 	perms  []pendingPerm
 	fixed  []edit // insertions that never become part of an enclosing edit (the hip_runtime.h include)
+	outer  []edit // enclosing edits of the current phase (see flushOuter)
 	rocLib bool   // the file includes a cuBLAS/cuSPARSE/cuSOLVER header
 	// cublas.h (the legacy API) included without cublas_v2.h
 	cublasV1, cublasV2 bool
@@ -213,7 +215,7 @@ func (t *translator) diag(p Pos, sev, code, name, msg string) {
 }
 
 func (t *translator) addEdit(start, end int, text string) {
-	t.edits = append(t.edits, edit{start, end, text})
+	t.edits = append(t.edits, edit{start: start, end: end, text: text})
 }
 
 // next returns the index of the next token after i that is not a comment, or len(toks).
@@ -314,24 +316,48 @@ func (t *translator) rangeEmpty(r [2]int) bool {
 	return true
 }
 
-// apply writes src with the edits applied.
-func (t *translator) apply() []byte {
-	t.edits = append(t.edits, t.fixed...)
-	if len(t.edits) == 0 {
-		return t.src
-	}
+// sortEdits orders the edits by start offset, insertions before
+// replacements at the same offset.
+func (t *translator) sortEdits() {
 	sort.SliceStable(t.edits, func(i, j int) bool {
 		a, b := t.edits[i], t.edits[j]
 		if a.start != b.start {
 			return a.start < b.start
 		}
-		return a.end == a.start && b.end != b.start // insertions before replacements at the same offset
+		return a.end == a.start && b.end != b.start
 	})
+}
+
+// flushOuter merges the enclosing edits made by a phase (argument
+// permutations, launch macros, launches) into the sorted edit list.
+func (t *translator) flushOuter() {
+	if len(t.outer) == 0 {
+		return
+	}
+	t.edits = append(t.edits, t.outer...)
+	t.outer = t.outer[:0]
+	t.sortEdits()
+}
+
+// addOuter records an edit that encloses edits already consumed by render.
+func (t *translator) addOuter(start, end int, text string) {
+	t.outer = append(t.outer, edit{start: start, end: end, text: text})
+}
+
+// apply writes src with the edits applied.
+func (t *translator) apply() []byte {
+	t.edits = append(t.edits, t.fixed...)
+	t.edits = append(t.edits, t.outer...)
+	t.outer = nil
+	if len(t.edits) == 0 {
+		return t.src
+	}
+	t.sortEdits()
 	var b bytes.Buffer
 	b.Grow(len(t.src) + len(t.src)/8)
 	last := 0
 	for _, e := range t.edits {
-		if e.start < last { // overlapping: the earlier (enclosing) edit wins
+		if e.dead || e.start < last { // consumed, or overlapping: the earlier (enclosing) edit wins
 			continue
 		}
 		b.Write(t.src[last:e.start])
@@ -342,23 +368,20 @@ func (t *translator) apply() []byte {
 	return b.Bytes()
 }
 
-// render returns src[start:end] with the edits inside it applied, and
-// removes those edits (they become part of an enclosing edit).
+// render returns src[start:end] with the edits inside it applied, and marks
+// those edits consumed (they become part of an enclosing edit). The edits
+// must be sorted (sortEdits); render finds the range by binary search, so a
+// file with many launches stays linear-logarithmic.
 func (t *translator) render(start, end int) string {
 	var b strings.Builder
 	last := start
-	kept := t.edits[:0]
-	var inside []edit
-	for _, e := range t.edits {
-		if e.start >= start && e.end <= end {
-			inside = append(inside, e)
-		} else {
-			kept = append(kept, e)
+	i := sort.Search(len(t.edits), func(i int) bool { return t.edits[i].start >= start })
+	for ; i < len(t.edits) && t.edits[i].start <= end; i++ {
+		e := &t.edits[i]
+		if e.dead || e.end > end {
+			continue
 		}
-	}
-	t.edits = kept
-	sort.SliceStable(inside, func(i, j int) bool { return inside[i].start < inside[j].start })
-	for _, e := range inside {
+		e.dead = true
 		if e.start < last {
 			continue
 		}
@@ -368,6 +391,14 @@ func (t *translator) render(start, end int) string {
 	}
 	b.Write(t.src[last:end])
 	return b.String()
+}
+
+// argString renders an argument's token range, trimmed ("" when empty).
+func (t *translator) argString(a [2]int) string {
+	if a[0] >= a[1] {
+		return ""
+	}
+	return strings.TrimSpace(t.render(t.toks[a[0]].pos.Offset, t.endOf(a[1]-1)))
 }
 
 func (t *translator) endOf(i int) int { return t.toks[i].pos.Offset + len(t.toks[i].lit) }

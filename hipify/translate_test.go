@@ -259,6 +259,7 @@ func FuzzTranslate(f *testing.F) {
 		"#include <cuda_runtime.h>\nk<<<1,2>>>(x);\n", "/* x", "\"abc", "R\"x(", "#if A\n#elif\n#endif", "a<<<>>>()",
 		"cudaMemcpyToSymbol(x, y, 4);", "__shfl_down_sync(0xffffffff, v, 1)", "#define K k<<<1,1>>>\nK();",
 		"template<class T> __global__ void k(); k<int><<<a,b,c,d>>>(e);", "'\\''", "#include \"cuda.h\"\n#pragma once", "A<<<0,0>>>()",
+		"cudaMemcpyToSymbol( ,)", "/*\n*/0", "a. cudaError<<<,0>>>(0)", "k<<< ,>>>( ,)", "#define L(k, ...) k<<<1,1>>>(__VA_ARGS__)\nL( ,);",
 	} {
 		f.Add([]byte(s), false)
 		f.Add([]byte(s), true)
@@ -390,4 +391,22 @@ func TestRocAndHIPDataTypes(t *testing.T) {
 	assert.Contains(t, out, "rocblas_datatype t = rocblas_datatype_f32_r; rocblas_handle h; rocblas_float_complex c;")
 	out, _ = tr(t, src, Options{Roc: true, UseHIPDataTypes: true})
 	assert.Contains(t, out, "hipDataType t = HIP_R_32F; rocblas_handle h;")
+}
+
+// BenchmarkTranslateManyLaunches: 20,000 launches and symbol copies in one
+// file (rendering must stay O(n log n), not quadratic).
+func BenchmarkTranslateManyLaunches(b *testing.B) {
+	var src bytes.Buffer
+	src.WriteString("#include <cuda_runtime.h>\n")
+	for i := 0; i < 20000; i++ {
+		src.WriteString("  k<<<g, b, 0, s>>>(cudaStreamPerThread, x); cudaMemcpyToSymbol(sym, h, 4);\n")
+	}
+	Entries()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := Translate("many.cu", src.Bytes(), Options{KernelExecutionSyntax: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(20001*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 }
