@@ -294,7 +294,7 @@ func argsortCase(dt verify.DType, o Options) *verify.Case {
 	}
 	c.Ref = func(b []verify.Buffer) [][]byte {
 		x := b[0].Data
-		out := verify.NewBuffer(verify.U32, n)
+		out := verify.AllocBuffer(verify.U32, n)
 		verify.Parallel(rows, func(lo, hi int) {
 			vals := make([]float64, cols)
 			idx := make([]int, cols)
@@ -394,7 +394,7 @@ func rowTol(dt verify.DType) *verify.Tolerance {
 
 // rowMap applies f to every row of x (rows x cols) and encodes the result.
 func rowMap(dt verify.DType, rows, cols int, x []byte, f func(r int, in, out []float64)) []byte {
-	out := verify.NewBuffer(dt, rows*cols)
+	out := verify.AllocBuffer(dt, rows*cols)
 	verify.Parallel(rows, func(lo, hi int) {
 		in, o := make([]float64, cols), make([]float64, cols)
 		for r := lo; r < hi; r++ {
@@ -507,7 +507,7 @@ func ropeCase(dt verify.DType, o Options, interleaved bool) *verify.Case {
 	}
 	c.Ref = func(b []verify.Buffer) [][]byte {
 		x, cs, sn := b[0].Data, b[1].Data, b[2].Data
-		out := verify.NewBuffer(dt, n)
+		out := verify.AllocBuffer(dt, n)
 		verify.Parallel(bh*t, func(lo, hi int) {
 			for bt := lo; bt < hi; bt++ {
 				ti := bt % t

@@ -174,7 +174,7 @@ func seedOf(seed uint64, name string) uint64 {
 // gen fills n elements of dt; value(r, i) draws element i. Chunks have
 // their own generator, so the result does not depend on the core count.
 func gen(dt verify.DType, n int, seed uint64, value func(r *rand.Rand, i int) float64) []byte {
-	b := verify.NewBuffer(dt, n)
+	b := verify.AllocBuffer(dt, n) // every element is written below
 	chunks := (n + genChunk - 1) / genChunk
 	verify.Parallel(chunks, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
@@ -254,7 +254,7 @@ var exact = verify.Tolerance{EqualNaN: true}
 
 // mapOut computes out[i] = f(i) for n elements of dt, in parallel.
 func mapOut(dt verify.DType, n int, f func(i int) float64) []byte {
-	out := verify.NewBuffer(dt, n)
+	out := verify.AllocBuffer(dt, n)
 	verify.Parallel(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			verify.Encode(dt, out, i, f(i))

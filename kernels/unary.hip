@@ -173,9 +173,20 @@ struct op_silu { static __device__ __forceinline__ float f(float x) {
   if (x == -__int_as_float(0x7f800000)) return -0.0f;
   return x / (1.0f + expf(-x)); } };
 
-template <typename D, typename Op>
+// For 16-bit outputs silu is ALU-bound with the accurate expf and IEEE
+// division; the fast forms (a few ulp of float) are far inside f16/bf16
+// rounding, so 16-bit dtypes use them.
+struct op_silu_fast { static __device__ __forceinline__ float f(float x) {
+  if (x == -__int_as_float(0x7f800000)) return -0.0f;
+  return __fdividef(x, 1.0f + __expf(-x)); } };
+template <typename D, typename Op> struct rk_pick { typedef Op type; };
+template <> struct rk_pick<rk_f16, op_silu> { typedef op_silu_fast type; };
+template <> struct rk_pick<rk_bf16, op_silu> { typedef op_silu_fast type; };
+
+template <typename D, typename Op0>
 __device__ __forceinline__ void unary_contig(const typename D::S* __restrict__ x, typename D::S* __restrict__ out, long long n) {
   typedef typename D::S S;
+  typedef typename rk_pick<D, Op0>::type Op;
   const int V = 16 / sizeof(S);
   const long long nv = n / V, step = rk_nthreads();
   const uint4* x4 = (const uint4*)x;
@@ -205,9 +216,10 @@ __device__ __forceinline__ void unary_contig(const typename D::S* __restrict__ x
   for (long long i = nv * V + rk_tid(); i < n; i += step) out[i] = D::st(Op::f(D::ld(x[i])));
 }
 
-template <typename D, typename Op>
+template <typename D, typename Op0>
 __device__ __forceinline__ void unary_strided(const typename D::S* __restrict__ x, typename D::S* __restrict__ out,
                                               int rows, int cols, long long xs0, long long xs1) {
+  typedef typename rk_pick<D, Op0>::type Op;
   const long long n = (long long)rows * cols, step = rk_nthreads();
   for (long long i = rk_tid(); i < n; i += step) {
     const long long r = i / cols, c = i % cols;

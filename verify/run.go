@@ -153,6 +153,8 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 
 	mods := map[string]Module{}
 	modErr := map[string]error{}
+	pool := &devPool{rt: rt}
+	defer func() { pool.drain(false) }()
 	defer func() {
 		for _, m := range mods {
 			m.Close()
@@ -181,7 +183,7 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 		}
 		if err == nil {
 			t0 := time.Now()
-			err = runCase(ctx, rt, mod, c, p.refs, o, &res)
+			err = runCase(ctx, rt, pool, mod, c, p.refs, o, &res)
 			res.RunTime = time.Since(t0)
 		}
 		if err != nil {
@@ -194,6 +196,7 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 				// A fault poisons the context. Recreate it; where the
 				// runtime cannot (CUDA: illegal address and traps are fatal
 				// to the process), the remaining cases are not run.
+				pool.drain(true)
 				if rerr := rt.Reset(); rerr != nil {
 					lost = fmt.Errorf("not run: the GPU context is unusable after %s faulted (%s); rerun the remaining kernels", c.Name, re.Name)
 					res.Error += " (the context could not be recreated: later cases are not run)"
@@ -213,9 +216,12 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 				firstErr = c.Name + ": " + res.Error
 			}
 		}
-		// Release the inputs: a suite must not hold every case in memory.
+		// Release the inputs and references: a suite must not hold every
+		// case in memory, and reusing the buffers saves page faults.
+		Recycle(p.refs...)
 		for i := range c.Buffers {
 			if c.Gen != nil {
+				Recycle(c.Buffers[i].Data)
 				c.Buffers[i].Data = nil
 			}
 		}
@@ -240,21 +246,29 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 }
 
 // runCase runs one case on the device and fills res.
-func runCase(ctx context.Context, rt Runtime, mod Module, c *Case, refs [][]byte, o RunOptions, res *CaseResult) error {
+func runCase(ctx context.Context, rt Runtime, pool *devPool, mod Module, c *Case, refs [][]byte, o RunOptions, res *CaseResult) error {
 	if p, ok := rt.(preparer); ok {
 		p.PrepareCase(c)
 	}
 	ptrs := make([]DevPtr, len(c.Buffers))
+	sizes := make([]int, len(c.Buffers))
+	failed := true
 	defer func() {
-		for _, p := range ptrs {
-			if p != 0 {
+		for i, p := range ptrs {
+			if p == 0 {
+				continue
+			}
+			if failed { // after a fault the memory may be gone with the context
 				rt.Free(p)
+			} else {
+				pool.put(sizes[i], p)
 			}
 		}
 	}()
 	for i, b := range c.Buffers {
 		n := b.Elems() * b.DType.Size()
-		p, err := rt.Alloc(n)
+		sizes[i] = n
+		p, err := pool.alloc(n)
 		if err != nil {
 			return fmt.Errorf("buffer %s (%d bytes): %w", b.Name, n, err)
 		}
@@ -291,7 +305,8 @@ func runCase(ctx context.Context, rt Runtime, mod Module, c *Case, refs [][]byte
 		if !b.Out {
 			continue
 		}
-		got := make([]byte, b.Elems()*b.DType.Size())
+		got := AllocBuffer(b.DType, b.Elems())
+		defer Recycle(got)
 		if err := rt.CopyOut(got, ptrs[i]); err != nil {
 			return fmt.Errorf("buffer %s: %w", b.Name, err)
 		}
@@ -329,5 +344,6 @@ func runCase(ctx context.Context, rt Runtime, mod Module, c *Case, refs [][]byte
 			}
 		}
 	}
+	failed = false
 	return nil
 }
