@@ -172,13 +172,14 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 		bar.Add(1)
 		mu.Lock()
 		defer mu.Unlock()
+		src := displaySource(r.Src)
 		switch r.Status {
 		case compile.StatusHit:
-			ui.Verbosef(1, "hit       %s [%s] %s", r.Src, r.Target, fmtDur(r.Dur))
+			ui.Verbosef(1, "hit       %s [%s] %s", src, r.Target, fmtDur(r.Dur))
 		case compile.StatusCompiled:
-			ui.Verbosef(1, "compiled  %s [%s] %s (cpu %s)", r.Src, r.Target, fmtDur(r.Dur), fmtDur(r.CPU))
+			ui.Verbosef(1, "compiled  %s [%s] %s (cpu %s)", src, r.Target, fmtDur(r.Dur), fmtDur(r.CPU))
 		case compile.StatusFailed:
-			ui.Verbosef(1, "FAILED    %s [%s] %s", r.Src, r.Target, fmtDur(r.Dur))
+			ui.Verbosef(1, "FAILED    %s [%s] %s", src, r.Target, fmtDur(r.Dur))
 		}
 	}
 	rep, berr := b.Build(ctx, req)
@@ -241,6 +242,20 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 		return fmt.Errorf("build failed: %d of %d jobs failed", len(list), len(rep.Results))
 	}
 	return nil
+}
+
+// displaySource names a source for people: the bundled kernels as
+// kernels/<name>, others relative to the current directory when inside it.
+func displaySource(src string) string {
+	if strings.Contains(src, string(filepath.Separator)+"rocmk-kernels-") {
+		return "kernels/" + filepath.Base(src)
+	}
+	if wd, err := os.Getwd(); err == nil && filepath.IsAbs(src) {
+		if rel, err := filepath.Rel(wd, src); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+	}
+	return src
 }
 
 func fmtDur(d time.Duration) string {

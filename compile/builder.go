@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -49,13 +49,12 @@ type Builder struct {
 	DryRun bool   // -n: plan and print commands (through Run), compile nothing
 	Getenv func(string) string
 	Events func(Event) // optional, must be goroutine-safe
-	Debug  io.Writer   // ROCMK_DEBUG=cachehash=1: every key line goes here
 	// ReadUsage reads kernel resource usage from a code object
 	// (--resource-usage); nil leaves Result.Kernels to names only.
 	ReadUsage func(data []byte) ([]KernelUsage, error)
 
-	hashes  fileHashes
-	debugMu sync.Mutex
+	hashes fileHashes
+	stats  statMemo
 }
 
 // Build runs every job of r and writes the outputs. It returns the report
@@ -126,6 +125,7 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
+	b.stats.reset()
 	tcID, err := b.toolchainID(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -281,7 +281,7 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 		// A source or header changed while the compiler ran may not match
 		// the object: store nothing then (ccache's "too new" rule).
 		if full, recs, err := b.fullKey(base, deps, nil); err == nil && !changedSince(srcPath, recs, started) {
-			dj, _ := json.Marshal(depsEntry{Recorded: time.Now().UnixNano(), Files: recs})
+			dj := depsEntry{Recorded: time.Now().UnixNano(), Files: recs}.marshal()
 			dm := meta
 			dm.Kind = "deps"
 			if err := b.Cache.Put(depsKey(base), dj, dm); err == nil {
@@ -389,19 +389,64 @@ func depsKey(base Key) Key {
 }
 
 // depsEntry is the "deps" cache entry: the headers the last compile read,
-// each with the stat data and hash it had then.
+// each with the stat data and hash it had then. It is stored as text
+// (a version line, the record time, then "size mtime ctime ino sha256 path"
+// per header) because every cached job reads one and JSON decoding of
+// hundreds of records per job was most of a cached rebuild's time.
 type depsEntry struct {
-	Recorded int64       `json:"recorded"` // unix ns when recorded
-	Files    []depRecord `json:"files"`
+	Recorded int64 // unix ns when recorded
+	Files    []depRecord
 }
 
 type depRecord struct {
-	Path  string `json:"p"`
-	Size  int64  `json:"s"`
-	MTime int64  `json:"m"`
-	CTime int64  `json:"c"`
-	Ino   uint64 `json:"i"`
-	Hash  string `json:"h"`
+	Path  string
+	Size  int64
+	MTime int64
+	CTime int64
+	Ino   uint64
+	Hash  string
+}
+
+const depsMagic = "rocmk-deps v1"
+
+func (d depsEntry) marshal() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\n%d\n", depsMagic, d.Recorded)
+	for _, r := range d.Files {
+		fmt.Fprintf(&b, "%d %d %d %d %s %s\n", r.Size, r.MTime, r.CTime, r.Ino, r.Hash, r.Path)
+	}
+	return b.Bytes()
+}
+
+func parseDepsEntry(data []byte) (depsEntry, error) {
+	var d depsEntry
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) < 2 || lines[0] != depsMagic {
+		return d, errors.New("bad deps entry")
+	}
+	var err error
+	if d.Recorded, err = strconv.ParseInt(lines[1], 10, 64); err != nil {
+		return d, err
+	}
+	d.Files = make([]depRecord, 0, len(lines)-2)
+	for _, l := range lines[2:] {
+		f := strings.SplitN(l, " ", 6)
+		if len(f) != 6 || len(f[4]) != 64 || f[5] == "" {
+			return d, errors.New("bad deps record")
+		}
+		var r depRecord
+		var e1, e2, e3, e4 error
+		r.Size, e1 = strconv.ParseInt(f[0], 10, 64)
+		r.MTime, e2 = strconv.ParseInt(f[1], 10, 64)
+		r.CTime, e3 = strconv.ParseInt(f[2], 10, 64)
+		r.Ino, e4 = strconv.ParseUint(f[3], 10, 64)
+		if err := errors.Join(e1, e2, e3, e4); err != nil {
+			return d, err
+		}
+		r.Hash, r.Path = f[4], f[5]
+		d.Files = append(d.Files, r)
+	}
+	return d, nil
 }
 
 // statSlack is how much older than the deps entry a file's ctime must be
@@ -427,7 +472,13 @@ func (b *Builder) fullKey(base Key, deps []string, prev *depsEntry) (Key, []depR
 	h.line("base %s", base)
 	recs := make([]depRecord, 0, len(deps))
 	for _, d := range deps {
-		st, err := statOf(d)
+		var st depRecord
+		var err error
+		if prev != nil {
+			st, err = b.stats.stat(d)
+		} else {
+			st, err = statOf(d) // fresh after a compile: changedSince needs the real ctime
+		}
 		if err != nil {
 			return Key{}, nil, err
 		}
@@ -447,12 +498,45 @@ func (b *Builder) fullKey(base Key, deps []string, prev *depsEntry) (Key, []depR
 	return h.Sum(), recs, nil
 }
 
+// statMemo remembers stat data for one Build, so a header shared by many
+// jobs is stat'ed once (the build sees the tree as it was when it looked).
+type statMemo struct {
+	mu sync.Mutex
+	m  map[string]depRecord
+}
+
+func (s *statMemo) reset() {
+	s.mu.Lock()
+	s.m = nil
+	s.mu.Unlock()
+}
+
+func (s *statMemo) stat(p string) (depRecord, error) {
+	s.mu.Lock()
+	r, ok := s.m[p]
+	s.mu.Unlock()
+	if ok {
+		return r, nil
+	}
+	r, err := statOf(p)
+	if err != nil {
+		return r, err
+	}
+	s.mu.Lock()
+	if s.m == nil {
+		s.m = map[string]depRecord{}
+	}
+	s.m[p] = r
+	s.mu.Unlock()
+	return r, nil
+}
+
 func changedSince(src string, recs []depRecord, t int64) bool {
 	if st, err := statOf(src); err != nil || st.CTime >= t {
 		return true
 	}
 	for _, r := range recs {
-		if r.CTime >= t {
+		if r.CTime >= t || strings.ContainsAny(r.Path, "\n\r") { // (a name the deps entry cannot hold: do not cache)
 			return true
 		}
 	}
@@ -474,8 +558,8 @@ func (b *Builder) lookup(base Key, j Job) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	var de depsEntry
-	if err := json.Unmarshal(dj, &de); err != nil {
+	de, err := parseDepsEntry(dj)
+	if err != nil {
 		return nil, false
 	}
 	deps := make([]string, len(de.Files))

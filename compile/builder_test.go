@@ -211,3 +211,21 @@ func TestHeaderEditWithRestoredMtime(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, StatusCompiled, rep.Results[0].Status)
 }
+
+func FuzzDepsEntry(f *testing.F) {
+	f.Add([]byte(depsEntry{Recorded: 5, Files: []depRecord{{Path: "/a b/c.h", Size: 1, MTime: 2, CTime: 3, Ino: 4, Hash: strings.Repeat("a", 64)}}}.marshal()))
+	f.Add([]byte("rocmk-deps v1\n1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := parseDepsEntry(b)
+		if err != nil {
+			return
+		}
+		d2, err := parseDepsEntry(d.marshal())
+		if err != nil {
+			t.Fatalf("round trip: %v", err)
+		}
+		if len(d2.Files) != len(d.Files) || d2.Recorded != d.Recorded {
+			t.Fatalf("round trip changed the entry")
+		}
+	})
+}
