@@ -371,3 +371,36 @@ reference = ["y[a, b, c] = 0"]
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `args[0] (y): 1000000×1000000 elements of f64 is over the 8 GiB limit for one buffer`)
 }
+
+func TestFileAndConstantInit(t *testing.T) {
+	dir := t.TempDir()
+	d, _ := parseDType("f32")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "x.bin"), d.Encode([]float64{1.5, -2, 3.25, 4}), 0o644))
+	path := filepath.Join(dir, "spec.toml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+[[verify]]
+kernel = "k"
+sizes = { n = [3, 5] }
+grid = 1
+block = 32
+args = [
+  { name = "x", dtype = "f32", count = "n", init = { file = "x.bin" } },
+  { name = "c", dtype = "i32", count = "n", init = { constant = 7.9 } },
+  { name = "y", dtype = "f32", count = "n", output = true },
+]
+reference = ["y[i] = x[i] + c[i]"]
+`), 0o644))
+	f, err := ReadFile(path)
+	require.NoError(t, err)
+	cases, err := f.Specs[0].Expand()
+	require.Error(t, err, "n=5 needs 20 bytes, the file has 16")
+	assert.Contains(t, err.Error(), "with n=5: args[0] (x): init: x.bin has 16 bytes, the buffer needs 20 (5 × f32)")
+	f.Specs[0].Sizes["n"] = int64(3)
+	cases, err = f.Specs[0].Expand()
+	require.NoError(t, err)
+	assert.Equal(t, []float64{1.5, -2, 3.25}, cases[0].Args[0].Data)
+	assert.Equal(t, []float64{7, 7, 7}, cases[0].Args[1].Data, "i32 constant truncated")
+	out, err := cases[0].Reference()
+	require.NoError(t, err)
+	assert.Equal(t, []float64{8.5, 5, 10.25}, out["y"])
+}
