@@ -239,3 +239,20 @@ func TestCacheDirCommand(t *testing.T) {
 	_, err := os.Stat(filepath.Join(dir, "CACHEDIR.TAG"))
 	assert.NoError(t, err)
 }
+
+func TestCacheJSONHasNoEscapesWithColourForced(t *testing.T) {
+	dir := t.TempDir()
+	_, now := populateCache(t, dir)
+	env := cacheTestEnv(dir, now, map[string]string{"CLICOLOR_FORCE": "1"})
+	for _, sub := range []string{"ls", "stats", "verify", "dir"} {
+		r := runRocmk(t, env, "cache", sub, "--json")
+		assert.Equal(t, 0, r.Code, "%s: %s", sub, r.Stderr)
+		assert.NotContains(t, r.Stdout, "\x1b", sub)
+		var doc map[string]any
+		require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), sub)
+		assert.Equal(t, "rocmk.cache."+sub+"/v1", doc["schema"])
+	}
+	r := runRocmk(t, env, "cache", "prune", "--all", "--dry-run", "--json")
+	assert.Equal(t, 0, r.Code, r.Stderr)
+	assert.NotContains(t, r.Stdout, "\x1b")
+}
