@@ -127,20 +127,20 @@ func TestPortSpecErrorsAgainstCodeObject(t *testing.T) {
 	}
 }
 
-// fakeGPU is a verify.Runtime whose memory is Go slices and whose kernels
+// portFakeGPU is a verify.Runtime whose memory is Go slices and whose kernels
 // are Go functions, so the port pipeline (build image, load, resolve,
 // launch, copy back, compare, report, exit code) runs without a GPU.
-type fakeGPU struct {
+type portFakeGPU struct {
 	mem     map[verify.DevPtr][]byte
 	next    verify.DevPtr
-	kernels map[string]func(g *fakeGPU, grid, block verify.Dim3, args []verify.Arg)
+	kernels map[string]func(g *portFakeGPU, grid, block verify.Dim3, args []verify.Arg)
 }
 
-func newFakeGPU() *fakeGPU {
-	g := &fakeGPU{mem: map[verify.DevPtr][]byte{}, next: 0x10000}
-	g.kernels = map[string]func(*fakeGPU, verify.Dim3, verify.Dim3, []verify.Arg){
+func newPortFakeGPU() *portFakeGPU {
+	g := &portFakeGPU{mem: map[verify.DevPtr][]byte{}, next: 0x10000}
+	g.kernels = map[string]func(*portFakeGPU, verify.Dim3, verify.Dim3, []verify.Arg){
 		// gelu_tanh from testdata/port/elementwise.cu, in float32, grid-stride.
-		"gelu_tanh": func(g *fakeGPU, grid, block verify.Dim3, args []verify.Arg) {
+		"gelu_tanh": func(g *portFakeGPU, grid, block verify.Dim3, args []verify.Arg) {
 			x, y := g.mem[verify.DevPtr(args[0].Uint64())], g.mem[verify.DevPtr(args[1].Uint64())]
 			n := int(int32(args[2].Uint64()))
 			for i := 0; i < n; i++ {
@@ -154,29 +154,29 @@ func newFakeGPU() *fakeGPU {
 	return g
 }
 
-func (g *fakeGPU) Name() string                      { return "fake" }
-func (g *fakeGPU) Devices() ([]verify.Device, error) { return []verify.Device{g.Device()}, nil }
-func (g *fakeGPU) Device() verify.Device {
+func (g *portFakeGPU) Name() string                      { return "fake" }
+func (g *portFakeGPU) Devices() ([]verify.Device, error) { return []verify.Device{g.Device()}, nil }
+func (g *portFakeGPU) Device() verify.Device {
 	return verify.Device{Backend: "fake", Name: "Fake GPU", Arch: "go"}
 }
-func (g *fakeGPU) Load([]byte) (verify.Module, error) { return fakeGPUModule{g}, nil }
-func (g *fakeGPU) Alloc(n int) (verify.DevPtr, error) {
+func (g *portFakeGPU) Load([]byte) (verify.Module, error) { return portFakeModule{g}, nil }
+func (g *portFakeGPU) Alloc(n int) (verify.DevPtr, error) {
 	p := g.next
 	g.mem[p] = make([]byte, n)
 	g.next += verify.DevPtr(n+255) &^ 255
 	return p, nil
 }
-func (g *fakeGPU) Free(p verify.DevPtr) error              { delete(g.mem, p); return nil }
-func (g *fakeGPU) CopyIn(d verify.DevPtr, s []byte) error  { copy(g.mem[d], s); return nil }
-func (g *fakeGPU) CopyOut(d []byte, s verify.DevPtr) error { copy(d, g.mem[s]); return nil }
-func (g *fakeGPU) Memset(verify.DevPtr, byte, int) error   { return nil }
-func (g *fakeGPU) Synchronize(context.Context) error       { return nil }
-func (g *fakeGPU) Reset() error                            { return nil }
-func (g *fakeGPU) Close() error                            { return nil }
+func (g *portFakeGPU) Free(p verify.DevPtr) error              { delete(g.mem, p); return nil }
+func (g *portFakeGPU) CopyIn(d verify.DevPtr, s []byte) error  { copy(g.mem[d], s); return nil }
+func (g *portFakeGPU) CopyOut(d []byte, s verify.DevPtr) error { copy(d, g.mem[s]); return nil }
+func (g *portFakeGPU) Memset(verify.DevPtr, byte, int) error   { return nil }
+func (g *portFakeGPU) Synchronize(context.Context) error       { return nil }
+func (g *portFakeGPU) Reset() error                            { return nil }
+func (g *portFakeGPU) Close() error                            { return nil }
 
-type fakeGPUModule struct{ g *fakeGPU }
+type portFakeModule struct{ g *portFakeGPU }
 
-func (m fakeGPUModule) Launch(_ context.Context, kernel string, grid, block verify.Dim3, _ int, args ...verify.Arg) error {
+func (m portFakeModule) Launch(_ context.Context, kernel string, grid, block verify.Dim3, _ int, args ...verify.Arg) error {
 	k, ok := m.g.kernels[kernel]
 	if !ok {
 		return fmt.Errorf("fake: no kernel %q", kernel)
@@ -184,19 +184,19 @@ func (m fakeGPUModule) Launch(_ context.Context, kernel string, grid, block veri
 	k(m.g, grid, block, args)
 	return nil
 }
-func (m fakeGPUModule) Time(context.Context, int, int, string, verify.Dim3, verify.Dim3, int, ...verify.Arg) (verify.Timing, error) {
+func (m portFakeModule) Time(context.Context, int, int, string, verify.Dim3, verify.Dim3, int, ...verify.Arg) (verify.Timing, error) {
 	return verify.Timing{}, nil
 }
-func (m fakeGPUModule) Close() error { return nil }
+func (m portFakeModule) Close() error { return nil }
 
-// fakeEnv is portEnv whose GPU is open.
-func fakeEnv(t *testing.T, open func(string, int, func(string) string) (verify.Runtime, error)) Env {
+// portFakeEnv is portEnv whose GPU is open.
+func portFakeEnv(t *testing.T, open func(string, int, func(string) string) (verify.Runtime, error)) Env {
 	env := portEnv(t)
 	env.OpenRuntime = open
 	return env
 }
 
-func openFake(string, int, func(string) string) (verify.Runtime, error) { return newFakeGPU(), nil }
+func openPortFake(string, int, func(string) string) (verify.Runtime, error) { return newPortFakeGPU(), nil }
 
 // TestPortOnFakeGPU runs the whole pipeline on the fake GPU: a spec that
 // agrees with the kernel passes (exit 0), one whose reference disagrees is a
@@ -207,13 +207,13 @@ func TestPortOnFakeGPU(t *testing.T) {
 		code int
 	}{{"elementwise.toml", ExitOK}, {"mismatch.toml", ExitMismatch}} {
 		t.Run(tc.spec, func(t *testing.T) {
-			r := runRocmk(t, fakeEnv(t, openFake), "port", filepath.Join(portData, "elementwise.cu"), "--spec", filepath.Join(portData, tc.spec))
+			r := runRocmk(t, portFakeEnv(t, openPortFake), "port", filepath.Join(portData, "elementwise.cu"), "--spec", filepath.Join(portData, tc.spec))
 			assert.Equal(t, tc.code, r.Code, r.Stderr)
 			r.Stdout = strings.ReplaceAll(r.Stdout, filepath.ToSlash(portData)+"/", "")
 			golden(t, "port/"+strings.TrimSuffix(tc.spec, ".toml")+".golden", r.transcript())
 		})
 	}
-	r := runRocmk(t, fakeEnv(t, openFake), "port", filepath.Join(portData, "elementwise.cu"), "--spec", filepath.Join(portData, "mismatch.toml"), "--json")
+	r := runRocmk(t, portFakeEnv(t, openPortFake), "port", filepath.Join(portData, "elementwise.cu"), "--spec", filepath.Join(portData, "mismatch.toml"), "--json")
 	assert.Equal(t, ExitMismatch, r.Code)
 	var doc struct {
 		Kernels []struct {
@@ -241,7 +241,7 @@ func TestPortOnFakeGPU(t *testing.T) {
 // TestPortWithoutGPU: no runtime library is an environment problem (exit
 // 4), after translating and building what it can.
 func TestPortWithoutGPU(t *testing.T) {
-	env := fakeEnv(t, func(string, int, func(string) string) (verify.Runtime, error) {
+	env := portFakeEnv(t, func(string, int, func(string) string) (verify.Runtime, error) {
 		return nil, fmt.Errorf("%w: libcuda.so.1: cannot open shared object file", verify.ErrRuntimeUnavailable)
 	})
 	r := runRocmk(t, env, "port", filepath.Join(portData, "scalar.cu"), "--spec", filepath.Join(portData, "scalar.toml"))
@@ -267,7 +267,7 @@ func TestPortUsage(t *testing.T) {
 // the file, sources resolved against the spec's directory.
 func TestVerifySpecOnFakeGPU(t *testing.T) {
 	var out, errb strings.Builder
-	env := fakeEnv(t, openFake)
+	env := portFakeEnv(t, openPortFake)
 	env.Stdout, env.Stderr = &out, &errb
 	err := runVerifySpec(context.Background(), verifySpecOptions{Spec: filepath.Join(portData, "elementwise.toml")}, env.withDefaults(), globalOptions{Jobs: 1})
 	require.NoError(t, err, errb.String())
@@ -287,7 +287,7 @@ func TestVerifySpecOnFakeGPU(t *testing.T) {
 
 func TestVerifySpecJSONSchema(t *testing.T) {
 	var out strings.Builder
-	env := fakeEnv(t, openFake)
+	env := portFakeEnv(t, openPortFake)
 	env.Stdout = &out
 	err := runVerifySpec(context.Background(), verifySpecOptions{Spec: filepath.Join(portData, "elementwise.toml")}, env.withDefaults(), globalOptions{Jobs: 1, JSON: true})
 	require.NoError(t, err)
@@ -303,9 +303,9 @@ func TestVerifySpecJSONSchema(t *testing.T) {
 // TestPortVerboseAfterFile: -v written after FILE (parsed by port itself)
 // shows the per-case lines.
 func TestPortVerboseAfterFile(t *testing.T) {
-	r := runRocmk(t, fakeEnv(t, openFake), "port", filepath.Join(portData, "scalar.cu"), "--spec", filepath.Join(portData, "elementwise.toml"), "-k", "gelu_tanh", "-v")
+	r := runRocmk(t, portFakeEnv(t, openPortFake), "port", filepath.Join(portData, "scalar.cu"), "--spec", filepath.Join(portData, "elementwise.toml"), "-k", "gelu_tanh", "-v")
 	assert.Equal(t, ExitUsage, r.Code, "elementwise.toml has no spec for scalar.cu")
-	r = runRocmk(t, fakeEnv(t, openFake), "port", filepath.Join(portData, "elementwise.cu"), "--spec", filepath.Join(portData, "elementwise.toml"), "-v")
+	r = runRocmk(t, portFakeEnv(t, openPortFake), "port", filepath.Join(portData, "elementwise.cu"), "--spec", filepath.Join(portData, "elementwise.toml"), "-v")
 	assert.Equal(t, ExitOK, r.Code, r.Stderr)
 	assert.Contains(t, r.Stderr, "elementwise.hip: device image by fake")
 	assert.Regexp(t, `gelu_tanh n=1000\s+ok \(reference`, r.Stderr)
