@@ -196,7 +196,9 @@ func portFakeEnv(t *testing.T, open func(string, int, func(string) string) (veri
 	return env
 }
 
-func openPortFake(string, int, func(string) string) (verify.Runtime, error) { return newPortFakeGPU(), nil }
+func openPortFake(string, int, func(string) string) (verify.Runtime, error) {
+	return newPortFakeGPU(), nil
+}
 
 // TestPortOnFakeGPU runs the whole pipeline on the fake GPU: a spec that
 // agrees with the kernel passes (exit 0), one whose reference disagrees is a
