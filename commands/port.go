@@ -292,11 +292,11 @@ func runPort(ctx context.Context, o portOptions, env Env) error {
 	if len(mine) == 0 {
 		return usagef("no spec in %s is for %s (their sources: %s)", o.Spec, o.File, specSources(specs))
 	}
-	targets, err := inspect.ParseTargetList(strings.Join(o.Arch, ","))
+	targets, from, err := portTargets(o.Arch, env)
 	if err != nil {
-		return usagef("--arch: %v", err)
+		return usagef("%v", err)
 	}
-	p := &portRunner{ui: newUI(env, o.g), env: env, g: o.g, targets: targets, keep: o.Keep,
+	p := &portRunner{ui: newUI(env, o.g), env: env, g: o.g, targets: targets, implicit: from, keep: o.Keep,
 		backend: o.Backend, device: o.Device, noVerify: o.NoVerify, time: o.Time, schema: "port",
 		noNVCC: o.NoNVCC, hipInclude: o.HIPInclude}
 	doc := &portDoc{Spec: o.Spec, noVerify: o.NoVerify}
@@ -335,6 +335,36 @@ func runVerifySpec(ctx context.Context, o verifySpecOptions, env Env, g globalOp
 	return p.run(ctx, &portDoc{Spec: o.Spec}, groups)
 }
 
+// portTargets picks the AMD targets to build for: --arch, else the targets
+// of ./rocmk.toml, else ROCMK_ARCH and the other arch variables (as rocmk
+// build does, without GPU detection: the device build covers the local GPU).
+// None of them: no AMD build.
+func portTargets(arch []string, env Env) ([]inspect.Target, string, error) {
+	var manifest []string
+	if _, err := os.Stat(compile.ProjectFile); err == nil && len(arch) == 0 {
+		p, err := compile.LoadProject(compile.ProjectFile)
+		if err != nil {
+			return nil, "", err
+		}
+		manifest = p.Targets
+	}
+	ts, from, err := compile.SelectTargets(arch, manifest, env.Getenv, nil)
+	switch {
+	case err != nil && len(arch) == 0 && errors.Is(err, compile.ErrNoTargets):
+		return nil, "", nil
+	case err != nil && len(arch) > 0:
+		return nil, "", fmt.Errorf("--arch: %v", err)
+	case err != nil:
+		return nil, "", err
+	case len(arch) > 0:
+		return ts, "", nil
+	}
+	if from == "manifest" {
+		from = compile.ProjectFile
+	}
+	return ts, from, nil
+}
+
 func specSources(specs []*spec.Spec) string {
 	var s []string
 	for _, x := range specs {
@@ -360,6 +390,7 @@ type portRunner struct {
 	env        Env
 	g          globalOptions
 	targets    []inspect.Target
+	implicit   string // where targets came from when not --arch (rocmk.toml, ROCMK_ARCH...)
 	keep       string
 	backend    string
 	device     int
@@ -499,6 +530,11 @@ func (p *portRunner) source(ctx context.Context, gr portGroup) (*portSource, []*
 	var amdKernels []spec.KernelInfo
 	if len(p.targets) > 0 {
 		objs, builds, err := p.buildAMD(ctx, hipPath, p.targets)
+		if err != nil && p.implicit != "" && errors.Is(err, compile.ErrToolchainNotFound) {
+			// Targets nobody asked for on this command line: skip them.
+			p.ui.Warnf("not building for %s (from %s): %v", targetList(p.targets), p.implicit, err)
+			p.targets, objs, builds, err = nil, nil, nil, nil
+		}
 		if err != nil {
 			return nil, nil, err
 		}

@@ -312,3 +312,23 @@ func TestPortVerboseAfterFile(t *testing.T) {
 	assert.Contains(t, r.Stderr, "elementwise.hip: device image by fake")
 	assert.Regexp(t, `gelu_tanh n=1000\s+ok \(reference`, r.Stderr)
 }
+
+// TestPortTargetsFromEnvironment: without --arch, ROCMK_ARCH (or
+// rocmk.toml's targets) picks the AMD builds, as for rocmk build.
+func TestPortTargetsFromEnvironment(t *testing.T) {
+	ts, from, err := portTargets(nil, testEnv(map[string]string{"ROCMK_ARCH": "gfx90a;gfx942"}))
+	require.NoError(t, err)
+	assert.Equal(t, "ROCMK_ARCH", from)
+	assert.Equal(t, "gfx90a,gfx942", targetList(ts))
+	ts, from, err = portTargets(nil, testEnv(nil))
+	require.NoError(t, err)
+	assert.Empty(t, ts, "nothing chosen: only the device build")
+	assert.Empty(t, from)
+	ts, from, err = portTargets([]string{"gfx1030"}, testEnv(map[string]string{"ROCMK_ARCH": "gfx90a"}))
+	require.NoError(t, err)
+	assert.Equal(t, "gfx1030", targetList(ts))
+	assert.Empty(t, from, "--arch is explicit")
+	_, _, err = portTargets([]string{"gfx9999"}, testEnv(nil))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--arch")
+}
