@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/urfave/cli/v2"
 
 	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/verify"
@@ -119,4 +120,18 @@ func TestTableAlignsStyledCells(t *testing.T) {
 	s := NewStyles(newRenderer(&b, testEnv(nil)))
 	require.NoError(t, Table{Header: []string{"NAME", "N"}, Rows: [][]string{{"a", "10"}, {"long", "2"}}, Right: map[int]bool{1: true}}.Render(&b, s))
 	assert.Equal(t, "NAME   N\na     10\nlong   2\n", b.String())
+}
+
+func TestVerboseCountsEveryLevel(t *testing.T) {
+	for args, want := range map[string]int{
+		"probe": 0, "-v probe": 1, "-v -v probe": 2, "probe -v": 1, "-v probe -v": 2, "probe -v -v -v": 3, "--json -v probe": 0,
+	} {
+		app := New(testEnv(nil))
+		got := -1
+		probe := &cli.Command{Name: "probe", Action: func(c *cli.Context) error { got = globals(c).Verbose; return nil }}
+		prepare(probe, stateOf(cli.NewContext(app, nil, nil)))
+		app.Commands = append(app.Commands, probe)
+		require.NoError(t, app.Run(append([]string{"rocmk"}, strings.Fields(args)...)), args)
+		assert.Equal(t, want, got, args)
+	}
 }

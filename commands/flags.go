@@ -19,14 +19,13 @@ type globalOptions struct {
 // runState is per-App state the flag library needs an address for.
 type runState struct {
 	env      Env
-	verbose  int
 	notFound string // set when the first argument names no command
 }
 
 func globalFlags(st *runState) []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON document on stdout and nothing else"},
-		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "more detail on stderr (repeat for more: -v -v)", Count: &st.verbose},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "more detail on stderr (repeat for more: -v -v)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only results and errors"},
 		&cli.StringFlag{Name: "cache-dir", Usage: "build cache directory (env ROCMK_CACHE_DIR; default: user cache dir/rocmk)"},
 		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "parallel jobs", Value: runtime.NumCPU(), DefaultText: "number of CPUs"},
@@ -43,8 +42,13 @@ func envOf(c *cli.Context) Env { return stateOf(c).env }
 // globals reads the global flags, whichever level of the command line set them.
 func globals(c *cli.Context) globalOptions {
 	st := stateOf(c)
-	g := globalOptions{Jobs: runtime.NumCPU(), Verbose: st.verbose}
+	g := globalOptions{Jobs: runtime.NumCPU()}
 	for _, ctx := range c.Lineage() {
+		// Each level counts its own -v flags (urfave/cli's shared Count
+		// pointer is decremented once per flag set it is applied to).
+		if ctx.IsSet("verbose") {
+			g.Verbose += max(ctx.Count("verbose"), 1)
+		}
 		if ctx.IsSet("json") && ctx.Bool("json") {
 			g.JSON = true
 		}
