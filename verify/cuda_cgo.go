@@ -71,7 +71,7 @@ static const char* rk_cuGetErrorName(CUresult r) { const char* s = 0; if (((CUre
 // rk_cuLaunch packs kernelParams (pointers into args at offs) in C memory
 // and launches; optionally records events around it.
 static CUresult rk_cuLaunch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-		unsigned shm, const void* args, int nargs, const int* offs, CUevent start, CUevent stop) {
+		unsigned shm, const void* args, int nargs, const int* offs, CUevent start, CUevent stop, int times) {
 	CUR;
 	char* buf = (char*)malloc(256 + 1);
 	void* params[64];
@@ -82,8 +82,10 @@ static CUresult rk_cuLaunch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
 	memcpy(buf, args, total);
 	for (int i = 0; i < nargs; i++) params[i] = buf + offs[i];
 	if (start && (r = ((CUresult(*)(CUevent, CUstream))cufn[CU_EVENT_RECORD])(start, 0))) { free(buf); return r; }
-	r = ((CUresult(*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void**, void**))cufn[CU_LAUNCH])(
-		f, gx, gy, gz, bx, by, bz, shm, 0, params, 0);
+	r = 0;
+	for (int k = 0; k < times && !r; k++)
+		r = ((CUresult(*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void**, void**))cufn[CU_LAUNCH])(
+			f, gx, gy, gz, bx, by, bz, shm, 0, params, 0);
 	if (!r && stop) r = ((CUresult(*)(CUevent, CUstream))cufn[CU_EVENT_RECORD])(stop, 0);
 	free(buf);
 	return r;
@@ -421,7 +423,7 @@ func (m *cudaModule) fn(name string) (C.CUfunction, error) {
 	return f, nil
 }
 
-func (m *cudaModule) launch(kernel string, grid, block Dim3, shared int, args []Arg, start, stop C.CUevent) error {
+func (m *cudaModule) launch(kernel string, grid, block Dim3, shared int, args []Arg, start, stop C.CUevent, times int) error {
 	f, err := m.fn(kernel)
 	if err != nil {
 		return err
@@ -436,7 +438,7 @@ func (m *cudaModule) launch(kernel string, grid, block Dim3, shared int, args []
 		bp = unsafe.Pointer(&buf[0])
 	}
 	r := C.rk_cuLaunch(f, C.uint(g.X), C.uint(g.Y), C.uint(g.Z), C.uint(b.X), C.uint(b.Y), C.uint(b.Z), C.uint(shared),
-		bp, C.int(len(args)), (*C.int)(unsafe.Pointer(&offs[0])), start, stop)
+		bp, C.int(len(args)), (*C.int)(unsafe.Pointer(&offs[0])), start, stop, C.int(times))
 	if r != 0 {
 		return fmt.Errorf("kernel %q: %w", kernel, cuErr("cuLaunchKernel", r))
 	}
@@ -444,7 +446,7 @@ func (m *cudaModule) launch(kernel string, grid, block Dim3, shared int, args []
 }
 
 func (m *cudaModule) Launch(ctx context.Context, kernel string, grid, block Dim3, shared int, args ...Arg) error {
-	if err := m.launch(kernel, grid, block, shared, args, nil, m.rt.events[1]); err != nil {
+	if err := m.launch(kernel, grid, block, shared, args, nil, m.rt.events[1], 1); err != nil {
 		return err
 	}
 	if err := m.rt.waitEvent(ctx, m.rt.events[1]); err != nil {
@@ -461,7 +463,7 @@ func (m *cudaModule) Time(ctx context.Context, warmup, repeats int, kernel strin
 	}
 	ms := make([]float64, 0, repeats)
 	for i := 0; i < repeats; i++ {
-		if err := m.launch(kernel, grid, block, shared, args, m.rt.events[0], m.rt.events[1]); err != nil {
+		if err := m.launch(kernel, grid, block, shared, args, m.rt.events[0], m.rt.events[1], timeGroup); err != nil {
 			return Timing{}, err
 		}
 		if err := m.rt.waitEvent(ctx, m.rt.events[1]); err != nil {
@@ -471,7 +473,7 @@ func (m *cudaModule) Time(ctx context.Context, warmup, repeats int, kernel strin
 		if r := C.rk_cuEventElapsedTime(&t, m.rt.events[0], m.rt.events[1]); r != 0 {
 			return Timing{}, cuErr("cuEventElapsedTime", r)
 		}
-		ms = append(ms, float64(t))
+		ms = append(ms, float64(t)/timeGroup)
 	}
 	return timingOf(ms), nil
 }

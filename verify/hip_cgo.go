@@ -76,7 +76,7 @@ static const char* rk_hipGetErrorName(hipError_t r) { const char* s = ((const ch
 // (HIP_LAUNCH_PARAM_BUFFER_POINTER=1, _SIZE=2, _END=3), which every ROCm
 // release honours, and records events around the launch when given.
 static hipError_t rk_hipLaunch(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-		unsigned shm, const void* args, size_t size, hipEvent_t start, hipEvent_t stop) {
+		unsigned shm, const void* args, size_t size, hipEvent_t start, hipEvent_t stop, int times) {
 	CUR;
 	char buf[256];
 	hipError_t r;
@@ -85,8 +85,10 @@ static hipError_t rk_hipLaunch(hipFunction_t f, unsigned gx, unsigned gy, unsign
 	size_t sz = size;
 	void* extra[] = {(void*)1, buf, (void*)2, &sz, (void*)3};
 	if (start && (r = ((hipError_t(*)(hipEvent_t, hipStream_t))hipfn[H_EVENT_RECORD])(start, 0))) return r;
-	r = ((hipError_t(*)(hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, hipStream_t, void**, void**))hipfn[H_LAUNCH])(
-		f, gx, gy, gz, bx, by, bz, shm, 0, 0, extra);
+	r = 0;
+	for (int k = 0; k < times && !r; k++)
+		r = ((hipError_t(*)(hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, hipStream_t, void**, void**))hipfn[H_LAUNCH])(
+			f, gx, gy, gz, bx, by, bz, shm, 0, 0, extra);
 	if (!r && stop) r = ((hipError_t(*)(hipEvent_t, hipStream_t))hipfn[H_EVENT_RECORD])(stop, 0);
 	return r;
 }
@@ -425,7 +427,7 @@ func (m *hipModule) fn(name string) (C.hipFunction_t, error) {
 	return f, nil
 }
 
-func (m *hipModule) launch(kernel string, grid, block Dim3, shared int, args []Arg, start, stop C.hipEvent_t) error {
+func (m *hipModule) launch(kernel string, grid, block Dim3, shared int, args []Arg, start, stop C.hipEvent_t, times int) error {
 	f, err := m.fn(kernel)
 	if err != nil {
 		return err
@@ -444,7 +446,7 @@ func (m *hipModule) launch(kernel string, grid, block Dim3, shared int, args []A
 	}
 	g, b := grid.norm(), block.norm()
 	r := C.rk_hipLaunch(f, C.uint(g.X), C.uint(g.Y), C.uint(g.Z), C.uint(b.X), C.uint(b.Y), C.uint(b.Z), C.uint(shared),
-		bp, C.size_t(len(buf)), start, stop)
+		bp, C.size_t(len(buf)), start, stop, C.int(times))
 	if r != 0 {
 		return fmt.Errorf("kernel %q: %w", kernel, hipErr("hipModuleLaunchKernel", r))
 	}
@@ -452,7 +454,7 @@ func (m *hipModule) launch(kernel string, grid, block Dim3, shared int, args []A
 }
 
 func (m *hipModule) Launch(ctx context.Context, kernel string, grid, block Dim3, shared int, args ...Arg) error {
-	if err := m.launch(kernel, grid, block, shared, args, nil, m.rt.events[1]); err != nil {
+	if err := m.launch(kernel, grid, block, shared, args, nil, m.rt.events[1], 1); err != nil {
 		return err
 	}
 	if err := m.rt.waitEvent(ctx, m.rt.events[1]); err != nil {
@@ -469,7 +471,7 @@ func (m *hipModule) Time(ctx context.Context, warmup, repeats int, kernel string
 	}
 	ms := make([]float64, 0, repeats)
 	for i := 0; i < repeats; i++ {
-		if err := m.launch(kernel, grid, block, shared, args, m.rt.events[0], m.rt.events[1]); err != nil {
+		if err := m.launch(kernel, grid, block, shared, args, m.rt.events[0], m.rt.events[1], timeGroup); err != nil {
 			return Timing{}, err
 		}
 		if err := m.rt.waitEvent(ctx, m.rt.events[1]); err != nil {
@@ -479,7 +481,7 @@ func (m *hipModule) Time(ctx context.Context, warmup, repeats int, kernel string
 		if r := C.rk_hipEventElapsedTime(&t, m.rt.events[0], m.rt.events[1]); r != 0 {
 			return Timing{}, hipErr("hipEventElapsedTime", r)
 		}
-		ms = append(ms, float64(t))
+		ms = append(ms, float64(t)/timeGroup)
 	}
 	return timingOf(ms), nil
 }

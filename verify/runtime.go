@@ -193,7 +193,13 @@ type Module interface {
 	Close() error
 }
 
-// Timing is the GPU time of repeated launches measured with events.
+// timeGroup is how many back-to-back launches one timed sample spans: the
+// queue stays full, so a CPU hiccup between the start event and the first
+// launch (a busy host) does not land in the measurement.
+const timeGroup = 5
+
+// Timing is the GPU time of repeated launches measured with events (per
+// launch; each sample is timeGroup launches between two events).
 type Timing struct {
 	Repeats int           `json:"repeats"`
 	Median  time.Duration `json:"median_ns"`
