@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/kernels"
 	"github.com/rocmk/rocmk/verify"
 )
@@ -221,6 +224,7 @@ func runVerify(ctx context.Context, o verifyOptions, env Env) error {
 	if store != nil {
 		iopts.Cache = imageCache{store}
 	}
+	iopts.BuildAMD = amdImageBuilder(env, store)
 	var modsMu sync.Mutex
 	var mods []verifyModule
 	load := func(ctx context.Context, module string) (verify.Module, error) {
@@ -351,4 +355,46 @@ func printVerify(w io.Writer, st *Styles, doc verifyDoc) error {
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// amdImageBuilder compiles a HIP source for one AMD target the way
+// `rocmk build` does: the discovered toolchain, the compile package's
+// Builder and the build cache (so a later `rocmk build` of the same source
+// and target is a hit, and the other way round).
+func amdImageBuilder(env Env, store *cache.Cache) func(ctx context.Context, name string, src []byte, target string) ([]byte, error) {
+	return func(ctx context.Context, name string, src []byte, target string) ([]byte, error) {
+		t, err := inspect.ParseTarget(target)
+		if err != nil {
+			return nil, fmt.Errorf("device target %q: %w", target, err)
+		}
+		in, err := compile.FindInstallation(compile.FindOptions{Getenv: env.Getenv})
+		if err != nil {
+			return nil, err
+		}
+		tc, err := compile.NewClang(in, "")
+		if err != nil {
+			return nil, err
+		}
+		dir, err := os.MkdirTemp("", "rocmk-verify-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, filepath.Base(name))
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			return nil, err
+		}
+		b := &compile.Builder{TC: tc, Run: &compile.ExecRunner{}, Jobs: 1, Getenv: env.Getenv}
+		if store != nil {
+			b.Cache = compile.CacheStore(store)
+		}
+		rep, err := b.Build(ctx, compile.Request{Sources: []string{path}, Targets: []inspect.Target{t}, OutDir: dir, NoManifest: true})
+		if err != nil {
+			return nil, err
+		}
+		if len(rep.Results) != 1 || rep.Results[0].Out == "" {
+			return nil, fmt.Errorf("%s [%s]: the build produced no code object", name, target)
+		}
+		return os.ReadFile(rep.Results[0].Out)
+	}
 }

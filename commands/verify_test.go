@@ -1,9 +1,12 @@
 package commands
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -12,6 +15,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/inspect"
+	"github.com/rocmk/rocmk/kernels"
 	"github.com/rocmk/rocmk/verify"
 )
 
@@ -162,4 +169,38 @@ func TestVerifyWholeSuiteFake(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
 	assert.Equal(t, 147, doc.Passed)
 	assert.Equal(t, 13, fake.Loads, "one module per family")
+}
+
+// The AMD path builds for real: kernels/fill.hip through the compile
+// package and the build cache, for the target string a HIP device reports.
+func TestVerifyAMDImageBuilderCompilesSuiteModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles a code object")
+	}
+	if _, err := exec.LookPath("clang-15"); err != nil {
+		t.Skip("clang-15 not installed (apt install clang-15 hipcc)")
+	}
+	src, err := kernels.Source("fill.hip")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	store, err := cache.Open(dir)
+	require.NoError(t, err)
+	build := amdImageBuilder(testEnv(map[string]string{"PATH": os.Getenv("PATH")}), store)
+	img, err := build(context.Background(), "fill.hip", src, "gfx90a:sramecc+:xnack-")
+	if errors.Is(err, compile.ErrToolchainNotFound) {
+		t.Skipf("no ROCm toolchain: %v", err)
+	}
+	require.NoError(t, err)
+	co, err := inspect.ReadCodeObject(img)
+	require.NoError(t, err)
+	assert.Equal(t, "gfx90a", co.Target.Proc)
+	var names []string
+	for _, k := range co.Kernels {
+		names = append(names, k.Name)
+	}
+	assert.Contains(t, names, "fill_f16")
+	// A second build is a cache hit with the same bytes.
+	img2, err := build(context.Background(), "fill.hip", src, "gfx90a:sramecc+:xnack-")
+	require.NoError(t, err)
+	assert.Equal(t, img, img2)
 }
