@@ -54,9 +54,7 @@ becomes '_'), manifest.json, and on request an offload bundle per source
 (--bundle) and embedding files (--embed rust,go,c).
 
 With no sources it builds rocmk.toml when the current directory has one, else
-the bundled kernel suite. Flags override the manifest.
-
-` + exitCodeTable,
+the bundled kernel suite. Flags override the manifest.`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "arch", Aliases: []string{"a"}, Usage: "target IDs, comma separated (gfx90a,gfx1030,gfx90a:xnack+)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output directory", DefaultText: compile.DefaultOutDir},

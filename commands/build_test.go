@@ -387,3 +387,40 @@ func BenchmarkCachedRebuild(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/rebuild")
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*52)/1000, "ms/object")
 }
+
+// TestFaultCtrlC: SIGINT cancels the build: exit 130, compilers killed,
+// no temporary or half-written file in the output directory.
+func TestFaultCtrlC(t *testing.T) {
+	requireToolchain(t)
+	bin := rocmkBinary(t)
+	dir := copyCompileFiles(t, "vadd.hip", "scale.h")
+	marker := fmt.Sprint("CTRLC_", time.Now().UnixNano())
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(bin, "build", "-j", "2", "--no-cache", "--arch", "gfx900,gfx906,gfx908,gfx90a,gfx940,gfx1030",
+		"-D", marker, "-o", out, filepath.Join(dir, "vadd.hip"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	// Wait until a compiler runs, then interrupt.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if b, _ := exec.Command("pgrep", "-f", marker).Output(); len(bytes.Fields(b)) > 1 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "no compiler started")
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, stderr.String())
+	assert.Equal(t, ExitInterrupted, ee.ExitCode(), stderr.String())
+	b, _ := exec.Command("pgrep", "-f", marker).Output()
+	assert.Empty(t, strings.TrimSpace(string(b)), "compilers outlived the interrupted build")
+	ents, _ := os.ReadDir(out)
+	for _, e := range ents {
+		assert.True(t, strings.HasSuffix(e.Name(), ".hsaco") && !strings.HasPrefix(e.Name(), "."), "unexpected file %s", e.Name())
+		data, _ := os.ReadFile(filepath.Join(out, e.Name()))
+		assert.NoError(t, compile.CheckObject(data, mustTarget(strings.TrimSuffix(strings.TrimPrefix(e.Name(), "vadd-"), ".hsaco"))), "half-written %s", e.Name())
+	}
+}

@@ -140,8 +140,22 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 	if n <= 0 {
 		n = runtime.NumCPU()
 	}
+	// Longest first: start the biggest sources first (source size is a
+	// cheap proxy for compile time), so no long compile is left alone at
+	// the end while the other workers idle.
+	order := make([]int, len(all))
+	size := map[string]int64{}
+	for i, w := range all {
+		order[i] = i
+		if _, ok := size[w.res.Src]; !ok {
+			if fi, err := os.Stat(w.res.Src); err == nil {
+				size[w.res.Src] = fi.Size()
+			}
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return size[all[order[a]].res.Src] > size[all[order[b]].res.Src] })
 	ready := make(chan int, len(all))
-	for i := range all {
+	for _, i := range order {
 		ready <- i
 	}
 	close(ready)
