@@ -354,27 +354,27 @@ func planBuild(o buildOptions, env Env, ui *UI) (compile.Request, error) {
 	return req, nil
 }
 
-// selectBuildTargets: --arch, else the manifest, else ROCMK_TARGETS /
-// PYTORCH_ROCM_ARCH / GPU_TARGETS; nil means the toolchain default.
-// (Stand-in for FOUNDATION's compile.SelectTargets until it lands.)
+// selectBuildTargets: compile.SelectTargets over --arch, the manifest and
+// ROCMK_ARCH & co., with the GPUs detected only when needed ("native", or
+// nothing named). nil means the toolchain default (see defaultTargets).
 func selectBuildTargets(flag, manifest []string, getenv func(string) string) ([]inspect.Target, error) {
-	list := flag
-	if len(list) == 0 {
-		list = manifest
+	named := len(flag) > 0 || len(manifest) > 0
+	for _, v := range compile.ArchEnvVars {
+		named = named || strings.TrimSpace(getenv(v)) != ""
 	}
-	if len(list) == 0 {
-		for _, k := range []string{"ROCMK_TARGETS", "PYTORCH_ROCM_ARCH", "GPU_TARGETS"} {
-			if v := getenv(k); v != "" {
-				list = []string{v}
-				break
-			}
-		}
+	native := false
+	for _, f := range append(append([]string(nil), flag...), manifest...) {
+		native = native || strings.Contains(f, "native")
 	}
-	if len(list) == 0 {
-		return nil, nil
+	var gpus []compile.GPU
+	if !named || native {
+		gpus, _ = compile.DetectGPUs(compile.FindOptions{Getenv: getenv})
 	}
-	ts, err := inspect.ParseTargetList(strings.Join(list, ","))
+	ts, _, err := compile.SelectTargets(flag, manifest, getenv, gpus)
 	if err != nil {
+		if !named && errors.Is(err, compile.ErrNoTargets) {
+			return nil, nil
+		}
 		return nil, usagef("%v", err)
 	}
 	return ts, nil
