@@ -424,3 +424,44 @@ func TestFaultCtrlC(t *testing.T) {
 		assert.NoError(t, compile.CheckObject(data, mustTarget(strings.TrimSuffix(strings.TrimPrefix(e.Name(), "vadd-"), ".hsaco"))), "half-written %s", e.Name())
 	}
 }
+
+// TestBuildNoArgs: with no sources, rocmk.toml in the current directory is
+// built; without one, the bundled kernels are.
+func TestBuildNoArgs(t *testing.T) {
+	requireToolchain(t)
+	proj := copyCompileFiles(t, "project/rocmk.toml", "project/src/axpy.hip", "project/src/scale.hip", "project/include/common.h")
+	empty := t.TempDir()
+	t.Chdir(empty)
+	r := runRocmk(t, testEnv(nil), "build", "-n", "--arch", "gfx90a")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	assert.Len(t, lines, 13, "one command per bundled kernel module")
+	assert.Contains(t, r.Stdout, " -c softmax.hip -o "+filepath.Join(empty, "build", "hsaco", "softmax-gfx90a.hsaco"))
+
+	t.Chdir(filepath.Join(proj, "project"))
+	r = runRocmk(t, testEnv(nil), "build", "-n")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Equal(t, 4, strings.Count(r.Stdout, "\n"), r.Stdout) // 2 sources x the manifest's 2 targets
+	assert.Contains(t, r.Stdout, "--offload-arch=gfx1030")
+	assert.Contains(t, r.Stdout, "-ffast-math -DBLOCK=256 -DUSE_FMA -I"+filepath.Join(proj, "project", "include"))
+	// --arch overrides the manifest.
+	r = runRocmk(t, testEnv(nil), "build", "-n", "--arch", "gfx908")
+	assert.Equal(t, 2, strings.Count(r.Stdout, "--offload-arch=gfx908"))
+	assert.NotContains(t, r.Stdout, "gfx1030")
+}
+
+// TestBuildCUDASource: a .cu source is hipified, then compiled.
+func TestBuildCUDASource(t *testing.T) {
+	requireToolchain(t)
+	dir := copyCompileFiles(t, "saxpy.cu")
+	out := filepath.Join(dir, "out")
+	r := runRocmk(t, testEnv(map[string]string{"ROCMK_CACHE": "off"}), "build", "--arch", "gfx90a", "-o", out, filepath.Join(dir, "saxpy.cu"))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	hip, err := os.ReadFile(filepath.Join(out, "hipified", "saxpy.hip"))
+	require.NoError(t, err)
+	assert.Contains(t, string(hip), "hip/hip_runtime.h")
+	assert.NotContains(t, string(hip), "cuda_runtime.h")
+	obj, err := os.ReadFile(filepath.Join(out, "saxpy-gfx90a.hsaco"))
+	require.NoError(t, err)
+	assert.NoError(t, compile.CheckObject(obj, mustTarget("gfx90a")))
+}
