@@ -197,3 +197,23 @@ func TestMatch(t *testing.T) {
 	cs := Select(Options{Size: 64}, []string{"reduce"}, []verify.DType{verify.F16})
 	assert.Len(t, cs, 4)
 }
+
+// The CPU side of one 1M-element case: inputs, reference (every core).
+func BenchmarkCaseInputsAndReference(b *testing.B) {
+	for _, name := range []string{"binary_add_f32", "unary_gelu_f16", "softmax_bf16"} {
+		b.Run(name, func(b *testing.B) {
+			var spec Spec
+			for _, s := range Registry() {
+				if s.Name == name {
+					spec = s
+				}
+			}
+			b.SetBytes(1 << 20)
+			for i := 0; i < b.N; i++ {
+				c := spec.Make(Options{Size: 1 << 20})
+				c.Gen(c)
+				c.Ref(c.Buffers)
+			}
+		})
+	}
+}
