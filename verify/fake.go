@@ -18,6 +18,9 @@ type FakeRuntime struct {
 	Wrong map[string]FakeWrong
 	// Fail makes kernel K's launch fail with this error.
 	Fail map[string]error
+	// Hang makes kernel K never finish: Launch returns only when its
+	// context ends (a hung kernel, as Run's LaunchTimeout sees it).
+	Hang map[string]bool
 	// Loads counts Load calls (tests check module reuse).
 	Loads int
 
@@ -132,6 +135,10 @@ func (m *fakeModule) Launch(ctx context.Context, kernel string, grid, block Dim3
 	f := m.rt
 	if err := f.Fail[kernel]; err != nil {
 		return err
+	}
+	if f.Hang[kernel] {
+		<-ctx.Done()
+		return fmt.Errorf("kernel %q: kernel still running when waiting stopped: %w", kernel, ctx.Err())
 	}
 	f.mu.Lock()
 	c := f.cases[kernel]
