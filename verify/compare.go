@@ -224,6 +224,12 @@ func compareRange(d DType, got, want []byte, t Tolerance, lo, hi int) Comparison
 	c := Comparison{DType: d, N: hi - lo, Worst: -1, FirstBad: -1, worstScore: -1}
 	for i := lo; i < hi; i++ {
 		g, w := Decode(d, got, i), Decode(d, want, i)
+		if g == w { // exact (the common case): error 0, nothing to track
+			if c.Worst < 0 {
+				c.Worst, c.WorstGot, c.WorstWant, c.worstScore = i, g, w, 0
+			}
+			continue
+		}
 		ok, a, r, u := match(d, g, w, t)
 		if !ok {
 			c.Mismatches++
