@@ -135,3 +135,11 @@ func TestVerboseCountsEveryLevel(t *testing.T) {
 		assert.Equal(t, want, got, args)
 	}
 }
+
+// TestBuildHonoursROCmPath: --rocm-path is the first place discovery looks;
+// pointing it nowhere is the "environment missing" exit, naming the path.
+func TestBuildHonoursROCmPath(t *testing.T) {
+	r := runRocmk(t, testEnv(nil), "build", "--rocm-path", "/nonexistent/rocm", "--arch", "gfx90a", "-n", "x.hip")
+	assert.Equal(t, ExitEnvMissing, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "/nonexistent/rocm")
+}

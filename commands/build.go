@@ -39,6 +39,7 @@ type buildOptions struct {
 	Layout        string
 	NoCache       bool
 	Project       string
+	ROCmPath      string
 	g             globalOptions
 }
 
@@ -70,13 +71,14 @@ the bundled kernel suite. Flags override the manifest.`,
 			&cli.StringFlag{Name: "layout", Usage: "how to call the compiler: clang, hipcc or amdclang++", Value: compile.LayoutClang},
 			&cli.BoolFlag{Name: "no-cache", Usage: "do not read or write the build cache"},
 			&cli.StringFlag{Name: "project", Usage: "project manifest to build", DefaultText: "./rocmk.toml if present"},
+			&cli.StringFlag{Name: "rocm-path", Usage: "ROCm install to use (default: ROCM_PATH, HIP_PATH, /opt/rocm, Debian /usr)"},
 		},
 		Action: func(c *cli.Context) error {
 			o := buildOptions{Sources: c.Args().Slice(), Arch: splitList(c.StringSlice("arch")), OutDir: c.String("out"),
 				DryRun: c.Bool("n"), Print: c.Bool("x"), Defines: c.StringSlice("D"), Includes: c.StringSlice("I"),
 				Flags: c.StringSlice("flag"), Bundle: c.Bool("bundle"), Embed: splitList(c.StringSlice("embed")),
 				GoPackage: c.String("go-package"), ResourceUsage: c.Bool("resource-usage"), Layout: c.String("layout"),
-				NoCache: c.Bool("no-cache"), Project: c.String("project"), g: globals(c)}
+				NoCache: c.Bool("no-cache"), Project: c.String("project"), ROCmPath: c.String("rocm-path"), g: globals(c)}
 			return runBuild(c.Context, o, envOf(c))
 		},
 	}
@@ -119,7 +121,7 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	if err != nil {
 		return err
 	}
-	in, err := compile.FindInstallation(compile.FindOptions{Getenv: env.Getenv})
+	in, err := compile.FindInstallation(findOptions(env, o.ROCmPath))
 	if err != nil {
 		return err
 	}

@@ -431,7 +431,7 @@ func (p *portRunner) run(ctx context.Context, doc *portDoc, groups []portGroup) 
 			}
 			// Translate and build anyway: the verdict says what ran.
 			envErr = err
-			p.ui.Warnf("%v", err)
+			p.ui.Warnf("no usable GPU runtime: translating and building only (details at the end)")
 		} else {
 			defer rt.Close()
 			p.rt = rt
@@ -707,7 +707,7 @@ func codeObjectKernels(data []byte) ([]spec.KernelInfo, error) {
 // buildAMD compiles hipPath for targets through the build cache and returns
 // the code objects that built and one entry per target.
 func (p *portRunner) buildAMD(ctx context.Context, hipPath string, targets []inspect.Target) ([][]byte, []portBuild, error) {
-	in, err := compile.FindInstallation(compile.FindOptions{Getenv: p.env.Getenv})
+	in, err := compile.FindInstallation(findOptions(p.env, ""))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -332,3 +332,14 @@ func TestPortTargetsFromEnvironment(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--arch")
 }
+
+// TestVerifySpecFlag goes through the command line: verify --spec reaches
+// runVerifySpec, a mismatching spec exits 3.
+func TestVerifySpecFlag(t *testing.T) {
+	env := portFakeEnv(t, openPortFake)
+	r := runRocmk(t, env, "verify", "--spec", filepath.Join(portData, "elementwise.toml"), "-j", "1")
+	assert.Equal(t, ExitOK, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "gelu_tanh: translated with 0 hazards; verified on Fake GPU (go): pass")
+	r = runRocmk(t, env, "verify", "--spec", filepath.Join(portData, "mismatch.toml"))
+	assert.Equal(t, ExitMismatch, r.Code, r.Stderr)
+}

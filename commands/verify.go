@@ -61,6 +61,9 @@ HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES apply before --device.
 --source FILE replaces the module of the selected kernels with FILE (a
 modified or hand-ported kernel checked against the suite's references).
 
+--spec FILE runs your own kernels from a spec file instead of the suite (see
+'rocmk port' and docs/port.md); --kernel then selects specs by name or kernel.
+
 ` + exitCodeTable,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "backend", Value: "auto", Usage: "GPU runtime: auto, hip or cuda"},
@@ -76,6 +79,7 @@ modified or hand-ported kernel checked against the suite's references).
 			&cli.Float64Flag{Name: "atol", Usage: "absolute tolerance for every output (default: per dtype)"},
 			&cli.IntFlag{Name: "max-ulp", Usage: "compare in units in the last place instead of rtol/atol"},
 			&cli.StringFlag{Name: "source", Usage: "HIP file to run instead of the suite's module"},
+			&cli.StringFlag{Name: "spec", Usage: "kernel spec file: verify your own kernels instead of the suite (docs/port.md)"},
 			&cli.BoolFlag{Name: "list", Usage: "list the suite's kernels and exit (no GPU needed)"},
 			&cli.DurationFlag{Name: "timeout", Value: 20 * time.Second, Usage: "longest a launch may run before it counts as hung"},
 			&cli.BoolFlag{Name: "no-nvcc", Usage: "NVIDIA: compile with NVRTC even when nvcc and the HIP headers are found"},
@@ -88,7 +92,11 @@ modified or hand-ported kernel checked against the suite's references).
 				MaxULP: c.Int("max-ulp"), TolSet: c.IsSet("rtol") || c.IsSet("atol") || c.IsSet("max-ulp"), Source: c.String("source"),
 				List: c.Bool("list"), Timeout: c.Duration("timeout"), NoNVCC: c.Bool("no-nvcc"), HIPInclude: c.String("hip-include"), g: globals(c)}
 			if c.NArg() > 0 {
-				return usagef("verify takes no arguments (use --kernel and --source)")
+				return usagef("verify takes no arguments (use --kernel, --source or --spec)")
+			}
+			if s := c.String("spec"); s != "" {
+				return runVerifySpec(envOf(c).Context, verifySpecOptions{Spec: s, Kernels: o.Kernels, Backend: o.Backend, Device: o.Device,
+					Time: !o.NoTime, NoNVCC: o.NoNVCC, HIPInclude: o.HIPInclude}, envOf(c), o.g)
 			}
 			return runVerify(envOf(c).Context, o, envOf(c))
 		},
@@ -367,7 +375,7 @@ func amdImageBuilder(env Env, store *cache.Cache) func(ctx context.Context, name
 		if err != nil {
 			return nil, fmt.Errorf("device target %q: %w", target, err)
 		}
-		in, err := compile.FindInstallation(compile.FindOptions{Getenv: env.Getenv})
+		in, err := compile.FindInstallation(findOptions(env, ""))
 		if err != nil {
 			return nil, err
 		}
