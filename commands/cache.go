@@ -71,7 +71,11 @@ func openCache(c *cli.Context) (*cache.Cache, error) {
 type cacheLsOptions struct {
 	Sort   string // used, size, created, target
 	Target string
+	All    bool // also the build's bookkeeping entries (header lists, toolchain IDs)
 }
+
+// internalKinds are entries the builder keeps for itself: listed with --all.
+var internalKinds = map[string]bool{"deps": true, "toolchain-id": true}
 
 func cacheLsCommand() *cli.Command {
 	return &cli.Command{
@@ -81,6 +85,7 @@ func cacheLsCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "sort", Value: "used", Usage: "order by `FIELD`: used (most recent first), size (largest first), created (newest first), target"},
 			&cli.StringFlag{Name: "target", Usage: "only entries for `TARGET` (gfx90a also matches gfx90a:xnack+)"},
+			&cli.BoolFlag{Name: "all", Usage: "also list bookkeeping entries (header lists, toolchain IDs)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -90,7 +95,7 @@ func cacheLsCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runCacheLs(cacheLsOptions{Sort: c.String("sort"), Target: c.String("target")}, cc, newUI(envOf(c), globals(c)), envOf(c).Now())
+			return runCacheLs(cacheLsOptions{Sort: c.String("sort"), Target: c.String("target"), All: c.Bool("all")}, cc, newUI(envOf(c), globals(c)), envOf(c).Now())
 		},
 	}
 }
@@ -169,6 +174,16 @@ func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *UI, now time.Time) error 
 	if o.Target != "" {
 		ents = slices.DeleteFunc(ents, func(e cache.Entry) bool { return !cache.MatchTarget(e.Meta.Target, o.Target) })
 	}
+	hidden := 0
+	if !o.All {
+		ents = slices.DeleteFunc(ents, func(e cache.Entry) bool {
+			if internalKinds[e.Meta.Kind] {
+				hidden++
+				return true
+			}
+			return false
+		})
+	}
 	if err := sortEntries(ents, o.Sort); err != nil {
 		return err
 	}
@@ -182,7 +197,7 @@ func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *UI, now time.Time) error 
 		Bytes   int64           `json:"bytes"`
 		Entries []cacheEntryDoc `json:"entries"`
 	}{cc.Dir(), len(ents), total, entryDocs(ents)}
-	return ui.Result("cache.ls", doc, func(w io.Writer, s *Styles) error {
+	err = ui.Result("cache.ls", doc, func(w io.Writer, s *Styles) error {
 		if ui.Quiet {
 			for _, e := range ents {
 				fmt.Fprintln(w, e.Action.String())
@@ -214,9 +229,15 @@ func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *UI, now time.Time) error 
 				return err
 			}
 		}
-		_, err := fmt.Fprintf(w, "%d %s, %s in %s\n", len(ents), plural(len(ents), "entry", "entries"), cache.FormatSize(total), cc.Dir())
-		return err
+		if _, err := fmt.Fprintf(w, "%d %s, %s in %s\n", len(ents), plural(len(ents), "entry", "entries"), cache.FormatSize(total), cc.Dir()); err != nil {
+			return err
+		}
+		return nil
 	})
+	if err == nil && hidden > 0 && !ui.Quiet {
+		ui.Infof("(%d bookkeeping %s not shown: --all lists them)", hidden, plural(hidden, "entry", "entries"))
+	}
+	return err
 }
 
 func plural(n int, one, many string) string {

@@ -256,3 +256,23 @@ func TestCacheJSONHasNoEscapesWithColourForced(t *testing.T) {
 	assert.Equal(t, 0, r.Code, r.Stderr)
 	assert.NotContains(t, r.Stdout, "\x1b")
 }
+
+// TestCacheLsHidesBookkeeping: the builder's header lists and toolchain IDs
+// are listed only with --all.
+func TestCacheLsHidesBookkeeping(t *testing.T) {
+	dir := t.TempDir()
+	c, now := populateCache(t, dir)
+	id := cache.NewHash("test")
+	id.Write([]byte("deps entry"))
+	_, err := c.PutBytes(id.Sum(), []byte("headers"), cache.Meta{Kind: "deps", Source: "vadd.hip", Target: "gfx90a"})
+	require.NoError(t, err)
+	env := cacheTestEnv(dir, now, nil)
+
+	r := runRocmk(t, env, "cache", "ls", "-q")
+	assert.Len(t, strings.Fields(r.Stdout), 5)
+	r = runRocmk(t, env, "cache", "ls")
+	assert.NotContains(t, r.Stdout, "deps")
+	assert.Contains(t, r.Stderr, "1 bookkeeping entry not shown")
+	r = runRocmk(t, env, "cache", "ls", "--all", "-q")
+	assert.Len(t, strings.Fields(r.Stdout), 6)
+}

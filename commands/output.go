@@ -91,6 +91,8 @@ func (u *UI) println(w io.Writer, s string) {
 
 // Result prints the command's result: in JSON mode doc, as one document with
 // "schema": "rocmk.<schema>/v1" first; otherwise whatever text writes.
+// text runs under the UI's lock: it writes to w and must not call other UI
+// methods (print messages after Result returns).
 func (u *UI) Result(schema string, doc any, text func(w io.Writer, s *Styles) error) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()

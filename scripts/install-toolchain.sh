@@ -29,7 +29,7 @@ command -v hipcc >/dev/null 2>&1 || need+=(hipcc)
 [ -e /usr/lib/llvm-15/bin/clang-offload-bundler ] || need+=(clang-tools-15)
 [ -e /usr/include/hip/hip_runtime.h ] || need+=(libamdhip64-dev)
 if [ ${#need[@]} -eq 0 ]; then
-  say "Debian ROCm toolchain already installed ($(hipcc --version 2>/dev/null | head -n1 || echo hipcc))"
+  say "Debian ROCm toolchain already installed (hipcc $(dpkg-query -W -f='${Version}' hipcc 2>/dev/null || echo present))"
   exit 0
 fi
 
@@ -50,4 +50,4 @@ say "installing: ${need[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq "${need[@]}" >/dev/null
-say "done: $(hipcc --version 2>/dev/null | head -n1 || echo installed)"
+say "done: hipcc $(dpkg-query -W -f='${Version}' hipcc 2>/dev/null || echo installed)"
