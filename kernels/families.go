@@ -3,7 +3,6 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
-	"sort"
 
 	"github.com/rocmk/rocmk/verify"
 )
@@ -93,6 +92,9 @@ func unaryCase(op string, dt verify.DType, o Options, strided bool) *verify.Case
 		c.Gen = func(c *verify.Case) { c.Buffers[0].Data = input(dt, n, seedOf(o.Seed, name), general) }
 		c.Ref = func(b []verify.Buffer) [][]byte {
 			x := b[0].Data
+			if is16(dt) {
+				return [][]byte{mapTable16(x, table16(dt, dt, f), 2, n, nil)}
+			}
 			return [][]byte{mapOut(dt, n, func(i int) float64 { return f(verify.Decode(dt, x, i)) })}
 		}
 		return c
@@ -108,6 +110,9 @@ func unaryCase(op string, dt verify.DType, o Options, strided bool) *verify.Case
 	c.Gen = func(c *verify.Case) { c.Buffers[0].Data = input(dt, n, seedOf(o.Seed, c.Name), general) }
 	c.Ref = func(b []verify.Buffer) [][]byte {
 		x := b[0].Data
+		if is16(dt) {
+			return [][]byte{mapTable16(x, table16(dt, dt, f), 2, n, func(i int) int { return i%cols*rows + i/cols })}
+		}
 		return [][]byte{mapOut(dt, n, func(i int) float64 { return f(verify.Decode(dt, x, i%cols*rows+i/cols)) })}
 	}
 	return c
@@ -128,7 +133,11 @@ func affineCase(dt verify.DType, o Options) *verify.Case {
 	c.Gen = func(c *verify.Case) { c.Buffers[0].Data = input(dt, n, seedOf(o.Seed, name), general) }
 	c.Ref = func(b []verify.Buffer) [][]byte {
 		x := b[0].Data
-		return [][]byte{mapOut(dt, n, func(i int) float64 { return verify.Decode(dt, x, i)*affineMul + affineAdd })}
+		aff := func(v float64) float64 { return v*affineMul + affineAdd }
+		if is16(dt) {
+			return [][]byte{mapTable16(x, table16(dt, dt, aff), 2, n, nil)}
+		}
+		return [][]byte{mapOut(dt, n, func(i int) float64 { return aff(verify.Decode(dt, x, i)) })}
 	}
 	return c
 }
@@ -152,6 +161,9 @@ func castCase(from, to verify.DType, o Options) *verify.Case {
 	}
 	c.Ref = func(b []verify.Buffer) [][]byte {
 		x := b[0].Data
+		if is16(from) {
+			return [][]byte{mapTable16(x, table16(from, to, func(v float64) float64 { return v }), to.Size(), n, nil)}
+		}
 		return [][]byte{mapOut(to, n, func(i int) float64 { return verify.Decode(from, x, i) })}
 	}
 	return c
@@ -295,20 +307,7 @@ func argsortCase(dt verify.DType, o Options) *verify.Case {
 	c.Ref = func(b []verify.Buffer) [][]byte {
 		x := b[0].Data
 		out := verify.AllocBuffer(verify.U32, n)
-		verify.Parallel(rows, func(lo, hi int) {
-			vals := make([]float64, cols)
-			idx := make([]int, cols)
-			for r := lo; r < hi; r++ {
-				row(dt, x, r, cols, vals)
-				for i := range idx {
-					idx[i] = i
-				}
-				sort.SliceStable(idx, func(i, j int) bool { return sortBefore(vals, idx[i], idx[j]) })
-				for i, v := range idx {
-					verify.Encode(verify.U32, out, r*cols+i, float64(v))
-				}
-			}
-		})
+		argsortRows(dt, x, rows, cols, out)
 		return [][]byte{out}
 	}
 	return c

@@ -217,3 +217,34 @@ func BenchmarkCaseInputsAndReference(b *testing.B) {
 		})
 	}
 }
+
+// The whole suite's CPU side at 1M elements per case: inputs, reference,
+// and a comparison of the reference with a copy of itself (what Run does
+// with a passing kernel's output).
+func BenchmarkSuiteCPU(b *testing.B) {
+	specs := Registry()
+	for i := 0; i < b.N; i++ {
+		for _, s := range specs {
+			c := s.Make(Options{Size: 1 << 20})
+			if c.Gen != nil {
+				c.Gen(c)
+			}
+			refs := c.Ref(c.Buffers)
+			for j, bf := range c.Buffers {
+				if !bf.Out {
+					continue
+				}
+				got := append([]byte(nil), refs[0]...)
+				verify.CompareParallel(bf.DType, got, refs[0], verify.DefaultTolerance(bf.DType))
+				_ = j
+				break
+			}
+			verify.Recycle(refs...)
+			for k := range c.Buffers {
+				if c.Buffers[k].Data != nil {
+					verify.Recycle(c.Buffers[k].Data)
+				}
+			}
+		}
+	}
+}

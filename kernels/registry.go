@@ -179,9 +179,7 @@ func gen(dt verify.DType, n int, seed uint64, value func(r *rand.Rand, i int) fl
 	verify.Parallel(chunks, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			r := rand.New(rand.NewPCG(seed, uint64(c)))
-			for i := c * genChunk; i < min(n, (c+1)*genChunk); i++ {
-				verify.Encode(dt, b, i, value(r, i))
-			}
+			genLoop(dt, b, c*genChunk, min(n, (c+1)*genChunk), r, value)
 		}
 	})
 	return b
@@ -190,8 +188,18 @@ func gen(dt verify.DType, n int, seed uint64, value func(r *rand.Rand, i int) fl
 // draw returns one value of the domain; i < len(edges) gets edges[i]. One
 // 64-bit random number per element: 10 bits pick the kind of value, the
 // other 54 give it.
-func draw(r *rand.Rand, i int, d domain) float64 {
-	u := r.Uint64()
+func draw(r *rand.Rand, i int, d domain) float64 { return drawBits(r.Uint64(), i, d) }
+
+// pow2 holds 2^(e-20) for e in [0, 40]: multiplying by it is exactly Ldexp.
+var pow2 = func() (t [41]float64) {
+	for e := range t {
+		t[e] = math.Ldexp(1, e-20)
+	}
+	return t
+}()
+
+// drawBits is draw with its random number u already taken.
+func drawBits(u uint64, i int, d domain) float64 {
 	k := int(u & 1023)
 	f := float64(u>>11) * 0x1p-53 // [0, 1)
 	switch d {
@@ -216,7 +224,7 @@ func draw(r *rand.Rand, i int, d domain) float64 {
 	case k < 5:
 		return edges[int(u>>20)%len(edges)]
 	case k < 50: // large and small magnitudes, both signs
-		v := math.Ldexp(1+f, int(u>>12&1023)%41-20) // bits 12-21 are free: f uses 11-63 but only its top bits matter here
+		v := (1 + f) * pow2[int(u>>12&1023)%41] // bits 12-21 are free: f uses 11-63 but only its top bits matter here
 		if u>>22&1 == 0 {
 			v = -v
 		}
@@ -225,8 +233,17 @@ func draw(r *rand.Rand, i int, d domain) float64 {
 	return f*8 - 4
 }
 
+// input is gen with draw(r, i, d) as the value, with the generator called
+// directly (the same numbers as through rand.Rand, without the interface).
 func input(dt verify.DType, n int, seed uint64, d domain) []byte {
-	return gen(dt, n, seed, func(r *rand.Rand, i int) float64 { return draw(r, i, d) })
+	b := verify.AllocBuffer(dt, n) // every element is written below
+	chunks := (n + genChunk - 1) / genChunk
+	verify.Parallel(chunks, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			inputLoop(dt, b, c*genChunk, min(n, (c+1)*genChunk), rand.NewPCG(seed, uint64(c)), d)
+		}
+	})
+	return b
 }
 
 // ---- geometry ----
@@ -255,11 +272,7 @@ var exact = verify.Tolerance{EqualNaN: true}
 // mapOut computes out[i] = f(i) for n elements of dt, in parallel.
 func mapOut(dt verify.DType, n int, f func(i int) float64) []byte {
 	out := verify.AllocBuffer(dt, n)
-	verify.Parallel(n, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			verify.Encode(dt, out, i, f(i))
-		}
-	})
+	verify.Parallel(n, func(lo, hi int) { encodeLoop(dt, out, lo, hi, f) })
 	return out
 }
 

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -122,4 +123,38 @@ func TestComparisonJSONNonFinite(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"max_rel_err":"inf"`)
 	assert.True(t, strings.HasPrefix(string(b), "{"))
+}
+
+// The byte-equal block shortcut gives exactly the element loop's result:
+// identical blocks, NaN pairs, -0 vs +0, and scattered mismatches.
+func TestCompareBlocksMatchElementLoop(t *testing.T) {
+	for _, d := range []DType{F32, F16, BF16, U32} {
+		n := 5*equalBlock + 123
+		want := NewBuffer(d, n)
+		for i := 0; i < n; i++ {
+			Encode(d, want, i, float64(i%97)-40)
+		}
+		if d.IsFloat() {
+			Encode(d, want, 0, math.NaN())
+			Encode(d, want, 3*equalBlock+5, math.NaN())
+		}
+		for _, bad := range [][]int{nil, {7}, {equalBlock + 1, 4 * equalBlock}, {n - 1}} {
+			got := append([]byte(nil), want...)
+			for _, i := range bad {
+				Encode(d, got, i, Decode(d, want, i)+1)
+			}
+			if d.IsFloat() {
+				Encode(d, got, 2*equalBlock+9, math.Copysign(0, -1)) // want has +0 or a value there
+			}
+			tol := DefaultTolerance(d)
+			slow := Comparison{DType: d, N: n, Worst: -1, FirstBad: -1, worstScore: -1}
+			compareElems(d, got, want, tol, 0, n, &slow)
+			if slow.Worst < 0 {
+				slow.Worst = 0
+			}
+			fast := compareRange(d, got, want, tol, 0, n)
+			assert.Equal(t, fmt.Sprintf("%+v", slow), fmt.Sprintf("%+v", fast), "%s bad %v", d, bad)
+			assert.Equal(t, len(bad) > 0 || d.IsFloat() && Decode(d, want, 2*equalBlock+9) != 0, !fast.OK())
+		}
+	}
 }

@@ -300,6 +300,15 @@ func runCase(ctx context.Context, rt Runtime, pool *devPool, mod Module, c *Case
 		return err
 	}
 	res.Status = StatusPass
+	// Copy every output back, then compare them on the CPU while the GPU
+	// runs the timing launches (which only rewrite device memory).
+	type outCmp struct {
+		b    Buffer
+		got  []byte
+		want []byte
+		tol  Tolerance
+	}
+	var cmps []outCmp
 	oi := 0
 	for i, b := range c.Buffers {
 		if !b.Out {
@@ -320,15 +329,34 @@ func runCase(ctx context.Context, rt Runtime, pool *devPool, mod Module, c *Case
 		if o.Tol != nil {
 			tol = *o.Tol
 		}
-		cmp := CompareParallel(b.DType, got, refs[oi], tol)
+		cmps = append(cmps, outCmp{b, got, refs[oi], tol})
 		oi++
-		or := OutputResult{Name: b.Name, DType: b.DType.String(), Tolerance: tol, Comparison: cmp,
-			WorstGot: fmtVal(cmp.WorstGot), WorstWant: fmtVal(cmp.WorstWant)}
-		res.Outputs = append(res.Outputs, or)
-		if !cmp.OK() {
-			res.Status = StatusMismatch
+	}
+	compared := make(chan []OutputResult, 1)
+	go func() {
+		ors := make([]OutputResult, len(cmps))
+		for i, x := range cmps {
+			cmp := CompareParallel(x.b.DType, x.got, x.want, x.tol)
+			ors[i] = OutputResult{Name: x.b.Name, DType: x.b.DType.String(), Tolerance: x.tol, Comparison: cmp,
+				WorstGot: fmtVal(cmp.WorstGot), WorstWant: fmtVal(cmp.WorstWant)}
+		}
+		compared <- ors
+	}()
+	// Always wait for the comparison: it reads buffers recycled on return.
+	waitCompared := func() {
+		for _, or := range <-compared {
+			res.Outputs = append(res.Outputs, or)
+			if !or.Comparison.OK() {
+				res.Status = StatusMismatch
+			}
 		}
 	}
+	waited := false
+	defer func() {
+		if !waited {
+			waitCompared()
+		}
+	}()
 	if o.Repeats > 0 {
 		tctx, cancel := context.WithTimeout(ctx, o.LaunchTimeout*time.Duration(1+o.Warmup+o.Repeats))
 		t, err := mod.Time(tctx, o.Warmup, o.Repeats, c.Kernel, c.Grid, c.Block, c.Shared, args...)
@@ -344,6 +372,8 @@ func runCase(ctx context.Context, rt Runtime, pool *devPool, mod Module, c *Case
 			}
 		}
 	}
+	waited = true
+	waitCompared()
 	failed = false
 	return nil
 }

@@ -1,0 +1,177 @@
+package kernels
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/rocmk/rocmk/verify"
+)
+
+// Exact shortcuts for the CPU side of the suite. Each gives bit-for-bit the
+// bytes of the plain per-element path (decode, float64 reference, round to
+// the dtype once); they only avoid per-element dispatch and, for 16-bit
+// inputs, recomputing a function of at most 65536 distinct values.
+
+// encodeLoop writes value(i) for i in [lo, hi) with the dtype switch hoisted
+// out of the loop.
+func encodeLoop(dt verify.DType, b []byte, lo, hi int, value func(i int) float64) {
+	switch dt {
+	case verify.F32:
+		for i := lo; i < hi; i++ {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(value(i))))
+		}
+	case verify.F16:
+		for i := lo; i < hi; i++ {
+			binary.LittleEndian.PutUint16(b[2*i:], verify.F64ToF16(value(i)))
+		}
+	case verify.BF16:
+		for i := lo; i < hi; i++ {
+			binary.LittleEndian.PutUint16(b[2*i:], verify.F32ToBF16(float32(value(i))))
+		}
+	default:
+		for i := lo; i < hi; i++ {
+			verify.Encode(dt, b, i, value(i))
+		}
+	}
+}
+
+// genLoop is encodeLoop for a generator chunk drawing from r.
+func genLoop(dt verify.DType, b []byte, lo, hi int, r *rand.Rand, value func(r *rand.Rand, i int) float64) {
+	switch dt {
+	case verify.F32:
+		for i := lo; i < hi; i++ {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(value(r, i))))
+		}
+	case verify.F16:
+		for i := lo; i < hi; i++ {
+			binary.LittleEndian.PutUint16(b[2*i:], verify.F64ToF16(value(r, i)))
+		}
+	case verify.BF16:
+		for i := lo; i < hi; i++ {
+			binary.LittleEndian.PutUint16(b[2*i:], verify.F32ToBF16(float32(value(r, i))))
+		}
+	default:
+		for i := lo; i < hi; i++ {
+			verify.Encode(dt, b, i, value(r, i))
+		}
+	}
+}
+
+// is16 reports whether dt has 16-bit elements that a table can index.
+func is16(dt verify.DType) bool { return dt == verify.F16 || dt == verify.BF16 }
+
+// table16 is f applied to every value of the 16-bit dtype in, encoded as
+// out: entry h is Encode(out, f(Decode(in, h))).
+func table16(in, out verify.DType, f func(float64) float64) []byte {
+	t := verify.NewBuffer(out, 1<<16)
+	var h [2]byte
+	for v := 0; v < 1<<16; v++ {
+		binary.LittleEndian.PutUint16(h[:], uint16(v))
+		verify.Encode(out, t, v, f(verify.Decode(in, h[:], 0)))
+	}
+	return t
+}
+
+// mapTable16 returns out[i] = table[x[src(i)]] for n elements of the
+// 16-bit dtype of x; src nil means i. osz is the table's element size.
+func mapTable16(x, table []byte, osz, n int, src func(i int) int) []byte {
+	out := verify.AllocBuffer(u8ofSize(osz), n)
+	verify.Parallel(n, func(lo, hi int) {
+		switch {
+		case osz == 2 && src == nil:
+			for i := lo; i < hi; i++ {
+				h := int(binary.LittleEndian.Uint16(x[2*i:]))
+				out[2*i], out[2*i+1] = table[2*h], table[2*h+1]
+			}
+		case osz == 4 && src == nil:
+			for i := lo; i < hi; i++ {
+				h := int(binary.LittleEndian.Uint16(x[2*i:]))
+				copy(out[4*i:4*i+4], table[4*h:4*h+4])
+			}
+		default:
+			for i := lo; i < hi; i++ {
+				j := i
+				if src != nil {
+					j = src(i)
+				}
+				h := int(binary.LittleEndian.Uint16(x[2*j:]))
+				copy(out[osz*i:osz*i+osz], table[osz*h:osz*h+osz])
+			}
+		}
+	})
+	return out
+}
+
+// u8ofSize is a dtype of element size sz, for buffer allocation.
+func u8ofSize(sz int) verify.DType {
+	switch sz {
+	case 2:
+		return verify.F16
+	case 4:
+		return verify.F32
+	case 8:
+		return verify.F64
+	}
+	return verify.U8
+}
+
+// argsortRows writes, for each row of x (rows x cols), the stable ascending
+// argsort (NaN last, ties by index: sortBefore's order) into out as u32.
+// Every value of the suite's dtypes is exact in float32, so a key of the
+// float32 bits mapped to an unsigned order (-0 as +0, every NaN above +Inf)
+// followed by the index is a total order equal to sortBefore's; sorting the
+// 64-bit keys gives the same permutation without a comparison callback.
+func argsortRows(dt verify.DType, x []byte, rows, cols int, out []byte) {
+	verify.Parallel(rows, func(lo, hi int) {
+		keys := make([]uint64, cols)
+		for r := lo; r < hi; r++ {
+			for c := 0; c < cols; c++ {
+				v := float32(verify.Decode(dt, x, r*cols+c))
+				keys[c] = uint64(orderKey32(v))<<32 | uint64(c)
+			}
+			slices.Sort(keys)
+			for i, k := range keys {
+				binary.LittleEndian.PutUint32(out[4*(r*cols+i):], uint32(k))
+			}
+		}
+	})
+}
+
+// orderKey32 maps float32 values to unsigned keys in sortBefore's order.
+func orderKey32(v float32) uint32 {
+	if v != v {
+		return math.MaxUint32
+	}
+	if v == 0 {
+		v = 0 // -0 sorts as +0
+	}
+	u := math.Float32bits(v)
+	if u&0x80000000 != 0 {
+		return ^u
+	}
+	return u | 0x80000000
+}
+
+// inputLoop is genLoop for draw's values.
+func inputLoop(dt verify.DType, b []byte, lo, hi int, p *rand.PCG, d domain) {
+	switch dt {
+	case verify.F32:
+		for i := lo; i < hi; i++ {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(drawBits(p.Uint64(), i, d))))
+		}
+	case verify.F16:
+		for i := lo; i < hi; i++ {
+			binary.LittleEndian.PutUint16(b[2*i:], verify.F64ToF16(drawBits(p.Uint64(), i, d)))
+		}
+	case verify.BF16:
+		for i := lo; i < hi; i++ {
+			binary.LittleEndian.PutUint16(b[2*i:], verify.F32ToBF16(float32(drawBits(p.Uint64(), i, d))))
+		}
+	default:
+		for i := lo; i < hi; i++ {
+			verify.Encode(dt, b, i, drawBits(p.Uint64(), i, d))
+		}
+	}
+}
