@@ -29,22 +29,21 @@ func binaryCase(op string, dt verify.DType, o Options, strided bool) *verify.Cas
 		c.Elems, c.Bytes = int64(n), 3*int64(n)*sz(dt)
 		c.Gen = func(c *verify.Case) {
 			ne := len(edges)
-			c.Buffers[0].Data = gen(dt, n, seedOf(o.Seed, name+"/a"), func(r *rand.Rand, i int) float64 {
+			c.Buffers[0].Data = genPCG(dt, n, seedOf(o.Seed, name+"/a"), func(p *rand.PCG, i int) float64 {
 				if i < ne*ne {
 					return edges[i/ne]
 				}
-				return draw(r, ne+i, general)
+				return drawBits(p.Uint64(), ne+i, general)
 			})
-			c.Buffers[1].Data = gen(dt, n, seedOf(o.Seed, name+"/b"), func(r *rand.Rand, i int) float64 {
+			c.Buffers[1].Data = genPCG(dt, n, seedOf(o.Seed, name+"/b"), func(p *rand.PCG, i int) float64 {
 				if i < ne*ne {
 					return edges[i%ne]
 				}
-				return draw(r, ne+i, general)
+				return drawBits(p.Uint64(), ne+i, general)
 			})
 		}
 		c.Ref = func(b []verify.Buffer) [][]byte {
-			a, bb := b[0].Data, b[1].Data
-			return [][]byte{mapOut(dt, n, func(i int) float64 { return f(verify.Decode(dt, a, i), verify.Decode(dt, bb, i)) })}
+			return [][]byte{mapBinary(dt, b[0].Data, b[1].Data, n, f)}
 		}
 		return c
 	}

@@ -175,3 +175,50 @@ func inputLoop(dt verify.DType, b []byte, lo, hi int, p *rand.PCG, d domain) {
 		}
 	}
 }
+
+// genPCG is gen with the chunk's generator passed directly (value must
+// draw from p what it would draw from rand.New(p)).
+func genPCG(dt verify.DType, n int, seed uint64, value func(p *rand.PCG, i int) float64) []byte {
+	b := verify.AllocBuffer(dt, n) // every element is written below
+	chunks := (n + genChunk - 1) / genChunk
+	verify.Parallel(chunks, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			p := rand.NewPCG(seed, uint64(c))
+			encodeLoop(dt, b, c*genChunk, min(n, (c+1)*genChunk), func(i int) float64 { return value(p, i) })
+		}
+	})
+	return b
+}
+
+// mapBinary is out[i] = f(a[i], b[i]) for n elements of dt, decoding with
+// the dtype switch out of the loop.
+func mapBinary(dt verify.DType, a, b []byte, n int, f func(x, y float64) float64) []byte {
+	out := verify.AllocBuffer(dt, n)
+	verify.Parallel(n, func(lo, hi int) {
+		switch dt {
+		case verify.F32:
+			for i := lo; i < hi; i++ {
+				x := float64(math.Float32frombits(binary.LittleEndian.Uint32(a[4*i:])))
+				y := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+				binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(float32(f(x, y))))
+			}
+		case verify.F16:
+			for i := lo; i < hi; i++ {
+				x := verify.F16ToF64(binary.LittleEndian.Uint16(a[2*i:]))
+				y := verify.F16ToF64(binary.LittleEndian.Uint16(b[2*i:]))
+				binary.LittleEndian.PutUint16(out[2*i:], verify.F64ToF16(f(x, y)))
+			}
+		case verify.BF16:
+			for i := lo; i < hi; i++ {
+				x := verify.BF16ToF32(binary.LittleEndian.Uint16(a[2*i:]))
+				y := verify.BF16ToF32(binary.LittleEndian.Uint16(b[2*i:]))
+				binary.LittleEndian.PutUint16(out[2*i:], verify.F32ToBF16(float32(f(x, y))))
+			}
+		default:
+			for i := lo; i < hi; i++ {
+				verify.Encode(dt, out, i, f(verify.Decode(dt, a, i), verify.Decode(dt, b, i)))
+			}
+		}
+	})
+	return out
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,6 +72,24 @@ func TestFastRefsMatchPerElement(t *testing.T) {
 				}
 				verify.Encode(dt, want, i, f(verify.Decode(dt, x, j)))
 			}
+		case "binary":
+			if strings.HasSuffix(s.Name, "_strided") {
+				continue
+			}
+			op := strings.TrimSuffix(strings.TrimPrefix(s.Name, "binary_"), "_"+dt.String())
+			f := binaryOps[op]
+			require.NotNil(t, f, s.Name)
+			y := c.Buffers[1].Data
+			want = verify.NewBuffer(dt, n)
+			for i := 0; i < n; i++ {
+				verify.Encode(dt, want, i, f(verify.Decode(dt, x, i), verify.Decode(dt, y, i)))
+			}
+			// the inputs pair every edge value with every other first
+			ne := len(edges)
+			for i := 0; i < ne*ne; i++ {
+				assert.Equal(t, fmtF(dt.Round(edges[i/ne])), fmtF(verify.Decode(dt, x, i)))
+				assert.Equal(t, fmtF(dt.Round(edges[i%ne])), fmtF(verify.Decode(dt, y, i)))
+			}
 		case "affine":
 			want = verify.NewBuffer(dt, n)
 			for i := 0; i < n; i++ {
@@ -109,7 +128,7 @@ func TestFastRefsMatchPerElement(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, 60+3+6+3, checked)
+	assert.Equal(t, 60+18+3+6+3, checked)
 }
 
 func TestOrderKey32(t *testing.T) {
@@ -135,3 +154,5 @@ func TestDrawPow2IsLdexp(t *testing.T) {
 		}
 	}
 }
+
+func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -114,6 +114,10 @@ type prepared struct {
 	dur  time.Duration
 }
 
+// lookahead is how many prepared cases (inputs + references) may wait for
+// the device side; each holds a few hundred MB at the default size.
+const lookahead = 2
+
 // Run verifies cases on rt. Inputs and references of the next case are
 // computed (on every core) while the GPU runs the current one. It returns
 // the report and: nil when everything matched, a *CaseError when a case
@@ -130,8 +134,9 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	// Producer: inputs and references, one case ahead.
-	ch := make(chan prepared, 1)
+	// Producer: inputs and references, up to lookahead cases ahead, so a
+	// long GPU case (argsort) lets it bank work for the short ones.
+	ch := make(chan prepared, lookahead)
 	go func() {
 		defer close(ch)
 		for _, c := range cases {
