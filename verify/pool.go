@@ -6,12 +6,19 @@ import "sync"
 // fresh ones for every case costs page faults and GC work that exceed the
 // useful CPU work. AllocBuffer and Recycle keep a bounded free list.
 
-const poolMax = 24 // buffers kept
+// The free list keeps at most poolMax buffers and poolMaxBytes in all:
+// enough for the cases Run keeps in flight (inputs, references and outputs
+// of up to 2+lookahead cases) without faulting in fresh pages per case.
+const (
+	poolMax      = 48
+	poolMaxBytes = 3 << 30
+)
 
 var bufPool struct {
 	sync.Mutex
-	free map[int][][]byte
-	n    int
+	free  map[int][][]byte
+	n     int
+	bytes int
 }
 
 // AllocBuffer returns n elements of d whose contents are undefined (the
@@ -27,6 +34,7 @@ func AllocBuffer(d DType, n int) []byte {
 		b := l[len(l)-1]
 		bufPool.free[size] = l[:len(l)-1]
 		bufPool.n--
+		bufPool.bytes -= len(b)
 		return b
 	}
 	return make([]byte, size)
@@ -40,11 +48,12 @@ func Recycle(bufs ...[]byte) {
 		bufPool.free = map[int][][]byte{}
 	}
 	for _, b := range bufs {
-		if len(b) < 1<<20 || bufPool.n >= poolMax {
+		if len(b) < 1<<20 || bufPool.n >= poolMax || bufPool.bytes+len(b) > poolMaxBytes {
 			continue
 		}
 		bufPool.free[len(b)] = append(bufPool.free[len(b)], b[:len(b):len(b)])
 		bufPool.n++
+		bufPool.bytes += len(b)
 	}
 }
 
