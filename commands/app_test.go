@@ -143,3 +143,8 @@ func TestBuildHonoursROCmPath(t *testing.T) {
 	assert.Equal(t, ExitEnvMissing, r.Code, r.Stderr)
 	assert.Contains(t, r.Stderr, "/nonexistent/rocm")
 }
+
+func TestListSplitting(t *testing.T) {
+	assert.Equal(t, []string{"gfx90a", "gfx942", "gfx1030", "gfx1100"}, splitList([]string{"gfx90a,gfx942", "gfx1030; gfx1100", ""}))
+	assert.Equal(t, []string{"softmax", "binary_*_f16", "f32"}, splitCommas([]string{" softmax ,binary_*_f16", ",f32,"}))
+}

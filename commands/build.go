@@ -84,16 +84,6 @@ the bundled kernel suite. Flags override the manifest.`,
 	}
 }
 
-func splitList(in []string) []string {
-	var out []string
-	for _, s := range in {
-		for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // buildDoc is the --json result.
 type buildDoc struct {
 	Toolchain string            `json:"toolchain"`

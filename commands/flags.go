@@ -2,6 +2,7 @@ package commands
 
 import (
 	"runtime"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -69,4 +70,28 @@ func globals(c *cli.Context) globalOptions {
 		g.Verbose = 0
 	}
 	return g
+}
+
+// splitList splits target lists the way the ecosystem's variables write them
+// (PYTORCH_ROCM_ARCH, GPU_TARGETS): commas, semicolons or spaces.
+func splitList(in []string) []string {
+	var out []string
+	for _, s := range in {
+		out = append(out, strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' })...)
+	}
+	return out
+}
+
+// splitCommas splits repeatable comma-separated flag values (kernel patterns,
+// dtypes), trimming spaces and dropping empty items.
+func splitCommas(in []string) []string {
+	var out []string
+	for _, s := range in {
+		for _, p := range strings.Split(s, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }

@@ -131,8 +131,8 @@ func portOptionsOf(c *cli.Context) (portOptions, error) {
 	if v, ok := last("spec"); ok {
 		o.Spec = v
 	}
-	o.Kernels = splitPortList(append(o.Kernels, tail["kernel"]...))
-	o.Arch = splitPortList(append(o.Arch, tail["arch"]...))
+	o.Kernels = splitCommas(append(o.Kernels, tail["kernel"]...))
+	o.Arch = splitCommas(append(o.Arch, tail["arch"]...))
 	if v, ok := last("backend"); ok {
 		o.Backend = v
 	}
@@ -178,18 +178,6 @@ func portOptionsOf(c *cli.Context) (portOptions, error) {
 		return o, usagef("port needs --spec SPEC.toml (the kernels' launch geometry, inputs and reference)")
 	}
 	return o, nil
-}
-
-func splitPortList(in []string) []string {
-	var out []string
-	for _, s := range in {
-		for _, p := range strings.Split(s, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
 }
 
 type portOptions struct {

@@ -107,14 +107,12 @@ func runTargets(o targetsOptions, env Env, ui *UI) error {
 	var only map[string]bool
 	if len(o.Names) > 0 {
 		only = map[string]bool{}
-		for _, a := range o.Names {
-			for _, n := range strings.FieldsFunc(a, func(r rune) bool { return r == ',' || r == ';' || r == ' ' }) {
-				t, err := inspect.ParseTarget(n)
-				if err != nil {
-					return usageError{err}
-				}
-				only[t.Proc] = true
+		for _, n := range splitList(o.Names) {
+			t, err := inspect.ParseTarget(n)
+			if err != nil {
+				return usageError{err}
 			}
+			only[t.Proc] = true
 		}
 	}
 	var fams []string

@@ -86,8 +86,8 @@ modified or hand-ported kernel checked against the suite's references).
 			&cli.StringFlag{Name: "hip-include", Usage: "NVIDIA: directory holding hip/hip_runtime.h and hip/nvidia_detail (env ROCMK_HIP_INCLUDE)"},
 		},
 		Action: func(c *cli.Context) error {
-			o := verifyOptions{Backend: c.String("backend"), Device: c.Int("device"), Kernels: verifyList(c.StringSlice("kernel")),
-				DTypes: verifyList(c.StringSlice("dtype")), Size: c.Int("size"), Seed: c.Uint64("seed"), Warmup: c.Int("warmup"),
+			o := verifyOptions{Backend: c.String("backend"), Device: c.Int("device"), Kernels: splitCommas(c.StringSlice("kernel")),
+				DTypes: splitCommas(c.StringSlice("dtype")), Size: c.Int("size"), Seed: c.Uint64("seed"), Warmup: c.Int("warmup"),
 				Repeats: c.Int("repeats"), NoTime: c.Bool("no-time"), RTol: c.Float64("rtol"), ATol: c.Float64("atol"),
 				MaxULP: c.Int("max-ulp"), TolSet: c.IsSet("rtol") || c.IsSet("atol") || c.IsSet("max-ulp"), Source: c.String("source"),
 				List: c.Bool("list"), Timeout: c.Duration("timeout"), NoNVCC: c.Bool("no-nvcc"), HIPInclude: c.String("hip-include"), g: globals(c)}
@@ -101,18 +101,6 @@ modified or hand-ported kernel checked against the suite's references).
 			return runVerify(envOf(c).Context, o, envOf(c))
 		},
 	}
-}
-
-func verifyList(v []string) []string {
-	var out []string
-	for _, s := range v {
-		for _, p := range strings.Split(s, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
 }
 
 // verifyDoc is the --json document (schema rocmk.verify/v1).
