@@ -14,6 +14,9 @@ type Buffer struct {
 	Len   int    // element count of an output (inputs: len(Data)/size)
 	Out   bool
 	Tol   *Tolerance // outputs: nil means DefaultTolerance(DType)
+	// Set names an input shared by several cases: inputs with the same Set
+	// hold the same bytes, so Run neither recycles Data nor uploads it twice.
+	Set string
 }
 
 // Elems is the buffer's element count.
@@ -43,6 +46,10 @@ type Case struct {
 	// Ref returns the expected outputs, one per Out buffer in order, from
 	// the buffers (outputs have nil Data). Computed once per input set.
 	Ref func(bufs []Buffer) [][]byte
+	// RefKey, when set, names the reference: cases with the same RefKey
+	// expect the same outputs (an op on the same logical input, contiguous
+	// or strided), so Run computes it once for all of them.
+	RefKey string
 	// Bytes is what a perfect kernel moves through memory (each input read
 	// once, each output written once); Elems the logical element count.
 	Bytes int64

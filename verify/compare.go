@@ -225,6 +225,10 @@ func abs(x int) int {
 // comparison before it looks at single elements.
 const equalBlock = 1024
 
+// equalSubBlock is the element count of the second, finer memory
+// comparison inside a block that differs.
+const equalSubBlock = 32
+
 // compareRange compares elements [lo, hi).
 //
 // Most of a passing kernel's output is bit-identical to the reference, so,
@@ -246,7 +250,14 @@ func compareRange(d DType, got, want []byte, t Tolerance, lo, hi int) Comparison
 				}
 				continue
 			}
-			compareElems(d, got, want, t, b, e, &c)
+			// A few differing elements: find them in smaller blocks.
+			for sb := b; sb < e; sb += equalSubBlock {
+				se := min(sb+equalSubBlock, e)
+				if c.Worst >= 0 && bytes.Equal(got[sb*sz:se*sz], want[sb*sz:se*sz]) {
+					continue
+				}
+				compareElems(d, got, want, t, sb, se, &c)
+			}
 		}
 	}
 	if c.N > 0 && c.Worst < 0 {
@@ -255,47 +266,118 @@ func compareRange(d DType, got, want []byte, t Tolerance, lo, hi int) Comparison
 	return c
 }
 
-// compareElems compares elements [lo, hi) one by one into c.
+// compareElems compares elements [lo, hi) one by one into c. Elements with
+// the same non-NaN encoding (most of them) are skipped after one integer
+// comparison; the float types get loops with their decoding inlined.
 func compareElems(d DType, got, want []byte, t Tolerance, lo, hi int, c *Comparison) {
-	for i := lo; i < hi; i++ {
-		if sameBits(d, got, want, i) && c.Worst >= 0 { // exact, not NaN: as g == w below
-			continue
-		}
-		g, w := Decode(d, got, i), Decode(d, want, i)
-		if g == w { // exact (the common case): error 0, nothing to track
-			if c.Worst < 0 {
-				c.Worst, c.WorstGot, c.WorstWant, c.worstScore = i, g, w, 0
+	le := binary.LittleEndian
+	switch d {
+	case F32:
+		for i := lo; i < hi; i++ {
+			g, w := le.Uint32(got[4*i:]), le.Uint32(want[4*i:])
+			if g == w && g&0x7fffffff <= 0x7f800000 && c.Worst >= 0 {
+				continue
 			}
-			continue
-		}
-		ok, a, r, u := match(d, g, w, t)
-		if !ok {
-			c.Mismatches++
-			if c.FirstBad < 0 {
-				c.FirstBad = i
+			gf, wf := float64(math.Float32frombits(g)), float64(math.Float32frombits(w))
+			if g&0x7f800000 == 0x7f800000 || w&0x7f800000 == 0x7f800000 || !c.closeFinite(t, i, gf, wf) {
+				c.note(d, t, i, gf, wf)
 			}
 		}
-		if a > c.MaxAbs {
-			c.MaxAbs = a
+	case F16:
+		for i := lo; i < hi; i++ {
+			g, w := le.Uint16(got[2*i:]), le.Uint16(want[2*i:])
+			if g == w && g&0x7fff <= 0x7c00 && c.Worst >= 0 {
+				continue
+			}
+			gf, wf := F16ToF64(g), F16ToF64(w)
+			if g&0x7c00 == 0x7c00 || w&0x7c00 == 0x7c00 || !c.closeFinite(t, i, gf, wf) {
+				c.note(d, t, i, gf, wf)
+			}
 		}
-		if r > c.MaxRel {
+	case BF16:
+		for i := lo; i < hi; i++ {
+			g, w := le.Uint16(got[2*i:]), le.Uint16(want[2*i:])
+			if g == w && g&0x7fff <= 0x7f80 && c.Worst >= 0 {
+				continue
+			}
+			gf, wf := BF16ToF32(g), BF16ToF32(w)
+			if g&0x7f80 == 0x7f80 || w&0x7f80 == 0x7f80 || !c.closeFinite(t, i, gf, wf) {
+				c.note(d, t, i, gf, wf)
+			}
+		}
+	default:
+		for i := lo; i < hi; i++ {
+			c.note(d, t, i, Decode(d, got, i), Decode(d, want, i))
+		}
+	}
+}
+
+// closeFinite accounts element i when g and w are finite and within the
+// rtol/atol bound (what most differing elements are), exactly as note
+// would, and reports whether it did; anything else is left to note.
+func (c *Comparison) closeFinite(t Tolerance, i int, g, w float64) bool {
+	if t.MaxULP > 0 || c.Worst < 0 {
+		return false
+	}
+	a, aw := math.Abs(g-w), math.Abs(w)
+	allow := t.ATol + t.RTol*aw
+	if a > allow {
+		return false
+	}
+	if a > c.MaxAbs {
+		c.MaxAbs = a
+	}
+	switch {
+	case w != 0:
+		if r := a / aw; r > c.MaxRel {
 			c.MaxRel = r
 		}
-		if u > c.MaxULP {
-			c.MaxULP = u
+	case a != 0:
+		c.MaxRel = math.Inf(1)
+	}
+	if !c.worstBad {
+		if score := a / (allow + 1e-300); score > c.worstScore {
+			c.Worst, c.WorstGot, c.WorstWant, c.worstScore = i, g, w, score
 		}
-		// The worst element: a mismatch beats a match; then the largest
-		// error relative to its allowance.
-		score := a / (t.ATol + t.RTol*math.Abs(w) + 1e-300)
-		if t.MaxULP > 0 {
-			score = u
+	}
+	return true
+}
+
+// note accounts element i, got g where w was wanted.
+func (c *Comparison) note(d DType, t Tolerance, i int, g, w float64) {
+	if g == w { // exact (the common case): error 0, nothing to track
+		if c.Worst < 0 {
+			c.Worst, c.WorstGot, c.WorstWant, c.worstScore = i, g, w, 0
 		}
-		if math.IsNaN(score) {
-			score = math.Inf(1)
+		return
+	}
+	ok, a, r, u := match(d, g, w, t)
+	if !ok {
+		c.Mismatches++
+		if c.FirstBad < 0 {
+			c.FirstBad = i
 		}
-		if (!ok && !c.worstBad) || (ok == !c.worstBad && score > c.worstScore) || c.Worst < 0 {
-			c.Worst, c.WorstGot, c.WorstWant, c.worstScore, c.worstBad = i, g, w, score, !ok
-		}
+	}
+	if a > c.MaxAbs {
+		c.MaxAbs = a
+	}
+	if r > c.MaxRel {
+		c.MaxRel = r
+	}
+	if u > c.MaxULP {
+		c.MaxULP = u
+	}
+	// The worst element: a mismatch beats a match; then the largest
+	// error relative to its allowance.
+	score := a / (t.ATol + t.RTol*math.Abs(w) + 1e-300)
+	if t.MaxULP > 0 {
+		score = u
+	}
+	if math.IsNaN(score) {
+		score = math.Inf(1)
+	}
+	if (!ok && !c.worstBad) || (ok == !c.worstBad && score > c.worstScore) || c.Worst < 0 {
+		c.Worst, c.WorstGot, c.WorstWant, c.worstScore, c.worstBad = i, g, w, score, !ok
 	}
 }
 
@@ -319,22 +401,4 @@ func mergeComparisons(parts []Comparison) Comparison {
 		}
 	}
 	return c
-}
-
-// sameBits reports whether element i has the same encoding in both buffers
-// and is not a NaN (so that decoding would give equal values); false for
-// dtypes it does not know.
-func sameBits(d DType, got, want []byte, i int) bool {
-	switch d {
-	case F32:
-		g := binary.LittleEndian.Uint32(got[4*i:])
-		return g == binary.LittleEndian.Uint32(want[4*i:]) && g&0x7fffffff <= 0x7f800000
-	case F16:
-		g := binary.LittleEndian.Uint16(got[2*i:])
-		return g == binary.LittleEndian.Uint16(want[2*i:]) && g&0x7fff <= 0x7c00
-	case BF16:
-		g := binary.LittleEndian.Uint16(got[2*i:])
-		return g == binary.LittleEndian.Uint16(want[2*i:]) && g&0x7fff <= 0x7f80
-	}
-	return false
 }

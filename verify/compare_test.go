@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -145,10 +146,21 @@ func TestCompareBlocksMatchElementLoop(t *testing.T) {
 			}
 			if d.IsFloat() {
 				Encode(d, got, 2*equalBlock+9, math.Copysign(0, -1)) // want has +0 or a value there
+				// Values one unit in the last place off (within tolerance):
+				// every third element of a block, and a scattered few.
+				for _, i := range []int{equalBlock/2 + 3, 3*equalBlock + 40, 4*equalBlock + 999} {
+					nudge(d, got, i)
+				}
+				for i := 4 * equalBlock; i < 5*equalBlock; i += 3 {
+					nudge(d, got, i)
+				}
 			}
 			tol := DefaultTolerance(d)
+			// The plain loop: every element decoded and accounted.
 			slow := Comparison{DType: d, N: n, Worst: -1, FirstBad: -1, worstScore: -1}
-			compareElems(d, got, want, tol, 0, n, &slow)
+			for i := 0; i < n; i++ {
+				slow.note(d, tol, i, Decode(d, got, i), Decode(d, want, i))
+			}
 			if slow.Worst < 0 {
 				slow.Worst = 0
 			}
@@ -156,5 +168,16 @@ func TestCompareBlocksMatchElementLoop(t *testing.T) {
 			assert.Equal(t, fmt.Sprintf("%+v", slow), fmt.Sprintf("%+v", fast), "%s bad %v", d, bad)
 			assert.Equal(t, len(bad) > 0 || d.IsFloat() && Decode(d, want, 2*equalBlock+9) != 0, !fast.OK())
 		}
+	}
+}
+
+// nudge moves element i of a float buffer one encoding up (one ulp away
+// from zero for non-zero finite values).
+func nudge(d DType, b []byte, i int) {
+	switch d.Size() {
+	case 4:
+		binary.LittleEndian.PutUint32(b[4*i:], binary.LittleEndian.Uint32(b[4*i:])+1)
+	case 2:
+		binary.LittleEndian.PutUint16(b[2*i:], binary.LittleEndian.Uint16(b[2*i:])+1)
 	}
 }

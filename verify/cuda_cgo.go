@@ -23,7 +23,7 @@ enum {
 	CU_CTX_SYNC, CU_MODULE_LOAD_DATA, CU_MODULE_GET_FUNCTION, CU_MODULE_UNLOAD, CU_LAUNCH,
 	CU_MEM_ALLOC, CU_MEM_FREE, CU_MEMCPY_HTOD, CU_MEMCPY_DTOH, CU_MEMSET_D8, CU_EVENT_CREATE,
 	CU_EVENT_RECORD, CU_EVENT_SYNC, CU_EVENT_QUERY, CU_EVENT_ELAPSED, CU_EVENT_DESTROY,
-	CU_ERROR_STRING, CU_ERROR_NAME, CU_NFUNCS
+	CU_ERROR_STRING, CU_ERROR_NAME, CU_MEMCPY_DTOD, CU_MEM_ALLOC_HOST, CU_MEM_FREE_HOST, CU_NFUNCS
 };
 static void* cufn[CU_NFUNCS];
 static CUcontext rk_cu_ctx;
@@ -58,6 +58,9 @@ static CUresult rk_cuMemAlloc(CUdeviceptr* p, size_t n) { CUR; return ((CUresult
 static CUresult rk_cuMemFree(CUdeviceptr p) { CUR; return ((CUresult(*)(CUdeviceptr))cufn[CU_MEM_FREE])(p); }
 static CUresult rk_cuMemcpyHtoD(CUdeviceptr d, const void* s, size_t n) { CUR; return ((CUresult(*)(CUdeviceptr, const void*, size_t))cufn[CU_MEMCPY_HTOD])(d, s, n); }
 static CUresult rk_cuMemcpyDtoH(void* d, CUdeviceptr s, size_t n) { CUR; return ((CUresult(*)(void*, CUdeviceptr, size_t))cufn[CU_MEMCPY_DTOH])(d, s, n); }
+static CUresult rk_cuMemcpyDtoD(CUdeviceptr d, CUdeviceptr s, size_t n) { CUR; return ((CUresult(*)(CUdeviceptr, CUdeviceptr, size_t))cufn[CU_MEMCPY_DTOD])(d, s, n); }
+static CUresult rk_cuMemAllocHost(void** p, size_t n) { CUR; return ((CUresult(*)(void**, size_t))cufn[CU_MEM_ALLOC_HOST])(p, n); }
+static CUresult rk_cuMemFreeHost(void* p) { CUR; return ((CUresult(*)(void*))cufn[CU_MEM_FREE_HOST])(p); }
 static CUresult rk_cuMemsetD8(CUdeviceptr d, unsigned char b, size_t n) { CUR; return ((CUresult(*)(CUdeviceptr, unsigned char, size_t))cufn[CU_MEMSET_D8])(d, b, n); }
 static CUresult rk_cuEventCreate(CUevent* e) { CUR; return ((CUresult(*)(CUevent*, unsigned))cufn[CU_EVENT_CREATE])(e, 0); }
 static CUresult rk_cuEventRecord(CUevent e) { CUR; return ((CUresult(*)(CUevent, CUstream))cufn[CU_EVENT_RECORD])(e, 0); }
@@ -110,7 +113,8 @@ var cudaSyms = []symSpec{
 	req("cuModuleUnload"), req("cuLaunchKernel"), req("cuMemAlloc_v2"), req("cuMemFree_v2"), req("cuMemcpyHtoD_v2"),
 	req("cuMemcpyDtoH_v2"), req("cuMemsetD8_v2"), req("cuEventCreate"), req("cuEventRecord"), req("cuEventSynchronize"),
 	req("cuEventQuery"), req("cuEventElapsedTime_v2", "cuEventElapsedTime"), req("cuEventDestroy_v2", "cuEventDestroy"),
-	req("cuGetErrorString"), req("cuGetErrorName"),
+	req("cuGetErrorString"), req("cuGetErrorName"), req("cuMemcpyDtoD_v2"),
+	req("cuMemAllocHost_v2"), req("cuMemFreeHost"),
 }
 
 // cudaLibNames are the driver library names tried, in order.
@@ -155,7 +159,7 @@ type cudaRuntime struct {
 	getenv func(string) string
 	gen    int // bumped by Reset; modules reload when stale
 	mods   map[[32]byte]*cudaModule
-	events [2]C.CUevent
+	events []C.CUevent // [0], [1] for launches; Time uses repeats+1
 	closed bool
 }
 
@@ -202,10 +206,18 @@ func (rt *cudaRuntime) retain() error {
 		return cuErr("cuDevicePrimaryCtxRetain", r)
 	}
 	C.rk_cu_set_ctx(ctx)
-	for i := range rt.events {
-		if r := C.rk_cuEventCreate(&rt.events[i]); r != 0 {
+	rt.events = nil // a reset context took the old ones
+	return rt.ensureEvents(2)
+}
+
+// ensureEvents creates events until there are n.
+func (rt *cudaRuntime) ensureEvents(n int) error {
+	for len(rt.events) < n {
+		var e C.CUevent
+		if r := C.rk_cuEventCreate(&e); r != 0 {
 			return cuErr("cuEventCreate", r)
 		}
+		rt.events = append(rt.events, e)
 	}
 	return nil
 }
@@ -309,6 +321,25 @@ func (rt *cudaRuntime) CopyOut(dst []byte, src DevPtr) error {
 		return nil
 	}
 	return cuErr("cuMemcpyDtoH_v2", C.rk_cuMemcpyDtoH(unsafe.Pointer(&dst[0]), C.CUdeviceptr(src), C.size_t(len(dst))))
+}
+
+// HostAlloc returns n bytes of page-locked host memory (copies to and from
+// it run at the bus's speed); it lives until HostFree or a context reset.
+func (rt *cudaRuntime) HostAlloc(n int) ([]byte, error) {
+	var p unsafe.Pointer
+	if r := C.rk_cuMemAllocHost(&p, C.size_t(n)); r != 0 {
+		return nil, cuErr("cuMemAllocHost_v2", r)
+	}
+	return unsafe.Slice((*byte)(p), n), nil
+}
+
+func (rt *cudaRuntime) HostFree(b []byte) error {
+	return cuErr("cuMemFreeHost", C.rk_cuMemFreeHost(unsafe.Pointer(&b[0])))
+}
+
+// CopyDevice copies n bytes between device buffers (queued in order with launches).
+func (rt *cudaRuntime) CopyDevice(dst, src DevPtr, n int) error {
+	return cuErr("cuMemcpyDtoD_v2", C.rk_cuMemcpyDtoD(C.CUdeviceptr(dst), C.CUdeviceptr(src), C.size_t(n)))
 }
 
 func (rt *cudaRuntime) Memset(p DevPtr, b byte, n int) error {
@@ -455,22 +486,29 @@ func (m *cudaModule) Launch(ctx context.Context, kernel string, grid, block Dim3
 	return nil
 }
 
+// Time queues the warm-up launches and every sample at once, with an event
+// between samples, then waits once: the GPU runs them back to back, so
+// neither the polling nor a busy host opens gaps in the measurement.
 func (m *cudaModule) Time(ctx context.Context, warmup, repeats int, kernel string, grid, block Dim3, shared int, args ...Arg) (Timing, error) {
-	for i := 0; i < warmup; i++ {
-		if err := m.Launch(ctx, kernel, grid, block, shared, args...); err != nil {
+	if err := m.rt.ensureEvents(repeats + 2); err != nil {
+		return Timing{}, err
+	}
+	ev := m.rt.events
+	if err := m.launch(kernel, grid, block, shared, args, nil, ev[0], warmup); err != nil {
+		return Timing{}, err
+	}
+	for i := 0; i < repeats; i++ {
+		if err := m.launch(kernel, grid, block, shared, args, nil, ev[i+1], timeGroup); err != nil {
 			return Timing{}, err
 		}
 	}
+	if err := m.rt.waitEvent(ctx, ev[repeats]); err != nil {
+		return Timing{}, fmt.Errorf("kernel %q: %w", kernel, err)
+	}
 	ms := make([]float64, 0, repeats)
 	for i := 0; i < repeats; i++ {
-		if err := m.launch(kernel, grid, block, shared, args, m.rt.events[0], m.rt.events[1], timeGroup); err != nil {
-			return Timing{}, err
-		}
-		if err := m.rt.waitEvent(ctx, m.rt.events[1]); err != nil {
-			return Timing{}, fmt.Errorf("kernel %q: %w", kernel, err)
-		}
 		var t C.float
-		if r := C.rk_cuEventElapsedTime(&t, m.rt.events[0], m.rt.events[1]); r != 0 {
+		if r := C.rk_cuEventElapsedTime(&t, ev[i], ev[i+1]); r != 0 {
 			return Timing{}, cuErr("cuEventElapsedTime", r)
 		}
 		ms = append(ms, float64(t)/timeGroup)

@@ -21,8 +21,14 @@ type FakeRuntime struct {
 	// Hang makes kernel K never finish: Launch returns only when its
 	// context ends (a hung kernel, as Run's LaunchTimeout sees it).
 	Hang map[string]bool
-	// Loads counts Load calls (tests check module reuse).
-	Loads int
+	// Scribble makes kernel K overwrite its inputs after computing (a
+	// kernel that writes where it should only read).
+	Scribble map[string]bool
+	// Loads counts Load calls (tests check module reuse); HostCopies and
+	// DeviceCopies count uploads from the host and device-to-device copies.
+	Loads, HostCopies, DeviceCopies int
+	// Pinned counts page-locked host buffers handed out and not yet freed.
+	Pinned, PinnedAllocs int
 
 	mu     sync.Mutex
 	mem    map[DevPtr][]byte
@@ -103,6 +109,7 @@ func (f *FakeRuntime) CopyIn(dst DevPtr, src []byte) error {
 	if err != nil {
 		return err
 	}
+	f.HostCopies++
 	copy(b, src)
 	return nil
 }
@@ -113,6 +120,38 @@ func (f *FakeRuntime) CopyOut(dst []byte, src DevPtr) error {
 		return err
 	}
 	copy(dst, b)
+	return nil
+}
+
+// HostAlloc stands in for page-locked memory (counted, so tests see it
+// reused and freed).
+func (f *FakeRuntime) HostAlloc(n int) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Pinned++
+	f.PinnedAllocs++
+	return make([]byte, n), nil
+}
+
+func (f *FakeRuntime) HostFree([]byte) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.Pinned--
+	return nil
+}
+
+// CopyDevice copies between fake allocations.
+func (f *FakeRuntime) CopyDevice(dst, src DevPtr, n int) error {
+	d, err := f.buf(dst)
+	if err != nil {
+		return err
+	}
+	s, err := f.buf(src)
+	if err != nil {
+		return err
+	}
+	f.DeviceCopies++
+	copy(d[:n], s[:n])
 	return nil
 }
 
@@ -191,6 +230,16 @@ func (m *fakeModule) Launch(ctx context.Context, kernel string, grid, block Dim3
 			Encode(b.DType, mem, w.Index, w.Value)
 		}
 		oi++
+	}
+	if f.Scribble[kernel] {
+		for i, a := range c.Args {
+			if bi, ok := a.IsBuf(); ok && !c.Buffers[bi].Out {
+				mem, _ := f.buf(DevPtr(args[i].Uint64()))
+				for j := range mem {
+					mem[j] = 0xff
+				}
+			}
+		}
 	}
 	return nil
 }

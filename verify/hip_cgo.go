@@ -18,7 +18,7 @@ enum {
 	H_INIT, H_RUNTIME_VERSION, H_DEVICE_COUNT, H_SET_DEVICE, H_DEVICE_NAME, H_DEVICE_ATTR, H_TOTAL_MEM,
 	H_PROPS, H_MODULE_LOAD_DATA, H_MODULE_GET_FUNCTION, H_MODULE_UNLOAD, H_LAUNCH, H_MALLOC, H_FREE,
 	H_HTOD, H_DTOH, H_MEMSET, H_DEVICE_SYNC, H_EVENT_CREATE, H_EVENT_RECORD, H_EVENT_QUERY,
-	H_EVENT_ELAPSED, H_EVENT_DESTROY, H_ERROR_STRING, H_ERROR_NAME, H_DEVICE_RESET, H_PROPS_OLD, H_NFUNCS
+	H_EVENT_ELAPSED, H_EVENT_DESTROY, H_ERROR_STRING, H_ERROR_NAME, H_DEVICE_RESET, H_PROPS_OLD, H_DTOD, H_HOST_MALLOC, H_HOST_FREE, H_NFUNCS
 };
 static void* hipfn[H_NFUNCS];
 static int rk_hip_dev = -1;
@@ -61,6 +61,9 @@ static hipError_t rk_hipMalloc(void** p, size_t n) { CUR; return ((hipError_t(*)
 static hipError_t rk_hipFree(void* p) { CUR; return ((hipError_t(*)(void*))hipfn[H_FREE])(p); }
 static hipError_t rk_hipMemcpyHtoD(void* d, void* s, size_t n) { CUR; return ((hipError_t(*)(void*, void*, size_t))hipfn[H_HTOD])(d, s, n); }
 static hipError_t rk_hipMemcpyDtoH(void* d, void* s, size_t n) { CUR; return ((hipError_t(*)(void*, void*, size_t))hipfn[H_DTOH])(d, s, n); }
+static hipError_t rk_hipMemcpyDtoD(void* d, void* s, size_t n) { CUR; return ((hipError_t(*)(void*, void*, size_t))hipfn[H_DTOD])(d, s, n); }
+static hipError_t rk_hipHostMalloc(void** p, size_t n) { CUR; return ((hipError_t(*)(void**, size_t, unsigned))hipfn[H_HOST_MALLOC])(p, n, 0); }
+static hipError_t rk_hipHostFree(void* p) { CUR; return ((hipError_t(*)(void*))hipfn[H_HOST_FREE])(p); }
 static hipError_t rk_hipMemset(void* d, int b, size_t n) { CUR; return ((hipError_t(*)(void*, int, size_t))hipfn[H_MEMSET])(d, b, n); }
 static hipError_t rk_hipDeviceSynchronize(void) { CUR; return ((hipError_t(*)(void))hipfn[H_DEVICE_SYNC])(); }
 static hipError_t rk_hipDeviceReset(void) { CUR; return ((hipError_t(*)(void))hipfn[H_DEVICE_RESET])(); }
@@ -112,7 +115,8 @@ var hipSyms = []symSpec{
 	req("hipMalloc"), req("hipFree"), req("hipMemcpyHtoD"), req("hipMemcpyDtoH"), req("hipMemset"),
 	req("hipDeviceSynchronize"), req("hipEventCreate"), req("hipEventRecord"), req("hipEventQuery"),
 	req("hipEventElapsedTime"), req("hipEventDestroy"), req("hipGetErrorString"), req("hipGetErrorName"),
-	req("hipDeviceReset"), opt("hipGetDeviceProperties"),
+	req("hipDeviceReset"), opt("hipGetDeviceProperties"), req("hipMemcpyDtoD"),
+	req("hipHostMalloc"), req("hipHostFree"),
 }
 
 // hipLibNames are the HIP runtime names tried, newest first. HIP_PATH or
@@ -187,7 +191,7 @@ type hipRuntime struct {
 	info   Device
 	gen    int
 	mods   map[[32]byte]*hipModule
-	events [2]C.hipEvent_t
+	events []C.hipEvent_t // [0], [1] for launches; Time uses repeats+1
 	closed bool
 }
 
@@ -224,10 +228,18 @@ func openHIP(index int, getenv func(string) string) (Runtime, error) {
 }
 
 func (rt *hipRuntime) makeEvents() error {
-	for i := range rt.events {
-		if r := C.rk_hipEventCreate(&rt.events[i]); r != 0 {
+	rt.events = nil // a reset device took the old ones
+	return rt.ensureEvents(2)
+}
+
+// ensureEvents creates events until there are n.
+func (rt *hipRuntime) ensureEvents(n int) error {
+	for len(rt.events) < n {
+		var e C.hipEvent_t
+		if r := C.rk_hipEventCreate(&e); r != 0 {
 			return hipErr("hipEventCreate", r)
 		}
+		rt.events = append(rt.events, e)
 	}
 	return nil
 }
@@ -319,6 +331,25 @@ func (rt *hipRuntime) CopyOut(dst []byte, src DevPtr) error {
 		return nil
 	}
 	return hipErr("hipMemcpyDtoH", C.rk_hipMemcpyDtoH(unsafe.Pointer(&dst[0]), devPtr(src), C.size_t(len(dst))))
+}
+
+// HostAlloc returns n bytes of pinned host memory (hipHostMalloc), which
+// lives until HostFree or a device reset.
+func (rt *hipRuntime) HostAlloc(n int) ([]byte, error) {
+	var p unsafe.Pointer
+	if r := C.rk_hipHostMalloc(&p, C.size_t(n)); r != 0 {
+		return nil, hipErr("hipHostMalloc", r)
+	}
+	return unsafe.Slice((*byte)(p), n), nil
+}
+
+func (rt *hipRuntime) HostFree(b []byte) error {
+	return hipErr("hipHostFree", C.rk_hipHostFree(unsafe.Pointer(&b[0])))
+}
+
+// CopyDevice copies n bytes between device buffers (queued in order with launches).
+func (rt *hipRuntime) CopyDevice(dst, src DevPtr, n int) error {
+	return hipErr("hipMemcpyDtoD", C.rk_hipMemcpyDtoD(devPtr(dst), devPtr(src), C.size_t(n)))
 }
 
 func (rt *hipRuntime) Memset(p DevPtr, b byte, n int) error {
@@ -463,22 +494,28 @@ func (m *hipModule) Launch(ctx context.Context, kernel string, grid, block Dim3,
 	return nil
 }
 
+// Time queues the warm-up launches and every sample at once, with an event
+// between samples, then waits once (as the CUDA backend does).
 func (m *hipModule) Time(ctx context.Context, warmup, repeats int, kernel string, grid, block Dim3, shared int, args ...Arg) (Timing, error) {
-	for i := 0; i < warmup; i++ {
-		if err := m.Launch(ctx, kernel, grid, block, shared, args...); err != nil {
+	if err := m.rt.ensureEvents(repeats + 2); err != nil {
+		return Timing{}, err
+	}
+	ev := m.rt.events
+	if err := m.launch(kernel, grid, block, shared, args, nil, ev[0], warmup); err != nil {
+		return Timing{}, err
+	}
+	for i := 0; i < repeats; i++ {
+		if err := m.launch(kernel, grid, block, shared, args, nil, ev[i+1], timeGroup); err != nil {
 			return Timing{}, err
 		}
 	}
+	if err := m.rt.waitEvent(ctx, ev[repeats]); err != nil {
+		return Timing{}, fmt.Errorf("kernel %q: %w", kernel, err)
+	}
 	ms := make([]float64, 0, repeats)
 	for i := 0; i < repeats; i++ {
-		if err := m.launch(kernel, grid, block, shared, args, m.rt.events[0], m.rt.events[1], timeGroup); err != nil {
-			return Timing{}, err
-		}
-		if err := m.rt.waitEvent(ctx, m.rt.events[1]); err != nil {
-			return Timing{}, fmt.Errorf("kernel %q: %w", kernel, err)
-		}
 		var t C.float
-		if r := C.rk_hipEventElapsedTime(&t, m.rt.events[0], m.rt.events[1]); r != 0 {
+		if r := C.rk_hipEventElapsedTime(&t, ev[i], ev[i+1]); r != 0 {
 			return Timing{}, hipErr("hipEventElapsedTime", r)
 		}
 		ms = append(ms, float64(t)/timeGroup)

@@ -90,3 +90,66 @@ func (p *devPool) drain(forget bool) {
 	}
 	p.free = nil
 }
+
+// hostAllocator is implemented by runtimes that give page-locked host
+// memory: copies to and from it run at the bus's speed instead of being
+// staged through the driver's own buffers.
+type hostAllocator interface {
+	HostAlloc(n int) ([]byte, error)
+	HostFree(b []byte) error
+}
+
+// outPool keeps the page-locked host buffers that outputs are copied back
+// into during one Run (a case's outputs, until its comparison is done).
+// Without a hostAllocator, or when pinning fails, it hands out ordinary
+// buffers.
+type outPool struct {
+	rt     Runtime
+	free   map[int][][]byte
+	pinned map[*byte]bool
+}
+
+func (p *outPool) get(d DType, n int) []byte {
+	size := n * d.Size()
+	if l := p.free[size]; len(l) > 0 {
+		b := l[len(l)-1]
+		p.free[size] = l[:len(l)-1]
+		return b
+	}
+	if ha, ok := p.rt.(hostAllocator); ok && size >= 1<<20 {
+		if b, err := ha.HostAlloc(size); err == nil {
+			if p.pinned == nil {
+				p.pinned = map[*byte]bool{}
+			}
+			p.pinned[&b[0]] = true
+			return b
+		}
+	}
+	return AllocBuffer(d, n)
+}
+
+func (p *outPool) put(bufs ...[]byte) {
+	for _, b := range bufs {
+		if len(b) == 0 || !p.pinned[&b[0]] {
+			Recycle(b)
+			continue
+		}
+		if p.free == nil {
+			p.free = map[int][][]byte{}
+		}
+		p.free[len(b)] = append(p.free[len(b)], b)
+	}
+}
+
+// drain frees the pinned buffers (forget: a context reset took them). Every
+// buffer must be back.
+func (p *outPool) drain(forget bool) {
+	if ha, ok := p.rt.(hostAllocator); ok && !forget {
+		for _, l := range p.free {
+			for _, b := range l {
+				ha.HostFree(b)
+			}
+		}
+	}
+	p.free, p.pinned = nil, nil
+}

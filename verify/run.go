@@ -56,11 +56,22 @@ type CaseResult struct {
 	GBps    float64        `json:"gb_per_s,omitempty"`
 	PeakPct float64        `json:"peak_pct,omitempty"`
 	Note    string         `json:"note,omitempty"`
-	// RefTime is the time spent on this case's inputs and reference (on
-	// every core, while the previous case ran); RunTime the time on the
-	// device side (buffers, copies, launch, comparison, timing).
-	RefTime time.Duration `json:"cpu_ref_ns"`
-	RunTime time.Duration `json:"run_ns"`
+	// RefReused is set when the reference was computed for an earlier case
+	// with the same RefKey (the same op on the same logical input).
+	RefReused bool `json:"reference_reused,omitempty"`
+	// Where the time went. GenTime and RefTime are spent on every core
+	// while the device side works on earlier cases; RunTime is the device
+	// side: CopyTime (uploads, poisoning, downloads), TimeTime (the timing
+	// launches) and CompareWait (waiting for the comparison after them).
+	GenTime     time.Duration `json:"cpu_gen_ns"`
+	RefTime     time.Duration `json:"cpu_ref_ns"`
+	RunTime     time.Duration `json:"run_ns"`
+	CopyTime    time.Duration `json:"copy_ns"`
+	TimeTime    time.Duration `json:"timing_ns"`
+	CompareWait time.Duration `json:"compare_wait_ns"`
+	// InputWait is how long the device side waited for this case's inputs
+	// and reference (the CPU side was behind).
+	InputWait time.Duration `json:"input_wait_ns"`
 }
 
 // Summary is the worst comparison over the outputs, for one-line reports.
@@ -109,14 +120,15 @@ func (e *CaseError) Error() string {
 type preparer interface{ PrepareCase(c *Case) }
 
 type prepared struct {
-	c    *Case
-	refs [][]byte
-	dur  time.Duration
+	c        *Case
+	refs     [][]byte
+	reused   bool
+	gen, ref time.Duration
 }
 
 // lookahead is how many prepared cases (inputs + references) may wait for
 // the device side; each holds a few hundred MB at the default size.
-const lookahead = 2
+const lookahead = 4
 
 // Run verifies cases on rt. Inputs and references of the next case are
 // computed (on every core) while the GPU runs the current one. It returns
@@ -136,6 +148,7 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 
 	// Producer: inputs and references, up to lookahead cases ahead, so a
 	// long GPU case (argsort) lets it bank work for the short ones.
+	sh := newSharing(cases)
 	ch := make(chan prepared, lookahead)
 	go func() {
 		defer close(ch)
@@ -144,12 +157,10 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 			if c.Gen != nil {
 				c.Gen(c)
 			}
-			var refs [][]byte
-			if c.Ref != nil {
-				refs = c.Ref(c.Buffers)
-			}
+			t1 := time.Now()
+			refs, reused := sh.reference(c)
 			select {
-			case ch <- prepared{c: c, refs: refs, dur: time.Since(t0)}:
+			case ch <- prepared{c: c, refs: refs, reused: reused, gen: t1.Sub(t0), ref: time.Since(t1)}:
 			case <-ctx.Done():
 				return
 			}
@@ -160,6 +171,8 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 	modErr := map[string]error{}
 	pool := &devPool{rt: rt}
 	defer func() { pool.drain(false) }()
+	outs := &outPool{rt: rt}
+	defer func() { outs.drain(false) }() // after the pending comparisons (deferred below) are done
 	defer func() {
 		for _, m := range mods {
 			m.Close()
@@ -167,48 +180,22 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 	}()
 	var firstErr string
 	var lost error // set when a fault left the device unusable for this process
-	done := 0
-	for p := range ch {
-		if err := ctx.Err(); err != nil {
-			return rep, err
-		}
-		c := p.c
-		res := CaseResult{Name: c.Name, Family: c.Family, Kernel: c.Kernel, DType: c.DType.String(), Elems: c.Elems, Note: c.Note, RefTime: p.dur}
-		mod, ok := mods[c.Module]
-		err := modErr[c.Module]
-		if lost != nil {
-			err = lost
-		} else if !ok && err == nil {
-			mod, err = o.Load(ctx, c.Module)
-			if err != nil {
-				modErr[c.Module] = err
-			} else {
-				mods[c.Module] = mod
-			}
-		}
-		if err == nil {
+	// Cases whose outputs are still being compared on the CPU while the
+	// device side goes on; they are finished (counted, reported) in order.
+	type pendingCase struct {
+		res    *CaseResult
+		p      prepared
+		finish func()
+	}
+	var pending []pendingCase
+	finishOne := func() {
+		pc := pending[0]
+		pending = pending[1:]
+		res, c := pc.res, pc.p.c
+		if pc.finish != nil {
 			t0 := time.Now()
-			err = runCase(ctx, rt, pool, mod, c, p.refs, o, &res)
-			res.RunTime = time.Since(t0)
-		}
-		if err != nil {
-			if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-				return rep, err
-			}
-			res.Status, res.Error = StatusError, err.Error()
-			var re *Error
-			if lost == nil && errors.As(err, &re) && re.Sticky() {
-				// A fault poisons the context. Recreate it; where the
-				// runtime cannot (CUDA: illegal address and traps are fatal
-				// to the process), the remaining cases are not run.
-				pool.drain(true)
-				if rerr := rt.Reset(); rerr != nil {
-					lost = fmt.Errorf("not run: the GPU context is unusable after %s faulted (%s); rerun the remaining kernels", c.Name, re.Name)
-					res.Error += " (the context could not be recreated: later cases are not run)"
-				} else {
-					res.Error += " (context recreated)" // modules reload themselves
-				}
-			}
+			pc.finish()
+			res.CompareWait = time.Since(t0)
 		}
 		switch res.Status {
 		case StatusPass:
@@ -223,18 +210,78 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 		}
 		// Release the inputs and references: a suite must not hold every
 		// case in memory, and reusing the buffers saves page faults.
-		Recycle(p.refs...)
-		for i := range c.Buffers {
-			if c.Gen != nil {
-				Recycle(c.Buffers[i].Data)
-				c.Buffers[i].Data = nil
+		sh.release(c, pc.p.refs, pool)
+		rep.Cases = append(rep.Cases, *res)
+		if o.Progress != nil {
+			o.Progress(len(rep.Cases), len(cases), *res)
+		}
+	}
+	defer func() { // on early returns: let the comparisons end before the buffers go
+		for _, pc := range pending {
+			if pc.finish != nil {
+				pc.finish()
 			}
 		}
-		rep.Cases = append(rep.Cases, res)
-		done++
-		if o.Progress != nil {
-			o.Progress(done, len(cases), res)
+	}()
+	idleSince := time.Now()
+	for p := range ch {
+		if err := ctx.Err(); err != nil {
+			return rep, err
 		}
+		c := p.c
+		res := &CaseResult{Name: c.Name, Family: c.Family, Kernel: c.Kernel, DType: c.DType.String(), Elems: c.Elems, Note: c.Note,
+			RefReused: p.reused, GenTime: p.gen, RefTime: p.ref, InputWait: time.Since(idleSince)}
+		mod, ok := mods[c.Module]
+		err := modErr[c.Module]
+		if lost != nil {
+			err = lost
+		} else if !ok && err == nil {
+			mod, err = o.Load(ctx, c.Module)
+			if err != nil {
+				modErr[c.Module] = err
+			} else {
+				mods[c.Module] = mod
+			}
+		}
+		var finish func()
+		if err == nil {
+			t0 := time.Now()
+			finish, err = runCase(ctx, rt, pool, outs, sh, mod, c, p.refs, o, res)
+			res.RunTime = time.Since(t0)
+		}
+		if err != nil {
+			if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+				return rep, err
+			}
+			res.Status, res.Error = StatusError, err.Error()
+			var re *Error
+			if lost == nil && errors.As(err, &re) && re.Sticky() {
+				// A fault poisons the context. Recreate it; where the
+				// runtime cannot (CUDA: illegal address and traps are fatal
+				// to the process), the remaining cases are not run.
+				// Comparisons still running read pinned memory the reset frees.
+				for len(pending) > 0 {
+					finishOne()
+				}
+				pool.drain(true)
+				outs.drain(false)
+				sh.forgetDevice()
+				if rerr := rt.Reset(); rerr != nil {
+					lost = fmt.Errorf("not run: the GPU context is unusable after %s faulted (%s); rerun the remaining kernels", c.Name, re.Name)
+					res.Error += " (the context could not be recreated: later cases are not run)"
+				} else {
+					res.Error += " (context recreated)" // modules reload themselves
+				}
+			}
+		}
+		pending = append(pending, pendingCase{res, p, finish})
+		for len(pending) > comparesInFlight {
+			finishOne()
+		}
+		idleSince = time.Now()
+	}
+	for len(pending) > 0 {
+		finishOne()
 	}
 	if err := ctx.Err(); err != nil {
 		return rep, err
@@ -250,8 +297,15 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 	return rep, nil
 }
 
-// runCase runs one case on the device and fills res.
-func runCase(ctx context.Context, rt Runtime, pool *devPool, mod Module, c *Case, refs [][]byte, o RunOptions, res *CaseResult) error {
+// comparesInFlight is how many cases' comparisons may still run while the
+// device side starts the next case (each holds its outputs' host copies).
+const comparesInFlight = 2
+
+// runCase runs one case on the device and fills res, except for the
+// comparison of its outputs: that runs on the CPU while the GPU times the
+// kernel and the device side goes on to the next cases; finish waits for
+// it and records it (the host copies of the outputs go back to the pool).
+func runCase(ctx context.Context, rt Runtime, pool *devPool, outs *outPool, sh *sharing, mod Module, c *Case, refs [][]byte, o RunOptions, res *CaseResult) (finish func(), err error) {
 	if p, ok := rt.(preparer); ok {
 		p.PrepareCase(c)
 	}
@@ -270,28 +324,30 @@ func runCase(ctx context.Context, rt Runtime, pool *devPool, mod Module, c *Case
 			}
 		}
 	}()
+	tCopy := time.Now()
 	for i, b := range c.Buffers {
 		n := b.Elems() * b.DType.Size()
 		sizes[i] = n
 		p, err := pool.alloc(n)
 		if err != nil {
-			return fmt.Errorf("buffer %s (%d bytes): %w", b.Name, n, err)
+			return nil, fmt.Errorf("buffer %s (%d bytes): %w", b.Name, n, err)
 		}
 		ptrs[i] = p
 		if b.Out {
 			// Poison outputs, so an element the kernel never writes mismatches.
 			if err := rt.Memset(p, 0x7f, n); err != nil {
-				return err
+				return nil, err
 			}
-		} else if err := rt.CopyIn(p, b.Data); err != nil {
-			return fmt.Errorf("buffer %s: %w", b.Name, err)
+		} else if err := sh.upload(rt, pool, b, p, n); err != nil {
+			return nil, fmt.Errorf("buffer %s: %w", b.Name, err)
 		}
 	}
+	res.CopyTime = time.Since(tCopy)
 	args := make([]Arg, len(c.Args))
 	for i, a := range c.Args {
 		if bi, ok := a.IsBuf(); ok {
 			if bi < 0 || bi >= len(ptrs) {
-				return fmt.Errorf("argument %d names buffer %d of %d", i, bi, len(ptrs))
+				return nil, fmt.Errorf("argument %d names buffer %d of %d", i, bi, len(ptrs))
 			}
 			args[i] = Ptr(ptrs[bi])
 			continue
@@ -299,14 +355,14 @@ func runCase(ctx context.Context, rt Runtime, pool *devPool, mod Module, c *Case
 		args[i] = a
 	}
 	lctx, cancel := context.WithTimeout(ctx, o.LaunchTimeout)
-	err := mod.Launch(lctx, c.Kernel, c.Grid, c.Block, c.Shared, args...)
+	err = mod.Launch(lctx, c.Kernel, c.Grid, c.Block, c.Shared, args...)
 	cancel()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res.Status = StatusPass
-	// Copy every output back, then compare them on the CPU while the GPU
-	// runs the timing launches (which only rewrite device memory).
+	// Copy every output back; compare them on the CPU while the GPU runs
+	// the timing launches (which only rewrite device memory) and later cases.
 	type outCmp struct {
 		b    Buffer
 		got  []byte
@@ -314,18 +370,21 @@ func runCase(ctx context.Context, rt Runtime, pool *devPool, mod Module, c *Case
 		tol  Tolerance
 	}
 	var cmps []outCmp
-	oi := 0
+	var gots [][]byte
+	tCopy = time.Now()
 	for i, b := range c.Buffers {
 		if !b.Out {
 			continue
 		}
-		got := AllocBuffer(b.DType, b.Elems())
-		defer Recycle(got)
+		got := outs.get(b.DType, b.Elems())
+		gots = append(gots, got)
 		if err := rt.CopyOut(got, ptrs[i]); err != nil {
-			return fmt.Errorf("buffer %s: %w", b.Name, err)
+			outs.put(gots...)
+			return nil, fmt.Errorf("buffer %s: %w", b.Name, err)
 		}
-		if oi >= len(refs) {
-			return fmt.Errorf("reference returned %d outputs, case has more", len(refs))
+		if len(cmps) >= len(refs) {
+			outs.put(gots...)
+			return nil, fmt.Errorf("reference returned %d outputs, case has more", len(refs))
 		}
 		tol := DefaultTolerance(b.DType)
 		if b.Tol != nil {
@@ -334,9 +393,9 @@ func runCase(ctx context.Context, rt Runtime, pool *devPool, mod Module, c *Case
 		if o.Tol != nil {
 			tol = *o.Tol
 		}
-		cmps = append(cmps, outCmp{b, got, refs[oi], tol})
-		oi++
+		cmps = append(cmps, outCmp{b, got, refs[len(cmps)], tol})
 	}
+	res.CopyTime += time.Since(tCopy)
 	compared := make(chan []OutputResult, 1)
 	go func() {
 		ors := make([]OutputResult, len(cmps))
@@ -347,27 +406,24 @@ func runCase(ctx context.Context, rt Runtime, pool *devPool, mod Module, c *Case
 		}
 		compared <- ors
 	}()
-	// Always wait for the comparison: it reads buffers recycled on return.
-	waitCompared := func() {
+	finish = func() {
 		for _, or := range <-compared {
 			res.Outputs = append(res.Outputs, or)
-			if !or.Comparison.OK() {
+			if !or.Comparison.OK() && res.Status == StatusPass {
 				res.Status = StatusMismatch
 			}
 		}
+		outs.put(gots...)
 	}
-	waited := false
-	defer func() {
-		if !waited {
-			waitCompared()
-		}
-	}()
 	if o.Repeats > 0 {
 		tctx, cancel := context.WithTimeout(ctx, o.LaunchTimeout*time.Duration(1+o.Warmup+o.Repeats))
+		t0 := time.Now()
 		t, err := mod.Time(tctx, o.Warmup, o.Repeats, c.Kernel, c.Grid, c.Block, c.Shared, args...)
+		res.TimeTime = time.Since(t0)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("timing: %w", err)
+			finish() // the comparison reads buffers the caller recycles
+			return nil, fmt.Errorf("timing: %w", err)
 		}
 		res.Time = &t
 		if t.Median > 0 && c.Bytes > 0 {
@@ -377,8 +433,6 @@ func runCase(ctx context.Context, rt Runtime, pool *devPool, mod Module, c *Case
 			}
 		}
 	}
-	waited = true
-	waitCompared()
 	failed = false
-	return nil
+	return finish, nil
 }

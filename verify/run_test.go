@@ -95,3 +95,55 @@ func TestRunCancelled(t *testing.T) {
 	_, err := Run(ctx, rt, []*Case{addCase("a", 10)}, RunOptions{Load: fakeLoad(rt)})
 	require.ErrorIs(t, err, context.Canceled)
 }
+
+// Cases that share inputs (Buffer.Set) and a reference (RefKey) get them
+// generated, uploaded and computed once; each still runs on its own copy of
+// the inputs, so a kernel that scribbles on them cannot spoil the next
+// case, and a wrong result is still caught against the shared reference.
+func TestRunSharesInputsAndReferences(t *testing.T) {
+	rt := NewFakeRuntime()
+	rt.Scribble = map[string]bool{"first": true}
+	rt.Wrong = map[string]FakeWrong{"third": {Index: 7, Value: 100}}
+	refs := 0
+	var cases []*Case
+	for _, name := range []string{"first", "second", "third"} {
+		c := addCase(name, 64)
+		a, b := c.Buffers[0].Data, c.Buffers[1].Data
+		c.Buffers[0].Data, c.Buffers[1].Data = nil, nil
+		c.Buffers[0].Set, c.Buffers[1].Set = "a/64", "b/64"
+		c.Gen = func(c *Case) { c.Buffers[0].Data, c.Buffers[1].Data = a, b }
+		ref := c.Ref
+		c.Ref = func(bufs []Buffer) [][]byte { refs++; return ref(bufs) }
+		c.RefKey = "add/a/64/b/64"
+		cases = append(cases, c)
+	}
+	rep, err := Run(context.Background(), rt, cases, RunOptions{Load: fakeLoad(rt)})
+	var me *MismatchError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, 1+3, refs, "one reference for the three cases (plus the fake's three launches, which run it as the kernel)")
+	assert.Equal(t, []bool{false, true, true}, []bool{rep.Cases[0].RefReused, rep.Cases[1].RefReused, rep.Cases[2].RefReused})
+	assert.Equal(t, 2, rt.HostCopies, "each shared input uploaded once")
+	assert.Equal(t, 6, rt.DeviceCopies, "each case gets its own copy of both inputs")
+	assert.Equal(t, StatusPass, rep.Cases[1].Status, "the first kernel's scribbles did not reach the second")
+	require.Equal(t, StatusMismatch, rep.Cases[2].Status)
+	assert.Equal(t, 7, rep.Cases[2].Outputs[0].Comparison.Worst)
+	assert.Equal(t, 7.5, rep.Cases[2].Outputs[0].Comparison.WorstWant, "7 + 0.5 from the shared reference")
+	for _, c := range cases {
+		assert.Nil(t, c.Buffers[0].Data, "inputs dropped after the run")
+	}
+}
+
+// Outputs come back into page-locked buffers that are reused from case to
+// case and all freed when the run ends.
+func TestRunReusesAndFreesPinnedOutputs(t *testing.T) {
+	rt := NewFakeRuntime()
+	var cases []*Case
+	for _, name := range []string{"c1", "c2", "c3", "c4", "c5", "c6"} {
+		cases = append(cases, addCase(name, 1<<18)) // 1 MiB outputs
+	}
+	rep, err := Run(context.Background(), rt, cases, RunOptions{Load: fakeLoad(rt)})
+	require.NoError(t, err)
+	assert.Equal(t, 6, rep.Passed)
+	assert.LessOrEqual(t, rt.PinnedAllocs, comparesInFlight+1, "one buffer per case whose comparison is in flight")
+	assert.Equal(t, 0, rt.Pinned, "every pinned buffer freed")
+}

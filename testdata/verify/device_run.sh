@@ -17,7 +17,8 @@ t=$(date +%s%N); $R verify --json ${VERIFY_ARGS:-} > "$OUT/cold.json" 2> "$OUT/c
 echo "cold: rc=$rc wall_ms=$(ms $t)" >> "$LOG"
 t=$(date +%s%N); $R verify --json ${VERIFY_ARGS:-} > "$OUT/warm.json" 2> "$OUT/warm.err"; rc=$?
 echo "warm: rc=$rc wall_ms=$(ms $t)" >> "$LOG"
-t=$(date +%s%N); $R verify --json ${VERIFY_ARGS:-} > "$OUT/warm2.json" 2>/dev/null; rc=$?
+# the second warm run also writes a CPU profile (go tool pprof rocmk warm2.pprof)
+t=$(date +%s%N); ROCMK_CPUPROFILE=$OUT/warm2.pprof $R verify --json ${VERIFY_ARGS:-} > "$OUT/warm2.json" 2>/dev/null; rc=$?
 echo "warm2: rc=$rc wall_ms=$(ms $t)" >> "$LOG"
 $R verify --kernel softmax,rmsnorm,binary_add_f32 > "$OUT/example.txt" 2>&1; echo "example: rc=$?" >> "$LOG"
 echo "--- wrong kernel (testdata/verify/wrong_add.hip)" >> "$LOG"
