@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 
@@ -15,6 +16,47 @@ func shape2(n, cols int) (rows, c int) { return max(n/cols, 1), cols }
 // stridedCols is the logical width of strided elementwise cases.
 const stridedCols = 1024
 
+// Input sets shared by the cases of a dtype (see sets.go).
+
+// binaryA and binaryB are the inputs of every contiguous binary op of dt
+// (and, a, transposed, of the strided ones): the first len(edges)^2
+// elements pair every edge value with every other.
+func binaryA(dt verify.DType, n int, o Options) []byte {
+	return o.set(setKey("binary/a", dt, n, o.Seed), func() []byte {
+		ne := len(edges)
+		return genPCG(dt, n, seedOf(o.Seed, "binary/a/"+dt.String()), func(p *rand.PCG, i int) float64 {
+			if i < ne*ne {
+				return edges[i/ne]
+			}
+			return drawBits(p.Uint64(), ne+i, general)
+		})
+	})
+}
+
+func binaryB(dt verify.DType, n int, o Options) []byte {
+	return o.set(setKey("binary/b", dt, n, o.Seed), func() []byte {
+		ne := len(edges)
+		return genPCG(dt, n, seedOf(o.Seed, "binary/b/"+dt.String()), func(p *rand.PCG, i int) float64 {
+			if i < ne*ne {
+				return edges[i%ne]
+			}
+			return drawBits(p.Uint64(), ne+i, general)
+		})
+	})
+}
+
+// unaryX is the input of every unary op of dt and of affine.
+func unaryX(dt verify.DType, n int, o Options) []byte {
+	return o.set(setKey("unary/x", dt, n, o.Seed), func() []byte {
+		return input(dt, n, seedOf(o.Seed, "unary/x/"+dt.String()), general)
+	})
+}
+
+// transposed is set key's data (rows x cols) stored column-major, itself a set.
+func transposed(key string, dt verify.DType, rows, cols int, o Options, x func() []byte) []byte {
+	return o.set(key+"/T", func() []byte { return transpose(dt, x(), rows, cols) })
+}
+
 func binaryCase(op string, dt verify.DType, o Options, strided bool) *verify.Case {
 	o = o.withDefaults()
 	f := binaryOps[op]
@@ -24,23 +66,12 @@ func binaryCase(op string, dt verify.DType, o Options, strided bool) *verify.Cas
 		n := o.Size
 		c.Name, c.Kernel = name, name
 		c.Grid, c.Block = ewGrid(n, 4*16/dt.Size()) // 4 vectors of 16 bytes per thread
-		c.Buffers = []verify.Buffer{{Name: "a", DType: dt}, {Name: "b", DType: dt}, {Name: "out", DType: dt, Len: n, Out: true}}
+		c.Buffers = []verify.Buffer{{Name: "a", DType: dt, Set: setKey("binary/a", dt, n, o.Seed)},
+			{Name: "b", DType: dt, Set: setKey("binary/b", dt, n, o.Seed)}, {Name: "out", DType: dt, Len: n, Out: true}}
 		c.Args = []verify.Arg{verify.Buf(0), verify.Buf(1), verify.Buf(2), verify.Int64(int64(n))}
 		c.Elems, c.Bytes = int64(n), 3*int64(n)*sz(dt)
 		c.Gen = func(c *verify.Case) {
-			ne := len(edges)
-			c.Buffers[0].Data = genPCG(dt, n, seedOf(o.Seed, name+"/a"), func(p *rand.PCG, i int) float64 {
-				if i < ne*ne {
-					return edges[i/ne]
-				}
-				return drawBits(p.Uint64(), ne+i, general)
-			})
-			c.Buffers[1].Data = genPCG(dt, n, seedOf(o.Seed, name+"/b"), func(p *rand.PCG, i int) float64 {
-				if i < ne*ne {
-					return edges[i%ne]
-				}
-				return drawBits(p.Uint64(), ne+i, general)
-			})
+			c.Buffers[0].Data, c.Buffers[1].Data = binaryA(dt, n, o), binaryB(dt, n, o)
 		}
 		c.Ref = func(b []verify.Buffer) [][]byte {
 			return [][]byte{mapBinary(dt, b[0].Data, b[1].Data, n, f)}
@@ -51,23 +82,21 @@ func binaryCase(op string, dt verify.DType, o Options, strided bool) *verify.Cas
 	// broadcast down the rows (strides 0, 1).
 	rows, cols := shape2(o.Size, stridedCols)
 	n := rows * cols
+	aKey, bKey := setKey("binary/a", dt, n, o.Seed), setKey("binary/bcast", dt, cols, o.Seed)
 	c.Name, c.Kernel = name+"_strided", name+"_strided"
 	c.Grid, c.Block = ewGrid(n, 1)
-	c.Buffers = []verify.Buffer{{Name: "a(T)", DType: dt}, {Name: "b(bcast)", DType: dt}, {Name: "out", DType: dt, Len: n, Out: true}}
+	c.Buffers = []verify.Buffer{{Name: "a(T)", DType: dt, Set: aKey + "/T"}, {Name: "b(bcast)", DType: dt, Set: bKey},
+		{Name: "out", DType: dt, Len: n, Out: true}}
 	c.Args = []verify.Arg{verify.Buf(0), verify.Buf(1), verify.Buf(2), verify.Int32(int32(rows)), verify.Int32(int32(cols)),
 		verify.Int64(1), verify.Int64(int64(rows)), verify.Int64(0), verify.Int64(1)}
 	c.Elems, c.Bytes = int64(n), (2*int64(n)+int64(cols))*sz(dt)
 	c.Note = "a transposed, b broadcast"
 	c.Gen = func(c *verify.Case) {
-		c.Buffers[0].Data = input(dt, n, seedOf(o.Seed, c.Name+"/a"), general)
-		c.Buffers[1].Data = input(dt, cols, seedOf(o.Seed, c.Name+"/b"), general)
+		c.Buffers[0].Data = transposed(aKey, dt, rows, cols, o, func() []byte { return binaryA(dt, n, o) })
+		c.Buffers[1].Data = o.set(bKey, func() []byte { return input(dt, cols, seedOf(o.Seed, "binary/bcast/"+dt.String()), general) })
 	}
 	c.Ref = func(b []verify.Buffer) [][]byte {
-		a, bb := b[0].Data, b[1].Data
-		return [][]byte{mapOut(dt, n, func(i int) float64 {
-			r, col := i/cols, i%cols
-			return f(verify.Decode(dt, a, r+col*rows), verify.Decode(dt, bb, col))
-		})}
+		return [][]byte{mapBinaryBcastT(dt, b[0].Data, b[1].Data, rows, cols, f)}
 	}
 	return c
 }
@@ -77,43 +106,50 @@ func unaryCase(op string, dt verify.DType, o Options, strided bool) *verify.Case
 	f := unaryOps[op]
 	name := "unary_" + op + "_" + dt.String()
 	c := &verify.Case{Family: "unary", Module: "unary.hip", DType: dt}
+	// ref is f over the logical (row-major) input x.
+	ref := func(x []byte, n int) []byte {
+		if is16(dt) {
+			return mapTable16(x, table16(dt, dt, f), 2, n, nil)
+		}
+		return mapOut(dt, n, func(i int) float64 { return f(verify.Decode(dt, x, i)) })
+	}
 	if !strided {
 		n := o.Size
+		xKey := setKey("unary/x", dt, n, o.Seed)
 		c.Name, c.Kernel = name, name
 		c.Grid, c.Block = ewGrid(n, 4*16/dt.Size()) // 4 vectors of 16 bytes per thread
-		c.Buffers = []verify.Buffer{{Name: "x", DType: dt}, {Name: "out", DType: dt, Len: n, Out: true}}
+		c.Buffers = []verify.Buffer{{Name: "x", DType: dt, Set: xKey}, {Name: "out", DType: dt, Len: n, Out: true}}
 		c.Args = []verify.Arg{verify.Buf(0), verify.Buf(1), verify.Int64(int64(n))}
 		c.Elems, c.Bytes = int64(n), 2*int64(n)*sz(dt)
 		if op == "copy" {
 			c.Note = "copy bandwidth baseline"
 			c.Buffers[1].Tol = tolPtr(exact)
 		}
-		c.Gen = func(c *verify.Case) { c.Buffers[0].Data = input(dt, n, seedOf(o.Seed, name), general) }
-		c.Ref = func(b []verify.Buffer) [][]byte {
-			x := b[0].Data
-			if is16(dt) {
-				return [][]byte{mapTable16(x, table16(dt, dt, f), 2, n, nil)}
-			}
-			return [][]byte{mapOut(dt, n, func(i int) float64 { return f(verify.Decode(dt, x, i)) })}
-		}
+		c.Gen = func(c *verify.Case) { c.Buffers[0].Data = unaryX(dt, n, o) }
+		c.Ref = func(b []verify.Buffer) [][]byte { return [][]byte{ref(b[0].Data, n)} }
+		c.RefKey = "unary_" + op + "/" + xKey
 		return c
 	}
+	// Strided: the same logical x, stored transposed (read with strides 1,
+	// rows), so the expected output is the contiguous case's.
 	rows, cols := shape2(o.Size, stridedCols)
 	n := rows * cols
+	xKey := setKey("unary/x", dt, n, o.Seed)
 	c.Name, c.Kernel = name+"_strided", name+"_strided"
 	c.Grid, c.Block = ewGrid(n, 1)
-	c.Buffers = []verify.Buffer{{Name: "x(T)", DType: dt}, {Name: "out", DType: dt, Len: n, Out: true}}
+	c.Buffers = []verify.Buffer{{Name: "x(T)", DType: dt, Set: xKey + "/T"}, {Name: "out", DType: dt, Len: n, Out: true}}
 	c.Args = []verify.Arg{verify.Buf(0), verify.Buf(1), verify.Int32(int32(rows)), verify.Int32(int32(cols)), verify.Int64(1), verify.Int64(int64(rows))}
 	c.Elems, c.Bytes = int64(n), 2*int64(n)*sz(dt)
 	c.Note = "x transposed"
-	c.Gen = func(c *verify.Case) { c.Buffers[0].Data = input(dt, n, seedOf(o.Seed, c.Name), general) }
-	c.Ref = func(b []verify.Buffer) [][]byte {
-		x := b[0].Data
-		if is16(dt) {
-			return [][]byte{mapTable16(x, table16(dt, dt, f), 2, n, func(i int) int { return i%cols*rows + i/cols })}
-		}
-		return [][]byte{mapOut(dt, n, func(i int) float64 { return f(verify.Decode(dt, x, i%cols*rows+i/cols)) })}
+	c.Gen = func(c *verify.Case) {
+		c.Buffers[0].Data = transposed(xKey, dt, rows, cols, o, func() []byte { return unaryX(dt, n, o) })
 	}
+	c.Ref = func(b []verify.Buffer) [][]byte {
+		x := transpose(dt, b[0].Data, cols, rows)
+		defer verify.Recycle(x)
+		return [][]byte{ref(x, n)}
+	}
+	c.RefKey = "unary_" + op + "/" + xKey
 	return c
 }
 
@@ -126,10 +162,10 @@ func affineCase(dt verify.DType, o Options) *verify.Case {
 	name := "affine_" + dt.String()
 	c := &verify.Case{Name: name, Kernel: name, Family: "affine", Module: "affine.hip", DType: dt}
 	c.Grid, c.Block = ewGrid(n, 4*16/dt.Size())
-	c.Buffers = []verify.Buffer{{Name: "x", DType: dt}, {Name: "out", DType: dt, Len: n, Out: true}}
+	c.Buffers = []verify.Buffer{{Name: "x", DType: dt, Set: setKey("unary/x", dt, n, o.Seed)}, {Name: "out", DType: dt, Len: n, Out: true}}
 	c.Args = []verify.Arg{verify.Buf(0), verify.Buf(1), verify.Int64(int64(n)), verify.Float32(affineMul), verify.Float32(affineAdd)}
 	c.Elems, c.Bytes = int64(n), 2*int64(n)*sz(dt)
-	c.Gen = func(c *verify.Case) { c.Buffers[0].Data = input(dt, n, seedOf(o.Seed, name), general) }
+	c.Gen = func(c *verify.Case) { c.Buffers[0].Data = unaryX(dt, n, o) }
 	c.Ref = func(b []verify.Buffer) [][]byte {
 		x := b[0].Data
 		aff := func(v float64) float64 { return v*affineMul + affineAdd }
@@ -147,15 +183,18 @@ func castCase(from, to verify.DType, o Options) *verify.Case {
 	name := "cast_" + from.String() + "_" + to.String()
 	c := &verify.Case{Name: name, Kernel: name, Family: "cast", Module: "cast.hip", DType: from}
 	c.Grid, c.Block = ewGrid(n, 4)
-	c.Buffers = []verify.Buffer{{Name: "x", DType: from}, {Name: "out", DType: to, Len: n, Out: true, Tol: tolPtr(exact)}}
+	xKey := setKey("cast/x", from, n, o.Seed)
+	c.Buffers = []verify.Buffer{{Name: "x", DType: from, Set: xKey}, {Name: "out", DType: to, Len: n, Out: true, Tol: tolPtr(exact)}}
 	c.Args = []verify.Arg{verify.Buf(0), verify.Buf(1), verify.Int64(int64(n))}
 	c.Elems, c.Bytes = int64(n), int64(n)*(sz(from)+sz(to))
 	c.Gen = func(c *verify.Case) {
-		c.Buffers[0].Data = gen(from, n, seedOf(o.Seed, name), func(r *rand.Rand, i int) float64 {
-			if i >= len(edges) && r.IntN(4) == 0 { // values that need rounding
-				return (r.Float64()*2 - 1) * math.Ldexp(1, r.IntN(30)-15)
-			}
-			return draw(r, i, general)
+		c.Buffers[0].Data = o.set(xKey, func() []byte {
+			return gen(from, n, seedOf(o.Seed, "cast/x/"+from.String()), func(r *rand.Rand, i int) float64 {
+				if i >= len(edges) && r.IntN(4) == 0 { // values that need rounding
+					return (r.Float64()*2 - 1) * math.Ldexp(1, r.IntN(30)-15)
+				}
+				return draw(r, i, general)
+			})
 		})
 	}
 	c.Ref = func(b []verify.Buffer) [][]byte {
@@ -207,13 +246,20 @@ func whereCase(dt verify.DType, o Options) *verify.Case {
 		c.Buffers[2].Data = input(dt, n, seedOf(o.Seed, name+"/f"), general)
 	}
 	c.Ref = func(b []verify.Buffer) [][]byte {
+		// Data movement: the reference copies elements' bytes.
 		cond, t, f := b[0].Data, b[1].Data, b[2].Data
-		return [][]byte{mapOut(dt, n, func(i int) float64 {
-			if cond[i] != 0 {
-				return verify.Decode(dt, t, i)
+		es := dt.Size()
+		out := verify.AllocBuffer(dt, n)
+		verify.Parallel(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				src := f
+				if cond[i] != 0 {
+					src = t
+				}
+				copy(out[i*es:(i+1)*es], src[i*es:])
 			}
-			return verify.Decode(dt, f, i)
-		})}
+		})
+		return [][]byte{out}
 	}
 	return c
 }
@@ -245,10 +291,15 @@ func indexSelectCase(dt verify.DType, o Options) *verify.Case {
 	}
 	c.Ref = func(b []verify.Buffer) [][]byte {
 		src, ids := b[0].Data, b[1].Data
-		return [][]byte{mapOut(dt, n, func(i int) float64 {
-			id := int(verify.Decode(verify.I64, ids, i/cols))
-			return verify.Decode(dt, src, id*cols+i%cols)
-		})}
+		rowBytes := cols * dt.Size()
+		out := verify.AllocBuffer(dt, n)
+		verify.Parallel(nids, func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				id := int(int64(binary.LittleEndian.Uint64(ids[8*r:])))
+				copy(out[r*rowBytes:(r+1)*rowBytes], src[id*rowBytes:])
+			}
+		})
+		return [][]byte{out}
 	}
 	return c
 }
@@ -272,10 +323,15 @@ func gatherCase(dt verify.DType, o Options) *verify.Case {
 	}
 	c.Ref = func(b []verify.Buffer) [][]byte {
 		src, idx := b[0].Data, b[1].Data
-		return [][]byte{mapOut(dt, n, func(i int) float64 {
-			j := int(verify.Decode(verify.I64, idx, i))
-			return verify.Decode(dt, src, i/cols*srcCols+j)
-		})}
+		es := dt.Size()
+		out := verify.AllocBuffer(dt, n)
+		verify.Parallel(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				j := i/cols*srcCols + int(int64(binary.LittleEndian.Uint64(idx[8*i:])))
+				copy(out[i*es:(i+1)*es], src[j*es:])
+			}
+		})
+		return [][]byte{out}
 	}
 	return c
 }
@@ -341,7 +397,7 @@ func reduceCase(op string, dt verify.DType, o Options) *verify.Case {
 	if op == "argmax" {
 		odt = verify.U32
 	}
-	c.Buffers = []verify.Buffer{{Name: "x", DType: dt}, {Name: "out", DType: odt, Len: rows, Out: true}}
+	c.Buffers = []verify.Buffer{{Name: "x", DType: dt, Set: setKey("rows/x", dt, n, o.Seed)}, {Name: "out", DType: odt, Len: rows, Out: true}}
 	c.Args = []verify.Arg{verify.Buf(0), verify.Buf(1), verify.Int32(int32(cols))}
 	c.Elems, c.Bytes = int64(n), int64(n)*sz(dt)+int64(rows)*sz(odt)
 	switch op {
@@ -355,7 +411,7 @@ func reduceCase(op string, dt verify.DType, o Options) *verify.Case {
 	default:
 		c.Buffers[1].Tol = tolPtr(exact)
 	}
-	c.Gen = func(c *verify.Case) { c.Buffers[0].Data = input(dt, n, seedOf(o.Seed, name), finite) }
+	c.Gen = func(c *verify.Case) { c.Buffers[0].Data = rowX(dt, n, o) }
 	c.Ref = func(b []verify.Buffer) [][]byte {
 		x := b[0].Data
 		switch op {
@@ -379,6 +435,14 @@ func reduceCase(op string, dt verify.DType, o Options) *verify.Case {
 	return c
 }
 
+// rowX is the input of the reductions, softmax and the norms of dt: finite
+// values (sums and exponentials of huge values are not what they test).
+func rowX(dt verify.DType, n int, o Options) []byte {
+	return o.set(setKey("rows/x", dt, n, o.Seed), func() []byte {
+		return input(dt, n, seedOf(o.Seed, "rows/x/"+dt.String()), finite)
+	})
+}
+
 // rowTol is the tolerance of softmax and the norms: torch's defaults for
 // half types; for f32, rtol 1e-5 (about 80 ulp) because each output depends
 // on a float sum of cols terms.
@@ -398,9 +462,7 @@ func rowMap(dt verify.DType, rows, cols int, x []byte, f func(r int, in, out []f
 		for r := lo; r < hi; r++ {
 			row(dt, x, r, cols, in)
 			f(r, in, o)
-			for i, v := range o {
-				verify.Encode(dt, out, r*cols+i, v)
-			}
+			encodeRow(dt, out, r, o)
 		}
 	})
 	return out
@@ -421,10 +483,10 @@ func softmaxCase(dt verify.DType, o Options) *verify.Case {
 	name := "softmax_" + dt.String()
 	c := &verify.Case{Name: name, Kernel: name, Family: "softmax", Module: "softmax.hip", DType: dt}
 	c.Grid, c.Block = verify.D1(rows), verify.D1(rowBlock)
-	c.Buffers = []verify.Buffer{{Name: "x", DType: dt}, {Name: "out", DType: dt, Len: n, Out: true, Tol: rowTol(dt)}}
+	c.Buffers = []verify.Buffer{{Name: "x", DType: dt, Set: setKey("rows/x", dt, n, o.Seed)}, {Name: "out", DType: dt, Len: n, Out: true, Tol: rowTol(dt)}}
 	c.Args = []verify.Arg{verify.Buf(0), verify.Buf(1), verify.Int32(int32(cols))}
 	c.Elems, c.Bytes = int64(n), 2*int64(n)*sz(dt)
-	c.Gen = func(c *verify.Case) { c.Buffers[0].Data = input(dt, n, seedOf(o.Seed, name), finite) }
+	c.Gen = func(c *verify.Case) { c.Buffers[0].Data = rowX(dt, n, o) }
 	c.Ref = func(b []verify.Buffer) [][]byte {
 		return [][]byte{rowMap(dt, rows, cols, b[0].Data, func(_ int, in, out []float64) { softmaxRow(in, out) })}
 	}
@@ -440,11 +502,11 @@ func rmsnormCase(dt verify.DType, o Options) *verify.Case {
 	name := "rmsnorm_" + dt.String()
 	c := &verify.Case{Name: name, Kernel: name, Family: "rmsnorm", Module: "rmsnorm.hip", DType: dt}
 	c.Grid, c.Block = verify.D1(rows), verify.D1(rowBlock)
-	c.Buffers = []verify.Buffer{{Name: "x", DType: dt}, {Name: "alpha", DType: dt}, {Name: "out", DType: dt, Len: n, Out: true, Tol: rowTol(dt)}}
+	c.Buffers = []verify.Buffer{{Name: "x", DType: dt, Set: setKey("rows/x", dt, n, o.Seed)}, {Name: "alpha", DType: dt}, {Name: "out", DType: dt, Len: n, Out: true, Tol: rowTol(dt)}}
 	c.Args = []verify.Arg{verify.Buf(0), verify.Buf(1), verify.Buf(2), verify.Int32(int32(cols)), verify.Float32(normEps)}
 	c.Elems, c.Bytes = int64(n), (2*int64(n)+int64(cols))*sz(dt)
 	c.Gen = func(c *verify.Case) {
-		c.Buffers[0].Data = input(dt, n, seedOf(o.Seed, name), finite)
+		c.Buffers[0].Data = rowX(dt, n, o)
 		c.Buffers[1].Data = input(dt, cols, seedOf(o.Seed, name+"/alpha"), positive)
 	}
 	c.Ref = func(b []verify.Buffer) [][]byte {
@@ -461,11 +523,11 @@ func layernormCase(dt verify.DType, o Options) *verify.Case {
 	name := "layernorm_" + dt.String()
 	c := &verify.Case{Name: name, Kernel: name, Family: "layernorm", Module: "layernorm.hip", DType: dt}
 	c.Grid, c.Block = verify.D1(rows), verify.D1(rowBlock)
-	c.Buffers = []verify.Buffer{{Name: "x", DType: dt}, {Name: "alpha", DType: dt}, {Name: "beta", DType: dt}, {Name: "out", DType: dt, Len: n, Out: true, Tol: rowTol(dt)}}
+	c.Buffers = []verify.Buffer{{Name: "x", DType: dt, Set: setKey("rows/x", dt, n, o.Seed)}, {Name: "alpha", DType: dt}, {Name: "beta", DType: dt}, {Name: "out", DType: dt, Len: n, Out: true, Tol: rowTol(dt)}}
 	c.Args = []verify.Arg{verify.Buf(0), verify.Buf(1), verify.Buf(2), verify.Buf(3), verify.Int32(int32(cols)), verify.Float32(normEps)}
 	c.Elems, c.Bytes = int64(n), (2*int64(n)+2*int64(cols))*sz(dt)
 	c.Gen = func(c *verify.Case) {
-		c.Buffers[0].Data = input(dt, n, seedOf(o.Seed, name), finite)
+		c.Buffers[0].Data = rowX(dt, n, o)
 		c.Buffers[1].Data = input(dt, cols, seedOf(o.Seed, name+"/alpha"), positive)
 		c.Buffers[2].Data = input(dt, cols, seedOf(o.Seed, name+"/beta"), finite)
 	}
@@ -492,33 +554,41 @@ func ropeCase(dt verify.DType, o Options, interleaved bool) *verify.Case {
 	}
 	c := &verify.Case{Name: name, Kernel: name, Family: "rope", Module: "rope.hip", DType: dt}
 	c.Grid, c.Block = ewGrid(n/2, 1)
-	c.Buffers = []verify.Buffer{{Name: "x", DType: dt}, {Name: "cos", DType: dt}, {Name: "sin", DType: dt}, {Name: "out", DType: dt, Len: n, Out: true}}
+	key := func(what string, n int) string { return setKey("rope/"+what, dt, n, o.Seed) }
+	c.Buffers = []verify.Buffer{{Name: "x", DType: dt, Set: key("x", n)}, {Name: "cos", DType: dt, Set: key("cos", t*h)},
+		{Name: "sin", DType: dt, Set: key("sin", t*h)}, {Name: "out", DType: dt, Len: n, Out: true}}
 	c.Args = []verify.Arg{verify.Buf(0), verify.Buf(1), verify.Buf(2), verify.Buf(3), verify.Int32(int32(bh)), verify.Int32(int32(t)), verify.Int32(int32(d))}
 	c.Elems, c.Bytes = int64(n), (2*int64(n)+2*int64(t*h))*sz(dt)
 	angle := func(i int) float64 { // position i/h, frequency 10000^(-2j/d)
 		return float64(i/h) * math.Pow(10000, -2*float64(i%h)/float64(d))
 	}
 	c.Gen = func(c *verify.Case) {
-		c.Buffers[0].Data = input(dt, n, seedOf(o.Seed, name), finite)
-		c.Buffers[1].Data = gen(dt, t*h, 0, func(_ *rand.Rand, i int) float64 { return math.Cos(angle(i)) })
-		c.Buffers[2].Data = gen(dt, t*h, 0, func(_ *rand.Rand, i int) float64 { return math.Sin(angle(i)) })
+		c.Buffers[0].Data = o.set(key("x", n), func() []byte { return input(dt, n, seedOf(o.Seed, "rope/x/"+dt.String()), finite) })
+		c.Buffers[1].Data = o.set(key("cos", t*h), func() []byte {
+			return gen(dt, t*h, 0, func(_ *rand.Rand, i int) float64 { return math.Cos(angle(i)) })
+		})
+		c.Buffers[2].Data = o.set(key("sin", t*h), func() []byte {
+			return gen(dt, t*h, 0, func(_ *rand.Rand, i int) float64 { return math.Sin(angle(i)) })
+		})
 	}
 	c.Ref = func(b []verify.Buffer) [][]byte {
-		x, cs, sn := b[0].Data, b[1].Data, b[2].Data
+		x := b[0].Data
+		cs, sn := decodeAll(dt, b[1].Data), decodeAll(dt, b[2].Data)
 		out := verify.AllocBuffer(dt, n)
 		verify.Parallel(bh*t, func(lo, hi int) {
+			in, o := make([]float64, d), make([]float64, d)
 			for bt := lo; bt < hi; bt++ {
 				ti := bt % t
+				row(dt, x, bt, d, in)
 				for j := 0; j < h; j++ {
-					i1, i2 := bt*d+j, bt*d+j+h
+					i1, i2 := j, j+h
 					if interleaved {
-						i1, i2 = bt*d+2*j, bt*d+2*j+1
+						i1, i2 = 2*j, 2*j+1
 					}
-					x1, x2 := verify.Decode(dt, x, i1), verify.Decode(dt, x, i2)
-					cv, sv := verify.Decode(dt, cs, ti*h+j), verify.Decode(dt, sn, ti*h+j)
-					verify.Encode(dt, out, i1, x1*cv-x2*sv)
-					verify.Encode(dt, out, i2, x1*sv+x2*cv)
+					x1, x2, cv, sv := in[i1], in[i2], cs[ti*h+j], sn[ti*h+j]
+					o[i1], o[i2] = x1*cv-x2*sv, x1*sv+x2*cv
 				}
+				encodeRow(dt, out, bt, o)
 			}
 		})
 		return [][]byte{out}

@@ -52,6 +52,14 @@ func genLoop(dt verify.DType, b []byte, lo, hi int, r *rand.Rand, value func(r *
 		for i := lo; i < hi; i++ {
 			binary.LittleEndian.PutUint16(b[2*i:], verify.F32ToBF16(float32(value(r, i))))
 		}
+	case verify.I64:
+		for i := lo; i < hi; i++ {
+			binary.LittleEndian.PutUint64(b[8*i:], uint64(int64(value(r, i))))
+		}
+	case verify.U8:
+		for i := lo; i < hi; i++ {
+			b[i] = uint8(value(r, i))
+		}
 	default:
 		for i := lo; i < hi; i++ {
 			verify.Encode(dt, b, i, value(r, i))
@@ -221,4 +229,78 @@ func mapBinary(dt verify.DType, a, b []byte, n int, f func(x, y float64) float64
 		}
 	})
 	return out
+}
+
+// mapBinaryBcastT is out[r*cols+c] = f(aT[c*rows+r], row[c]): a binary op
+// whose first operand is stored transposed and whose second is one row
+// broadcast down the rows. It walks tiles, so both the transposed reads and
+// the row-major writes stay in cache.
+func mapBinaryBcastT(dt verify.DType, aT, row []byte, rows, cols int, f func(x, y float64) float64) []byte {
+	out := verify.AllocBuffer(dt, rows*cols)
+	rv := make([]float64, cols)
+	for j := range rv {
+		rv[j] = verify.Decode(dt, row, j)
+	}
+	dec, enc := decoder(dt), encoder(dt)
+	const tile = 64
+	verify.Parallel((rows+tile-1)/tile, func(lo, hi int) {
+		for tr := lo; tr < hi; tr++ {
+			r0, r1 := tr*tile, min((tr+1)*tile, rows)
+			for c0 := 0; c0 < cols; c0 += tile {
+				c1 := min(c0+tile, cols)
+				for r := r0; r < r1; r++ {
+					switch dt { // per tile row: the element loops stay free of calls but f
+					case verify.F32:
+						for c := c0; c < c1; c++ {
+							x := float64(math.Float32frombits(binary.LittleEndian.Uint32(aT[4*(c*rows+r):])))
+							binary.LittleEndian.PutUint32(out[4*(r*cols+c):], math.Float32bits(float32(f(x, rv[c]))))
+						}
+					case verify.F16:
+						for c := c0; c < c1; c++ {
+							x := verify.F16ToF64(binary.LittleEndian.Uint16(aT[2*(c*rows+r):]))
+							binary.LittleEndian.PutUint16(out[2*(r*cols+c):], verify.F64ToF16(f(x, rv[c])))
+						}
+					case verify.BF16:
+						for c := c0; c < c1; c++ {
+							x := verify.BF16ToF32(binary.LittleEndian.Uint16(aT[2*(c*rows+r):]))
+							binary.LittleEndian.PutUint16(out[2*(r*cols+c):], verify.F32ToBF16(float32(f(x, rv[c]))))
+						}
+					default:
+						for c := c0; c < c1; c++ {
+							enc(out, r*cols+c, f(dec(aT, c*rows+r), rv[c]))
+						}
+					}
+				}
+			}
+		}
+	})
+	return out
+}
+
+// decoder and encoder return Decode and Encode for one dtype, with the
+// dtype switch taken once.
+func decoder(dt verify.DType) func(b []byte, i int) float64 {
+	switch dt {
+	case verify.F32:
+		return func(b []byte, i int) float64 {
+			return float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+		}
+	case verify.F16:
+		return func(b []byte, i int) float64 { return verify.F16ToF64(binary.LittleEndian.Uint16(b[2*i:])) }
+	case verify.BF16:
+		return func(b []byte, i int) float64 { return verify.BF16ToF32(binary.LittleEndian.Uint16(b[2*i:])) }
+	}
+	return func(b []byte, i int) float64 { return verify.Decode(dt, b, i) }
+}
+
+func encoder(dt verify.DType) func(b []byte, i int, v float64) {
+	switch dt {
+	case verify.F32:
+		return func(b []byte, i int, v float64) { binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(v))) }
+	case verify.F16:
+		return func(b []byte, i int, v float64) { binary.LittleEndian.PutUint16(b[2*i:], verify.F64ToF16(v)) }
+	case verify.BF16:
+		return func(b []byte, i int, v float64) { binary.LittleEndian.PutUint16(b[2*i:], verify.F32ToBF16(float32(v))) }
+	}
+	return func(b []byte, i int, v float64) { verify.Encode(dt, b, i, v) }
 }

@@ -73,14 +73,18 @@ func TestFastRefsMatchPerElement(t *testing.T) {
 				verify.Encode(dt, want, i, f(verify.Decode(dt, x, j)))
 			}
 		case "binary":
-			if strings.HasSuffix(s.Name, "_strided") {
-				continue
-			}
-			op := strings.TrimSuffix(strings.TrimPrefix(s.Name, "binary_"), "_"+dt.String())
+			op := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSuffix(s.Name, "_strided"), "binary_"), "_"+dt.String())
 			f := binaryOps[op]
 			require.NotNil(t, f, s.Name)
 			y := c.Buffers[1].Data
 			want = verify.NewBuffer(dt, n)
+			if strings.HasSuffix(s.Name, "_strided") { // a transposed, y one row
+				rows, cols := shape2(o.Size, stridedCols)
+				for i := 0; i < n; i++ {
+					verify.Encode(dt, want, i, f(verify.Decode(dt, x, i%cols*rows+i/cols), verify.Decode(dt, y, i%cols)))
+				}
+				break
+			}
 			for i := 0; i < n; i++ {
 				verify.Encode(dt, want, i, f(verify.Decode(dt, x, i), verify.Decode(dt, y, i)))
 			}
@@ -128,7 +132,7 @@ func TestFastRefsMatchPerElement(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, 60+18+3+6+3, checked)
+	assert.Equal(t, 60+36+3+6+3, checked)
 }
 
 func TestOrderKey32(t *testing.T) {
@@ -156,3 +160,57 @@ func TestDrawPow2IsLdexp(t *testing.T) {
 }
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// Cases that share an input set get the same bytes, and cases that share a
+// RefKey (an op and its strided twin) compute the same reference: Run may
+// use either for both.
+func TestSharedSetsAndReferences(t *testing.T) {
+	o := Options{Size: 3 << 12, Seed: 9}
+	sets := map[string][]byte{}
+	refs := map[string][]byte{}
+	shared := 0
+	for _, c := range Select(o, nil, nil) {
+		if c.Gen != nil {
+			c.Gen(c)
+		}
+		// The same case built alone (no set cache) generates the same bytes.
+		alone := Registry()[indexOf(t, c.Name)].Make(o)
+		if alone.Gen != nil {
+			alone.Gen(alone)
+		}
+		for i, b := range c.Buffers {
+			if b.Out {
+				continue
+			}
+			require.Equal(t, alone.Buffers[i].Data, b.Data, "%s %s", c.Name, b.Name)
+			if b.Set == "" {
+				continue
+			}
+			if prev, ok := sets[b.Set]; ok {
+				require.Equal(t, prev, b.Data, "%s %s: set %s", c.Name, b.Name, b.Set)
+				shared++
+			}
+			sets[b.Set] = b.Data
+		}
+		if c.RefKey != "" {
+			ref := c.Ref(c.Buffers)[0]
+			if prev, ok := refs[c.RefKey]; ok {
+				require.Equal(t, prev, ref, "%s: reference %s", c.Name, c.RefKey)
+				shared++
+			}
+			refs[c.RefKey] = ref
+		}
+	}
+	assert.Equal(t, 30, len(refs), "10 unary ops x 3 dtypes, each shared with its strided case")
+	assert.Greater(t, shared, 100)
+}
+
+func indexOf(t *testing.T, name string) int {
+	for i, s := range Registry() {
+		if s.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("no spec %s", name)
+	return -1
+}

@@ -248,3 +248,33 @@ func BenchmarkSuiteCPU(b *testing.B) {
 		}
 	}
 }
+
+// index_select and gather references move bytes: checked against rows and
+// elements picked by hand.
+func TestIndexingRefsHandPicked(t *testing.T) {
+	o := Options{Size: 8 * indexCols}
+	is := indexSelectCase(verify.F16, o) // 8 ids into 2 source rows
+	src := verify.NewBuffer(verify.F16, 2*indexCols)
+	for i := 0; i < 2*indexCols; i++ {
+		verify.Encode(verify.F16, src, i, float64(i%indexCols)+0.5+float64(1000*(i/indexCols)))
+	}
+	ids := encode(verify.I64, 1, 0, 1, 1, 0, 0, 1, 0)
+	is.Buffers[0].Data, is.Buffers[1].Data = src, ids
+	out := is.Ref(is.Buffers)[0]
+	assert.Equal(t, 1000.5, verify.Decode(verify.F16, out, 0), "row 0 is source row 1")
+	assert.Equal(t, 3.5, verify.Decode(verify.F16, out, indexCols+3), "row 1 is source row 0")
+
+	g := gatherCase(verify.F32, o) // 8 rows of 1024; idx picks a column of the same row
+	gsrc := verify.NewBuffer(verify.F32, 8*indexCols)
+	for i := range 8 * indexCols {
+		verify.Encode(verify.F32, gsrc, i, float64(i))
+	}
+	idx := verify.NewBuffer(verify.I64, 8*indexCols)
+	verify.Encode(verify.I64, idx, 0, 1023)
+	verify.Encode(verify.I64, idx, 3*indexCols+7, 2)
+	g.Buffers[0].Data, g.Buffers[1].Data = gsrc, idx
+	gout := g.Ref(g.Buffers)[0]
+	assert.Equal(t, 1023.0, verify.Decode(verify.F32, gout, 0))
+	assert.Equal(t, float64(3*indexCols+2), verify.Decode(verify.F32, gout, 3*indexCols+7))
+	assert.Equal(t, float64(5*indexCols), verify.Decode(verify.F32, gout, 5*indexCols+9), "idx 0: column 0 of row 5")
+}

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -16,8 +17,10 @@ type Options struct {
 	// Size is the element count of each case's main tensor (rows x cols for
 	// row kernels, rounded to whole rows). Default 1<<24 (16M).
 	Size int
-	// Seed seeds every generator (each case mixes in its name). Default 1.
+	// Seed seeds every generator (each input set mixes in its name). Default 1.
 	Seed uint64
+
+	sets *setCache // shared input sets of one Select (nil: none kept)
 }
 
 func (o Options) withDefaults() Options {
@@ -116,6 +119,9 @@ func Match(pattern, name, family string) bool {
 // empty) and whose dtype is in dts (all when empty).
 func Select(o Options, patterns []string, dts []verify.DType) []*verify.Case {
 	o = o.withDefaults()
+	if o.sets == nil {
+		o.sets = &setCache{}
+	}
 	var cs []*verify.Case
 	for _, s := range Registry() {
 		if len(dts) > 0 && !hasDType(dts, s.DType) {
@@ -276,9 +282,50 @@ func mapOut(dt verify.DType, n int, f func(i int) float64) []byte {
 	return out
 }
 
-// rows decodes rows x cols elements starting at row lo into a float64 slice.
+// row decodes row r (cols elements) of b into dst.
 func row(dt verify.DType, b []byte, r, cols int, dst []float64) {
-	for c := 0; c < cols; c++ {
-		dst[c] = verify.Decode(dt, b, r*cols+c)
+	le := binary.LittleEndian
+	x := b[r*cols*dt.Size():]
+	switch dt {
+	case verify.F32:
+		for c := range dst[:cols] {
+			dst[c] = float64(math.Float32frombits(le.Uint32(x[4*c:])))
+		}
+	case verify.F16:
+		for c := range dst[:cols] {
+			dst[c] = verify.F16ToF64(le.Uint16(x[2*c:]))
+		}
+	case verify.BF16:
+		for c := range dst[:cols] {
+			dst[c] = verify.BF16ToF32(le.Uint16(x[2*c:]))
+		}
+	default:
+		for c := range dst[:cols] {
+			dst[c] = verify.Decode(dt, x, c)
+		}
+	}
+}
+
+// encodeRow writes v as row r of b (len(v) elements per row).
+func encodeRow(dt verify.DType, b []byte, r int, v []float64) {
+	le := binary.LittleEndian
+	x := b[r*len(v)*dt.Size():]
+	switch dt {
+	case verify.F32:
+		for c, f := range v {
+			le.PutUint32(x[4*c:], math.Float32bits(float32(f)))
+		}
+	case verify.F16:
+		for c, f := range v {
+			le.PutUint16(x[2*c:], verify.F64ToF16(f))
+		}
+	case verify.BF16:
+		for c, f := range v {
+			le.PutUint16(x[2*c:], verify.F32ToBF16(float32(f)))
+		}
+	default:
+		for c, f := range v {
+			verify.Encode(dt, x, c, f)
+		}
 	}
 }
