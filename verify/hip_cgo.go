@@ -494,33 +494,28 @@ func (m *hipModule) Launch(ctx context.Context, kernel string, grid, block Dim3,
 	return nil
 }
 
-// Time queues the warm-up launches and every sample at once, with an event
-// between samples, then waits once (as the CUDA backend does).
+// Time queues the warm-up launches and every sample at once (timeQueued).
 func (m *hipModule) Time(ctx context.Context, warmup, repeats int, kernel string, grid, block Dim3, shared int, args ...Arg) (Timing, error) {
 	if err := m.rt.ensureEvents(repeats + 2); err != nil {
 		return Timing{}, err
 	}
-	ev := m.rt.events
-	if err := m.launch(kernel, grid, block, shared, args, nil, ev[0], warmup); err != nil {
-		return Timing{}, err
+	launch := func(stop C.hipEvent_t, times int) error {
+		return m.launch(kernel, grid, block, shared, args, nil, stop, times)
 	}
-	for i := 0; i < repeats; i++ {
-		if err := m.launch(kernel, grid, block, shared, args, nil, ev[i+1], timeGroup); err != nil {
-			return Timing{}, err
+	wait := func(ctx context.Context, e C.hipEvent_t) error {
+		if err := m.rt.waitEvent(ctx, e); err != nil {
+			return fmt.Errorf("kernel %q: %w", kernel, err)
 		}
+		return nil
 	}
-	if err := m.rt.waitEvent(ctx, ev[repeats]); err != nil {
-		return Timing{}, fmt.Errorf("kernel %q: %w", kernel, err)
-	}
-	ms := make([]float64, 0, repeats)
-	for i := 0; i < repeats; i++ {
+	elapsed := func(a, b C.hipEvent_t) (float64, error) {
 		var t C.float
-		if r := C.rk_hipEventElapsedTime(&t, ev[i], ev[i+1]); r != 0 {
-			return Timing{}, hipErr("hipEventElapsedTime", r)
+		if r := C.rk_hipEventElapsedTime(&t, a, b); r != 0 {
+			return 0, hipErr("hipEventElapsedTime", r)
 		}
-		ms = append(ms, float64(t)/timeGroup)
+		return float64(t), nil
 	}
-	return timingOf(ms), nil
+	return timeQueued(ctx, warmup, repeats, m.rt.events, launch, wait, elapsed)
 }
 
 func (m *hipModule) Close() error {

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -146,4 +147,27 @@ func TestRunReusesAndFreesPinnedOutputs(t *testing.T) {
 	assert.Equal(t, 6, rep.Passed)
 	assert.LessOrEqual(t, rt.PinnedAllocs, comparesInFlight+1, "one buffer per case whose comparison is in flight")
 	assert.Equal(t, 0, rt.Pinned, "every pinned buffer freed")
+}
+
+// timeQueued queues warm-up and samples with an event after each, waits for
+// the last event only, and reports per-launch times from event pairs.
+func TestTimeQueued(t *testing.T) {
+	var log []string
+	clock := map[int]float64{} // event -> GPU time it was recorded at (ms)
+	now := 0.0
+	launch := func(stop int, times int) error {
+		now += float64(times) * 0.5 // 0.5 ms a launch
+		clock[stop] = now
+		log = append(log, fmt.Sprintf("launch x%d -> e%d", times, stop))
+		return nil
+	}
+	waits := 0
+	wait := func(_ context.Context, e int) error { waits++; log = append(log, fmt.Sprintf("wait e%d", e)); return nil }
+	elapsed := func(a, b int) (float64, error) { return clock[b] - clock[a], nil }
+	tm, err := timeQueued(context.Background(), 3, 4, []int{0, 1, 2, 3, 4, 5}, launch, wait, elapsed)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"launch x3 -> e0", "launch x5 -> e1", "launch x5 -> e2", "launch x5 -> e3", "launch x5 -> e4", "wait e4"}, log)
+	assert.Equal(t, 1, waits)
+	assert.Equal(t, 4, tm.Repeats)
+	assert.Equal(t, 500*time.Microsecond, tm.Median)
 }

@@ -207,6 +207,35 @@ type Timing struct {
 	Mean    time.Duration `json:"mean_ns"`
 }
 
+// timeQueued is Module.Time for a backend with events ev (at least
+// repeats+1): it queues the warm-up launches and every sample at once, with
+// an event after each, then waits once, so the GPU runs them back to back
+// and neither polling nor a busy host opens gaps in the measurement.
+// launch queues kernel times times and records stop after them.
+func timeQueued[E any](ctx context.Context, warmup, repeats int, ev []E, launch func(stop E, times int) error,
+	wait func(context.Context, E) error, elapsedMs func(a, b E) (float64, error)) (Timing, error) {
+	if err := launch(ev[0], warmup); err != nil {
+		return Timing{}, err
+	}
+	for i := 0; i < repeats; i++ {
+		if err := launch(ev[i+1], timeGroup); err != nil {
+			return Timing{}, err
+		}
+	}
+	if err := wait(ctx, ev[repeats]); err != nil {
+		return Timing{}, err
+	}
+	ms := make([]float64, 0, repeats)
+	for i := 0; i < repeats; i++ {
+		t, err := elapsedMs(ev[i], ev[i+1])
+		if err != nil {
+			return Timing{}, err
+		}
+		ms = append(ms, t/timeGroup)
+	}
+	return timingOf(ms), nil
+}
+
 // timingOf summarises per-launch milliseconds.
 func timingOf(ms []float64) Timing {
 	if len(ms) == 0 {
