@@ -162,7 +162,11 @@ func TestTimeQueued(t *testing.T) {
 		return nil
 	}
 	waits := 0
-	wait := func(_ context.Context, e int) error { waits++; log = append(log, fmt.Sprintf("wait e%d", e)); return nil }
+	wait := func(_ context.Context, e int) error {
+		waits++
+		log = append(log, fmt.Sprintf("wait e%d", e))
+		return nil
+	}
 	elapsed := func(a, b int) (float64, error) { return clock[b] - clock[a], nil }
 	tm, err := timeQueued(context.Background(), 3, 4, []int{0, 1, 2, 3, 4, 5}, launch, wait, elapsed)
 	require.NoError(t, err)
