@@ -241,7 +241,6 @@ func mapBinaryBcastT(dt verify.DType, aT, row []byte, rows, cols int, f func(x, 
 	for j := range rv {
 		rv[j] = verify.Decode(dt, row, j)
 	}
-	dec, enc := decoder(dt), encoder(dt)
 	const tile = 64
 	verify.Parallel((rows+tile-1)/tile, func(lo, hi int) {
 		for tr := lo; tr < hi; tr++ {
@@ -267,7 +266,7 @@ func mapBinaryBcastT(dt verify.DType, aT, row []byte, rows, cols int, f func(x, 
 						}
 					default:
 						for c := c0; c < c1; c++ {
-							enc(out, r*cols+c, f(dec(aT, c*rows+r), rv[c]))
+							verify.Encode(dt, out, r*cols+c, f(verify.Decode(dt, aT, c*rows+r), rv[c]))
 						}
 					}
 				}
@@ -275,32 +274,4 @@ func mapBinaryBcastT(dt verify.DType, aT, row []byte, rows, cols int, f func(x, 
 		}
 	})
 	return out
-}
-
-// decoder and encoder return Decode and Encode for one dtype, with the
-// dtype switch taken once.
-func decoder(dt verify.DType) func(b []byte, i int) float64 {
-	switch dt {
-	case verify.F32:
-		return func(b []byte, i int) float64 {
-			return float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
-		}
-	case verify.F16:
-		return func(b []byte, i int) float64 { return verify.F16ToF64(binary.LittleEndian.Uint16(b[2*i:])) }
-	case verify.BF16:
-		return func(b []byte, i int) float64 { return verify.BF16ToF32(binary.LittleEndian.Uint16(b[2*i:])) }
-	}
-	return func(b []byte, i int) float64 { return verify.Decode(dt, b, i) }
-}
-
-func encoder(dt verify.DType) func(b []byte, i int, v float64) {
-	switch dt {
-	case verify.F32:
-		return func(b []byte, i int, v float64) { binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(v))) }
-	case verify.F16:
-		return func(b []byte, i int, v float64) { binary.LittleEndian.PutUint16(b[2*i:], verify.F64ToF16(v)) }
-	case verify.BF16:
-		return func(b []byte, i int, v float64) { binary.LittleEndian.PutUint16(b[2*i:], verify.F32ToBF16(float32(v))) }
-	}
-	return func(b []byte, i int, v float64) { verify.Encode(dt, b, i, v) }
 }

@@ -488,7 +488,7 @@ func (m *cudaModule) Launch(ctx context.Context, kernel string, grid, block Dim3
 
 // Time queues the warm-up launches and every sample at once (timeQueued).
 func (m *cudaModule) Time(ctx context.Context, warmup, repeats int, kernel string, grid, block Dim3, shared int, args ...Arg) (Timing, error) {
-	if err := m.rt.ensureEvents(repeats + 2); err != nil {
+	if err := m.rt.ensureEvents(repeats + 1); err != nil {
 		return Timing{}, err
 	}
 	launch := func(stop C.CUevent, times int) error {

@@ -496,7 +496,7 @@ func (m *hipModule) Launch(ctx context.Context, kernel string, grid, block Dim3,
 
 // Time queues the warm-up launches and every sample at once (timeQueued).
 func (m *hipModule) Time(ctx context.Context, warmup, repeats int, kernel string, grid, block Dim3, shared int, args ...Arg) (Timing, error) {
-	if err := m.rt.ensureEvents(repeats + 2); err != nil {
+	if err := m.rt.ensureEvents(repeats + 1); err != nil {
 		return Timing{}, err
 	}
 	launch := func(stop C.hipEvent_t, times int) error {
