@@ -71,21 +71,19 @@ static CUresult rk_cuEventDestroy(CUevent e) { CUR; return ((CUresult(*)(CUevent
 static const char* rk_cuGetErrorString(CUresult r) { const char* s = 0; if (((CUresult(*)(CUresult, const char**))cufn[CU_ERROR_STRING])(r, &s) || !s) return "unknown error"; return s; }
 static const char* rk_cuGetErrorName(CUresult r) { const char* s = 0; if (((CUresult(*)(CUresult, const char**))cufn[CU_ERROR_NAME])(r, &s) || !s) return ""; return s; }
 
-// rk_cuLaunch packs kernelParams (pointers into args at offs) in C memory
-// and launches; optionally records events around it.
+// rk_cuLaunch packs kernelParams (pointers into args at offs) in C memory,
+// launches times times and records stop after them.
 static CUresult rk_cuLaunch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-		unsigned shm, const void* args, int nargs, const int* offs, CUevent start, CUevent stop, int times) {
+		unsigned shm, const void* args, int nargs, const int* offs, CUevent stop, int times) {
 	CUR;
 	char* buf = (char*)malloc(256 + 1);
 	void* params[64];
-	CUresult r;
+	CUresult r = 0;
 	if (nargs > 64) { free(buf); return 1; }
 	size_t total = nargs ? (size_t)offs[nargs] : 0;
 	if (total > 256) { free(buf); return 1; }
 	memcpy(buf, args, total);
 	for (int i = 0; i < nargs; i++) params[i] = buf + offs[i];
-	if (start && (r = ((CUresult(*)(CUevent, CUstream))cufn[CU_EVENT_RECORD])(start, 0))) { free(buf); return r; }
-	r = 0;
 	for (int k = 0; k < times && !r; k++)
 		r = ((CUresult(*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void**, void**))cufn[CU_LAUNCH])(
 			f, gx, gy, gz, bx, by, bz, shm, 0, params, 0);
@@ -97,11 +95,8 @@ static CUresult rk_cuLaunch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
 import "C"
 
 import (
-	"context"
-	"crypto/sha256"
 	"fmt"
 	"sync"
-	"time"
 	"unsafe"
 )
 
@@ -117,9 +112,6 @@ var cudaSyms = []symSpec{
 	req("cuMemAllocHost_v2"), req("cuMemFreeHost"),
 }
 
-// cudaLibNames are the driver library names tried, in order.
-var cudaLibNames = []string{"libcuda.so.1", "libcuda.so"}
-
 // cudaOnce guards the process-wide dlopen of the driver (the C function
 // table is global).
 var cudaOnce struct {
@@ -127,13 +119,15 @@ var cudaOnce struct {
 	lib *library
 }
 
-func loadCUDA() (*library, error) {
+const cudaErrorNotReady = 600 // CUDA_ERROR_NOT_READY
+
+func loadCUDA(getenv func(string) string) (*library, error) {
 	cudaOnce.Lock()
 	defer cudaOnce.Unlock()
 	if cudaOnce.lib != nil {
 		return cudaOnce.lib, nil
 	}
-	lib, err := dlopenFirst(cudaLibNames)
+	lib, err := dlopenFirst(libraryNames("cuda", getenv))
 	if err != nil {
 		return nil, envError(ErrRuntimeUnavailable, "cuda: NVIDIA driver library not found (%v); install the NVIDIA driver", err)
 	}
@@ -152,19 +146,8 @@ func cuErr(api string, r C.CUresult) error {
 	return &Error{API: api, Code: int(r), Name: C.GoString(C.rk_cuGetErrorName(r)), Msg: C.GoString(C.rk_cuGetErrorString(r))}
 }
 
-type cudaRuntime struct {
-	lib    *library
-	dev    C.CUdevice
-	info   Device
-	getenv func(string) string
-	gen    int // bumped by Reset; modules reload when stale
-	mods   map[[32]byte]*cudaModule
-	events []C.CUevent // [0], [1] for launches; Time uses repeats+1
-	closed bool
-}
-
 func openCUDA(index int, getenv func(string) string) (Runtime, error) {
-	lib, err := loadCUDA()
+	lib, err := loadCUDA(getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -185,41 +168,18 @@ func openCUDA(index int, getenv func(string) string) (Runtime, error) {
 	if index >= int(n) {
 		return nil, envError(ErrNoDevice, "cuda: device %d requested, %d visible", index, int(n))
 	}
-	rt := &cudaRuntime{lib: lib, getenv: getenv, mods: map[[32]byte]*cudaModule{}}
-	if r := C.rk_cuDeviceGet(&rt.dev, C.int(index)); r != 0 {
+	var d cudaDriver
+	if r := C.rk_cuDeviceGet(&d.dev, C.int(index)); r != 0 {
 		return nil, cuErr("cuDeviceGet", r)
 	}
 	info, err := cudaDeviceInfo(index)
 	if err != nil {
 		return nil, err
 	}
-	rt.info = info
-	if err := rt.retain(); err != nil {
+	if err := d.retain(); err != nil {
 		return nil, err
 	}
-	return rt, nil
-}
-
-func (rt *cudaRuntime) retain() error {
-	var ctx C.CUcontext
-	if r := C.rk_cuDevicePrimaryCtxRetain(&ctx, rt.dev); r != 0 {
-		return cuErr("cuDevicePrimaryCtxRetain", r)
-	}
-	C.rk_cu_set_ctx(ctx)
-	rt.events = nil // a reset context took the old ones
-	return rt.ensureEvents(2)
-}
-
-// ensureEvents creates events until there are n.
-func (rt *cudaRuntime) ensureEvents(n int) error {
-	for len(rt.events) < n {
-		var e C.CUevent
-		if r := C.rk_cuEventCreate(&e); r != 0 {
-			return cuErr("cuEventCreate", r)
-		}
-		rt.events = append(rt.events, e)
-	}
-	return nil
+	return newGPURuntime(d, info)
 }
 
 func cudaDeviceInfo(index int) (Device, error) {
@@ -261,10 +221,23 @@ func cString(b []byte) string {
 	return string(b)
 }
 
-func (rt *cudaRuntime) Name() string   { return "cuda" }
-func (rt *cudaRuntime) Device() Device { return rt.info }
+// cudaDriver is the CUDA driver API's C calls on one device's primary
+// context, which every trampoline makes current on the calling thread.
+type cudaDriver struct{ dev C.CUdevice }
 
-func (rt *cudaRuntime) Devices() ([]Device, error) {
+// retain makes the device's primary context the runtime's.
+func (d cudaDriver) retain() error {
+	var ctx C.CUcontext
+	if r := C.rk_cuDevicePrimaryCtxRetain(&ctx, d.dev); r != 0 {
+		return cuErr("cuDevicePrimaryCtxRetain", r)
+	}
+	C.rk_cu_set_ctx(ctx)
+	return nil
+}
+
+func (cudaDriver) Name() string { return "cuda" }
+
+func (cudaDriver) Devices() ([]Device, error) {
 	var n C.int
 	if r := C.rk_cuDeviceGetCount(&n); r != 0 {
 		return nil, cuErr("cuDeviceGetCount", r)
@@ -280,21 +253,7 @@ func (rt *cudaRuntime) Devices() ([]Device, error) {
 	return ds, nil
 }
 
-func (rt *cudaRuntime) Load(image []byte) (Module, error) {
-	key := sha256.Sum256(image)
-	if m, ok := rt.mods[key]; ok {
-		m.refs++
-		return m, nil
-	}
-	m := &cudaModule{rt: rt, image: append(append([]byte(nil), image...), 0), key: key, refs: 1, gen: -1}
-	if err := m.ensure(); err != nil {
-		return nil, err
-	}
-	rt.mods[key] = m
-	return m, nil
-}
-
-func (rt *cudaRuntime) Alloc(n int) (DevPtr, error) {
+func (cudaDriver) Alloc(n int) (DevPtr, error) {
 	if n <= 0 {
 		n = 1
 	}
@@ -305,18 +264,18 @@ func (rt *cudaRuntime) Alloc(n int) (DevPtr, error) {
 	return DevPtr(p), nil
 }
 
-func (rt *cudaRuntime) Free(p DevPtr) error {
+func (cudaDriver) Free(p DevPtr) error {
 	return cuErr("cuMemFree_v2", C.rk_cuMemFree(C.CUdeviceptr(p)))
 }
 
-func (rt *cudaRuntime) CopyIn(dst DevPtr, src []byte) error {
+func (cudaDriver) CopyIn(dst DevPtr, src []byte) error {
 	if len(src) == 0 {
 		return nil
 	}
 	return cuErr("cuMemcpyHtoD_v2", C.rk_cuMemcpyHtoD(C.CUdeviceptr(dst), unsafe.Pointer(&src[0]), C.size_t(len(src))))
 }
 
-func (rt *cudaRuntime) CopyOut(dst []byte, src DevPtr) error {
+func (cudaDriver) CopyOut(dst []byte, src DevPtr) error {
 	if len(dst) == 0 {
 		return nil
 	}
@@ -325,7 +284,7 @@ func (rt *cudaRuntime) CopyOut(dst []byte, src DevPtr) error {
 
 // HostAlloc returns n bytes of page-locked host memory (copies to and from
 // it run at the bus's speed); it lives until HostFree or a context reset.
-func (rt *cudaRuntime) HostAlloc(n int) ([]byte, error) {
+func (cudaDriver) HostAlloc(n int) ([]byte, error) {
 	var p unsafe.Pointer
 	if r := C.rk_cuMemAllocHost(&p, C.size_t(n)); r != 0 {
 		return nil, cuErr("cuMemAllocHost_v2", r)
@@ -333,191 +292,103 @@ func (rt *cudaRuntime) HostAlloc(n int) ([]byte, error) {
 	return unsafe.Slice((*byte)(p), n), nil
 }
 
-func (rt *cudaRuntime) HostFree(b []byte) error {
+func (cudaDriver) HostFree(b []byte) error {
 	return cuErr("cuMemFreeHost", C.rk_cuMemFreeHost(unsafe.Pointer(&b[0])))
 }
 
 // CopyDevice copies n bytes between device buffers (queued in order with launches).
-func (rt *cudaRuntime) CopyDevice(dst, src DevPtr, n int) error {
+func (cudaDriver) CopyDevice(dst, src DevPtr, n int) error {
 	return cuErr("cuMemcpyDtoD_v2", C.rk_cuMemcpyDtoD(C.CUdeviceptr(dst), C.CUdeviceptr(src), C.size_t(n)))
 }
 
-func (rt *cudaRuntime) Memset(p DevPtr, b byte, n int) error {
+func (cudaDriver) Memset(p DevPtr, b byte, n int) error {
 	return cuErr("cuMemsetD8_v2", C.rk_cuMemsetD8(C.CUdeviceptr(p), C.uchar(b), C.size_t(n)))
 }
 
-// waitEvent polls ev until it completes, the context ends (timeout: the
-// kernel may still run; the runtime must be Reset), or an error surfaces.
-func (rt *cudaRuntime) waitEvent(ctx context.Context, ev C.CUevent) error {
-	// Spin for the first millisecond (kernels here take tens of
-	// microseconds; a timer sleep would cost more than the kernel), then
-	// poll with growing sleeps until ctx ends.
-	start := time.Now()
-	sleep := 50 * time.Microsecond
-	for {
-		r := C.rk_cuEventQuery(ev)
-		if r == 0 {
-			return nil
-		}
-		if r != 600 { // not "not ready": a real error (a fault surfaces here)
-			return cuErr("cuEventQuery", r)
-		}
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("kernel still running when waiting stopped: %w", err)
-		}
-		if time.Since(start) < time.Millisecond {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("kernel still running when waiting stopped: %w", ctx.Err())
-		case <-time.After(sleep):
-		}
-		if sleep < 2*time.Millisecond {
-			sleep *= 2
-		}
-	}
-}
-
-func (rt *cudaRuntime) Synchronize(ctx context.Context) error {
-	if r := C.rk_cuEventRecord(rt.events[1]); r != 0 {
-		return cuErr("cuEventRecord", r)
-	}
-	return rt.waitEvent(ctx, rt.events[1])
-}
-
-// Reset recreates the primary context after a sticky error.
-func (rt *cudaRuntime) Reset() error {
-	C.rk_cu_set_ctx(nil)
-	if r := C.rk_cuDevicePrimaryCtxReset(rt.dev); r != 0 {
-		return cuErr("cuDevicePrimaryCtxReset_v2", r)
-	}
-	C.rk_cuDevicePrimaryCtxRelease(rt.dev)
-	rt.gen++
-	return rt.retain()
-}
-
-func (rt *cudaRuntime) Close() error {
-	if rt.closed {
-		return nil
-	}
-	rt.closed = true
-	for _, m := range rt.mods {
-		if m.gen == rt.gen && m.mod != nil {
-			C.rk_cuModuleUnload(m.mod)
-		}
-	}
-	for _, e := range rt.events {
-		C.rk_cuEventDestroy(e)
-	}
-	C.rk_cu_set_ctx(nil)
-	return cuErr("cuDevicePrimaryCtxRelease_v2", C.rk_cuDevicePrimaryCtxRelease(rt.dev))
-}
-
-type cudaModule struct {
-	rt    *cudaRuntime
-	image []byte // NUL-terminated (PTX needs it)
-	key   [32]byte
-	refs  int
-	gen   int
-	mod   C.CUmodule
-	fns   map[string]C.CUfunction
-}
-
-// ensure (re)loads the module into the current context.
-func (m *cudaModule) ensure() error {
-	if m.gen == m.rt.gen && m.mod != nil {
-		return nil
-	}
+// loadModule reads past the image's end to its NUL: PTX is a C string.
+func (cudaDriver) loadModule(image []byte) (unsafe.Pointer, error) {
 	var mod C.CUmodule
-	if r := C.rk_cuModuleLoadData(&mod, unsafe.Pointer(&m.image[0])); r != 0 {
-		return cuErr("cuModuleLoadData", r)
+	if r := C.rk_cuModuleLoadData(&mod, unsafe.Pointer(&image[0])); r != 0 {
+		return nil, cuErr("cuModuleLoadData", r)
 	}
-	m.mod, m.gen, m.fns = mod, m.rt.gen, map[string]C.CUfunction{}
-	return nil
+	return unsafe.Pointer(mod), nil
 }
 
-func (m *cudaModule) fn(name string) (C.CUfunction, error) {
-	if err := m.ensure(); err != nil {
-		return nil, err
-	}
-	if f, ok := m.fns[name]; ok {
-		return f, nil
-	}
+func (cudaDriver) function(mod unsafe.Pointer, name string) (unsafe.Pointer, error) {
 	cn := C.CString(name)
 	defer C.free(unsafe.Pointer(cn))
 	var f C.CUfunction
-	if r := C.rk_cuModuleGetFunction(&f, m.mod, cn); r != 0 {
-		return nil, fmt.Errorf("kernel %q: %w", name, cuErr("cuModuleGetFunction", r))
+	if r := C.rk_cuModuleGetFunction(&f, C.CUmodule(mod), cn); r != 0 {
+		return nil, cuErr("cuModuleGetFunction", r)
 	}
-	m.fns[name] = f
-	return f, nil
+	return unsafe.Pointer(f), nil
 }
 
-func (m *cudaModule) launch(kernel string, grid, block Dim3, shared int, args []Arg, start, stop C.CUevent, times int) error {
-	f, err := m.fn(kernel)
-	if err != nil {
-		return err
-	}
+func (cudaDriver) unloadModule(mod unsafe.Pointer) error {
+	return cuErr("cuModuleUnload", C.rk_cuModuleUnload(C.CUmodule(mod)))
+}
+
+func (cudaDriver) launch(kernel string, fn unsafe.Pointer, g, b Dim3, shared int, args []Arg, stop unsafe.Pointer, times int) error {
 	buf, offs, err := packArgs(args)
 	if err != nil {
 		return err
 	}
-	g, b := grid.norm(), block.norm()
 	var bp unsafe.Pointer
 	if len(buf) > 0 {
 		bp = unsafe.Pointer(&buf[0])
 	}
-	r := C.rk_cuLaunch(f, C.uint(g.X), C.uint(g.Y), C.uint(g.Z), C.uint(b.X), C.uint(b.Y), C.uint(b.Z), C.uint(shared),
-		bp, C.int(len(args)), (*C.int)(unsafe.Pointer(&offs[0])), start, stop, C.int(times))
+	r := C.rk_cuLaunch(C.CUfunction(fn), C.uint(g.X), C.uint(g.Y), C.uint(g.Z), C.uint(b.X), C.uint(b.Y), C.uint(b.Z), C.uint(shared),
+		bp, C.int(len(args)), (*C.int)(unsafe.Pointer(&offs[0])), C.CUevent(stop), C.int(times))
 	if r != 0 {
 		return fmt.Errorf("kernel %q: %w", kernel, cuErr("cuLaunchKernel", r))
 	}
 	return nil
 }
 
-func (m *cudaModule) Launch(ctx context.Context, kernel string, grid, block Dim3, shared int, args ...Arg) error {
-	if err := m.launch(kernel, grid, block, shared, args, nil, m.rt.events[1], 1); err != nil {
-		return err
+func (cudaDriver) newEvent() (unsafe.Pointer, error) {
+	var e C.CUevent
+	if r := C.rk_cuEventCreate(&e); r != 0 {
+		return nil, cuErr("cuEventCreate", r)
 	}
-	if err := m.rt.waitEvent(ctx, m.rt.events[1]); err != nil {
-		return fmt.Errorf("kernel %q: %w", kernel, err)
-	}
-	return nil
+	return unsafe.Pointer(e), nil
 }
 
-// Time queues the warm-up launches and every sample at once (timeQueued).
-func (m *cudaModule) Time(ctx context.Context, warmup, repeats int, kernel string, grid, block Dim3, shared int, args ...Arg) (Timing, error) {
-	if err := m.rt.ensureEvents(repeats + 1); err != nil {
-		return Timing{}, err
-	}
-	launch := func(stop C.CUevent, times int) error {
-		return m.launch(kernel, grid, block, shared, args, nil, stop, times)
-	}
-	wait := func(ctx context.Context, e C.CUevent) error {
-		if err := m.rt.waitEvent(ctx, e); err != nil {
-			return fmt.Errorf("kernel %q: %w", kernel, err)
-		}
-		return nil
-	}
-	elapsed := func(a, b C.CUevent) (float64, error) {
-		var t C.float
-		if r := C.rk_cuEventElapsedTime(&t, a, b); r != 0 {
-			return 0, cuErr("cuEventElapsedTime", r)
-		}
-		return float64(t), nil
-	}
-	return timeQueued(ctx, warmup, repeats, m.rt.events, launch, wait, elapsed)
+func (cudaDriver) recordEvent(e unsafe.Pointer) error {
+	return cuErr("cuEventRecord", C.rk_cuEventRecord(C.CUevent(e)))
 }
 
-func (m *cudaModule) Close() error {
-	m.refs--
-	if m.refs > 0 {
-		return nil
+func (cudaDriver) eventDone(e unsafe.Pointer) (bool, error) {
+	switch r := C.rk_cuEventQuery(C.CUevent(e)); r {
+	case 0:
+		return true, nil
+	case cudaErrorNotReady:
+		return false, nil
+	default: // a real error (a fault surfaces here)
+		return false, cuErr("cuEventQuery", r)
 	}
-	delete(m.rt.mods, m.key)
-	if m.gen == m.rt.gen && m.mod != nil {
-		return cuErr("cuModuleUnload", C.rk_cuModuleUnload(m.mod))
+}
+
+func (cudaDriver) elapsedMs(a, b unsafe.Pointer) (float64, error) {
+	var t C.float
+	if r := C.rk_cuEventElapsedTime(&t, C.CUevent(a), C.CUevent(b)); r != 0 {
+		return 0, cuErr("cuEventElapsedTime", r)
 	}
-	return nil
+	return float64(t), nil
+}
+
+func (cudaDriver) destroyEvent(e unsafe.Pointer) { C.rk_cuEventDestroy(C.CUevent(e)) }
+
+// reset recreates the primary context after a sticky error.
+func (d cudaDriver) reset() error {
+	C.rk_cu_set_ctx(nil)
+	if r := C.rk_cuDevicePrimaryCtxReset(d.dev); r != 0 {
+		return cuErr("cuDevicePrimaryCtxReset_v2", r)
+	}
+	C.rk_cuDevicePrimaryCtxRelease(d.dev)
+	return d.retain()
+}
+
+func (d cudaDriver) close() error {
+	C.rk_cu_set_ctx(nil)
+	return cuErr("cuDevicePrimaryCtxRelease_v2", C.rk_cuDevicePrimaryCtxRelease(d.dev))
 }

@@ -77,18 +77,16 @@ static const char* rk_hipGetErrorName(hipError_t r) { const char* s = ((const ch
 
 // rk_hipLaunch passes the arguments packed in one buffer through `extra`
 // (HIP_LAUNCH_PARAM_BUFFER_POINTER=1, _SIZE=2, _END=3), which every ROCm
-// release honours, and records events around the launch when given.
+// release honours, launches times times and records stop after them.
 static hipError_t rk_hipLaunch(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-		unsigned shm, const void* args, size_t size, hipEvent_t start, hipEvent_t stop, int times) {
+		unsigned shm, const void* args, size_t size, hipEvent_t stop, int times) {
 	CUR;
 	char buf[256];
-	hipError_t r;
+	hipError_t r = 0;
 	if (size > sizeof buf) return 1;
 	memcpy(buf, args, size);
 	size_t sz = size;
 	void* extra[] = {(void*)1, buf, (void*)2, &sz, (void*)3};
-	if (start && (r = ((hipError_t(*)(hipEvent_t, hipStream_t))hipfn[H_EVENT_RECORD])(start, 0))) return r;
-	r = 0;
 	for (int k = 0; k < times && !r; k++)
 		r = ((hipError_t(*)(hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, hipStream_t, void**, void**))hipfn[H_LAUNCH])(
 			f, gx, gy, gz, bx, by, bz, shm, 0, 0, extra);
@@ -99,12 +97,8 @@ static hipError_t rk_hipLaunch(hipFunction_t f, unsigned gx, unsigned gy, unsign
 import "C"
 
 import (
-	"context"
-	"crypto/sha256"
 	"fmt"
-	"strings"
 	"sync"
-	"time"
 	"unsafe"
 )
 
@@ -119,41 +113,19 @@ var hipSyms = []symSpec{
 	req("hipHostMalloc"), req("hipHostFree"),
 }
 
-// hipLibNames are the HIP runtime names tried, newest first. HIP_PATH or
-// ROCM_PATH add <root>/lib/libamdhip64.so.N in front.
-var hipLibNames = []string{"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"}
-
-func hipCandidates(getenv func(string) string) []string {
-	var names []string
-	for _, v := range []string{"HIP_PATH", "ROCM_PATH"} {
-		if root := getenv(v); root != "" {
-			for _, n := range hipLibNames[:3] {
-				names = append(names, strings.TrimRight(root, "/")+"/lib/"+n)
-			}
-		}
-	}
-	return append(names, hipLibNames...)
-}
-
 var hipOnce struct {
 	sync.Mutex
 	lib *library
 }
 
 // HIP attribute numbers (hipDeviceAttribute_t, stable in the CUDA-compatible
-// range since ROCm 5.0).
+// range since ROCm 5.0) and the one status code the core waits on.
 const (
-	hipAttrMemoryBusWidth   = 59
-	hipAttrMemoryClockRate  = 60
-	hipAttrMultiprocessors  = 63
-	hipAttrWarpSize         = 87
-	hipErrorNoDevice        = 100
-	hipErrorNotReady        = 600
-	hipErrorInvalidDevice   = 101
-	hipErrorNoBinaryForGPU  = 209
-	hipErrorNotInitialized  = 3
-	hipErrorInitialization  = 3
-	hipErrorInsufficientDrv = 35
+	hipAttrMemoryBusWidth  = 59
+	hipAttrMemoryClockRate = 60
+	hipAttrMultiprocessors = 63
+	hipAttrWarpSize        = 87
+	hipErrorNotReady       = 600
 )
 
 func loadHIP(getenv func(string) string) (*library, error) {
@@ -162,7 +134,7 @@ func loadHIP(getenv func(string) string) (*library, error) {
 	if hipOnce.lib != nil {
 		return hipOnce.lib, nil
 	}
-	lib, err := dlopenFirst(hipCandidates(getenv))
+	lib, err := dlopenFirst(libraryNames("hip", getenv))
 	if err != nil {
 		return nil, envError(ErrRuntimeUnavailable, "hip: HIP runtime not found (%v); install ROCm (libamdhip64) or set ROCM_PATH", err)
 	}
@@ -183,16 +155,6 @@ func hipErr(api string, r C.hipError_t) error {
 		return nil
 	}
 	return &Error{API: api, Code: int(r), Name: C.GoString(C.rk_hipGetErrorName(r)), Msg: C.GoString(C.rk_hipGetErrorString(r))}
-}
-
-type hipRuntime struct {
-	lib    *library
-	dev    int
-	info   Device
-	gen    int
-	mods   map[[32]byte]*hipModule
-	events []C.hipEvent_t // [0], [1] for launches; Time uses repeats+1
-	closed bool
 }
 
 func openHIP(index int, getenv func(string) string) (Runtime, error) {
@@ -219,29 +181,8 @@ func openHIP(index int, getenv func(string) string) (Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt := &hipRuntime{lib: lib, dev: index, info: info, mods: map[[32]byte]*hipModule{}}
 	C.rk_hip_set_dev(C.int(index))
-	if err := rt.makeEvents(); err != nil {
-		return nil, err
-	}
-	return rt, nil
-}
-
-func (rt *hipRuntime) makeEvents() error {
-	rt.events = nil // a reset device took the old ones
-	return rt.ensureEvents(2)
-}
-
-// ensureEvents creates events until there are n.
-func (rt *hipRuntime) ensureEvents(n int) error {
-	for len(rt.events) < n {
-		var e C.hipEvent_t
-		if r := C.rk_hipEventCreate(&e); r != 0 {
-			return hipErr("hipEventCreate", r)
-		}
-		rt.events = append(rt.events, e)
-	}
-	return nil
+	return newGPURuntime(hipDriver{}, info)
 }
 
 func hipDeviceInfo(index int) (Device, error) {
@@ -270,10 +211,13 @@ func hipDeviceInfo(index int) (Device, error) {
 	}, nil
 }
 
-func (rt *hipRuntime) Name() string   { return "hip" }
-func (rt *hipRuntime) Device() Device { return rt.info }
+// hipDriver is the HIP runtime's C calls (the device is selected in C, per
+// calling thread, by every trampoline).
+type hipDriver struct{}
 
-func (rt *hipRuntime) Devices() ([]Device, error) {
+func (hipDriver) Name() string { return "hip" }
+
+func (hipDriver) Devices() ([]Device, error) {
 	var n C.int
 	if r := C.rk_hipGetDeviceCount(&n); r != 0 {
 		return nil, hipErr("hipGetDeviceCount", r)
@@ -289,21 +233,7 @@ func (rt *hipRuntime) Devices() ([]Device, error) {
 	return ds, nil
 }
 
-func (rt *hipRuntime) Load(image []byte) (Module, error) {
-	key := sha256.Sum256(image)
-	if m, ok := rt.mods[key]; ok {
-		m.refs++
-		return m, nil
-	}
-	m := &hipModule{rt: rt, image: append([]byte(nil), image...), key: key, refs: 1, gen: -1}
-	if err := m.ensure(); err != nil {
-		return nil, err
-	}
-	rt.mods[key] = m
-	return m, nil
-}
-
-func (rt *hipRuntime) Alloc(n int) (DevPtr, error) {
+func (hipDriver) Alloc(n int) (DevPtr, error) {
 	if n <= 0 {
 		n = 1
 	}
@@ -317,16 +247,16 @@ func (rt *hipRuntime) Alloc(n int) (DevPtr, error) {
 // devPtr turns a device address into a void* on the C side (never dereferenced by Go).
 func devPtr(p DevPtr) unsafe.Pointer { return C.rk_ptr(C.uintptr_t(p)) }
 
-func (rt *hipRuntime) Free(p DevPtr) error { return hipErr("hipFree", C.rk_hipFree(devPtr(p))) }
+func (hipDriver) Free(p DevPtr) error { return hipErr("hipFree", C.rk_hipFree(devPtr(p))) }
 
-func (rt *hipRuntime) CopyIn(dst DevPtr, src []byte) error {
+func (hipDriver) CopyIn(dst DevPtr, src []byte) error {
 	if len(src) == 0 {
 		return nil
 	}
 	return hipErr("hipMemcpyHtoD", C.rk_hipMemcpyHtoD(devPtr(dst), unsafe.Pointer(&src[0]), C.size_t(len(src))))
 }
 
-func (rt *hipRuntime) CopyOut(dst []byte, src DevPtr) error {
+func (hipDriver) CopyOut(dst []byte, src DevPtr) error {
 	if len(dst) == 0 {
 		return nil
 	}
@@ -335,7 +265,7 @@ func (rt *hipRuntime) CopyOut(dst []byte, src DevPtr) error {
 
 // HostAlloc returns n bytes of pinned host memory (hipHostMalloc), which
 // lives until HostFree or a device reset.
-func (rt *hipRuntime) HostAlloc(n int) ([]byte, error) {
+func (hipDriver) HostAlloc(n int) ([]byte, error) {
 	var p unsafe.Pointer
 	if r := C.rk_hipHostMalloc(&p, C.size_t(n)); r != 0 {
 		return nil, hipErr("hipHostMalloc", r)
@@ -343,126 +273,42 @@ func (rt *hipRuntime) HostAlloc(n int) ([]byte, error) {
 	return unsafe.Slice((*byte)(p), n), nil
 }
 
-func (rt *hipRuntime) HostFree(b []byte) error {
+func (hipDriver) HostFree(b []byte) error {
 	return hipErr("hipHostFree", C.rk_hipHostFree(unsafe.Pointer(&b[0])))
 }
 
 // CopyDevice copies n bytes between device buffers (queued in order with launches).
-func (rt *hipRuntime) CopyDevice(dst, src DevPtr, n int) error {
+func (hipDriver) CopyDevice(dst, src DevPtr, n int) error {
 	return hipErr("hipMemcpyDtoD", C.rk_hipMemcpyDtoD(devPtr(dst), devPtr(src), C.size_t(n)))
 }
 
-func (rt *hipRuntime) Memset(p DevPtr, b byte, n int) error {
+func (hipDriver) Memset(p DevPtr, b byte, n int) error {
 	return hipErr("hipMemset", C.rk_hipMemset(devPtr(p), C.int(b), C.size_t(n)))
 }
 
-func (rt *hipRuntime) waitEvent(ctx context.Context, ev C.hipEvent_t) error {
-	// Spin for the first millisecond (kernels here take tens of
-	// microseconds; a timer sleep would cost more than the kernel), then
-	// poll with growing sleeps until ctx ends.
-	start := time.Now()
-	sleep := 50 * time.Microsecond
-	for {
-		r := C.rk_hipEventQuery(ev)
-		if r == 0 {
-			return nil
-		}
-		if r != hipErrorNotReady { // not "not ready": a real error (a fault surfaces here)
-			return hipErr("hipEventQuery", r)
-		}
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("kernel still running when waiting stopped: %w", err)
-		}
-		if time.Since(start) < time.Millisecond {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("kernel still running when waiting stopped: %w", ctx.Err())
-		case <-time.After(sleep):
-		}
-		if sleep < 2*time.Millisecond {
-			sleep *= 2
-		}
-	}
-}
-
-func (rt *hipRuntime) Synchronize(ctx context.Context) error {
-	if r := C.rk_hipEventRecord(rt.events[1]); r != 0 {
-		return hipErr("hipEventRecord", r)
-	}
-	return rt.waitEvent(ctx, rt.events[1])
-}
-
-// Reset resets the device after a fatal kernel error; modules reload.
-func (rt *hipRuntime) Reset() error {
-	if r := C.rk_hipDeviceReset(); r != 0 {
-		return hipErr("hipDeviceReset", r)
-	}
-	rt.gen++
-	return rt.makeEvents()
-}
-
-func (rt *hipRuntime) Close() error {
-	if rt.closed {
-		return nil
-	}
-	rt.closed = true
-	for _, m := range rt.mods {
-		if m.gen == rt.gen && m.mod != nil {
-			C.rk_hipModuleUnload(m.mod)
-		}
-	}
-	for _, e := range rt.events {
-		C.rk_hipEventDestroy(e)
-	}
-	return nil
-}
-
-type hipModule struct {
-	rt    *hipRuntime
-	image []byte
-	key   [32]byte
-	refs  int
-	gen   int
-	mod   C.hipModule_t
-	fns   map[string]C.hipFunction_t
-}
-
-func (m *hipModule) ensure() error {
-	if m.gen == m.rt.gen && m.mod != nil {
-		return nil
-	}
+func (hipDriver) loadModule(image []byte) (unsafe.Pointer, error) {
 	var mod C.hipModule_t
-	if r := C.rk_hipModuleLoadData(&mod, unsafe.Pointer(&m.image[0])); r != 0 {
-		return hipErr("hipModuleLoadData", r)
+	if r := C.rk_hipModuleLoadData(&mod, unsafe.Pointer(&image[0])); r != 0 {
+		return nil, hipErr("hipModuleLoadData", r)
 	}
-	m.mod, m.gen, m.fns = mod, m.rt.gen, map[string]C.hipFunction_t{}
-	return nil
+	return unsafe.Pointer(mod), nil
 }
 
-func (m *hipModule) fn(name string) (C.hipFunction_t, error) {
-	if err := m.ensure(); err != nil {
-		return nil, err
-	}
-	if f, ok := m.fns[name]; ok {
-		return f, nil
-	}
+func (hipDriver) function(mod unsafe.Pointer, name string) (unsafe.Pointer, error) {
 	cn := C.CString(name)
 	defer C.free(unsafe.Pointer(cn))
 	var f C.hipFunction_t
-	if r := C.rk_hipModuleGetFunction(&f, m.mod, cn); r != 0 {
-		return nil, fmt.Errorf("kernel %q: %w", name, hipErr("hipModuleGetFunction", r))
+	if r := C.rk_hipModuleGetFunction(&f, C.hipModule_t(mod), cn); r != 0 {
+		return nil, hipErr("hipModuleGetFunction", r)
 	}
-	m.fns[name] = f
-	return f, nil
+	return unsafe.Pointer(f), nil
 }
 
-func (m *hipModule) launch(kernel string, grid, block Dim3, shared int, args []Arg, start, stop C.hipEvent_t, times int) error {
-	f, err := m.fn(kernel)
-	if err != nil {
-		return err
-	}
+func (hipDriver) unloadModule(mod unsafe.Pointer) error {
+	return hipErr("hipModuleUnload", C.rk_hipModuleUnload(C.hipModule_t(mod)))
+}
+
+func (hipDriver) launch(kernel string, fn unsafe.Pointer, g, b Dim3, shared int, args []Arg, stop unsafe.Pointer, times int) error {
 	buf, _, err := packArgs(args)
 	if err != nil {
 		return err
@@ -475,57 +321,49 @@ func (m *hipModule) launch(kernel string, grid, block Dim3, shared int, args []A
 	if len(buf) > 0 {
 		bp = unsafe.Pointer(&buf[0])
 	}
-	g, b := grid.norm(), block.norm()
-	r := C.rk_hipLaunch(f, C.uint(g.X), C.uint(g.Y), C.uint(g.Z), C.uint(b.X), C.uint(b.Y), C.uint(b.Z), C.uint(shared),
-		bp, C.size_t(len(buf)), start, stop, C.int(times))
+	r := C.rk_hipLaunch(C.hipFunction_t(fn), C.uint(g.X), C.uint(g.Y), C.uint(g.Z), C.uint(b.X), C.uint(b.Y), C.uint(b.Z), C.uint(shared),
+		bp, C.size_t(len(buf)), C.hipEvent_t(stop), C.int(times))
 	if r != 0 {
 		return fmt.Errorf("kernel %q: %w", kernel, hipErr("hipModuleLaunchKernel", r))
 	}
 	return nil
 }
 
-func (m *hipModule) Launch(ctx context.Context, kernel string, grid, block Dim3, shared int, args ...Arg) error {
-	if err := m.launch(kernel, grid, block, shared, args, nil, m.rt.events[1], 1); err != nil {
-		return err
+func (hipDriver) newEvent() (unsafe.Pointer, error) {
+	var e C.hipEvent_t
+	if r := C.rk_hipEventCreate(&e); r != 0 {
+		return nil, hipErr("hipEventCreate", r)
 	}
-	if err := m.rt.waitEvent(ctx, m.rt.events[1]); err != nil {
-		return fmt.Errorf("kernel %q: %w", kernel, err)
-	}
-	return nil
+	return unsafe.Pointer(e), nil
 }
 
-// Time queues the warm-up launches and every sample at once (timeQueued).
-func (m *hipModule) Time(ctx context.Context, warmup, repeats int, kernel string, grid, block Dim3, shared int, args ...Arg) (Timing, error) {
-	if err := m.rt.ensureEvents(repeats + 1); err != nil {
-		return Timing{}, err
-	}
-	launch := func(stop C.hipEvent_t, times int) error {
-		return m.launch(kernel, grid, block, shared, args, nil, stop, times)
-	}
-	wait := func(ctx context.Context, e C.hipEvent_t) error {
-		if err := m.rt.waitEvent(ctx, e); err != nil {
-			return fmt.Errorf("kernel %q: %w", kernel, err)
-		}
-		return nil
-	}
-	elapsed := func(a, b C.hipEvent_t) (float64, error) {
-		var t C.float
-		if r := C.rk_hipEventElapsedTime(&t, a, b); r != 0 {
-			return 0, hipErr("hipEventElapsedTime", r)
-		}
-		return float64(t), nil
-	}
-	return timeQueued(ctx, warmup, repeats, m.rt.events, launch, wait, elapsed)
+func (hipDriver) recordEvent(e unsafe.Pointer) error {
+	return hipErr("hipEventRecord", C.rk_hipEventRecord(C.hipEvent_t(e)))
 }
 
-func (m *hipModule) Close() error {
-	m.refs--
-	if m.refs > 0 {
-		return nil
+func (hipDriver) eventDone(e unsafe.Pointer) (bool, error) {
+	switch r := C.rk_hipEventQuery(C.hipEvent_t(e)); r {
+	case 0:
+		return true, nil
+	case hipErrorNotReady:
+		return false, nil
+	default: // a real error (a fault surfaces here)
+		return false, hipErr("hipEventQuery", r)
 	}
-	delete(m.rt.mods, m.key)
-	if m.gen == m.rt.gen && m.mod != nil {
-		return hipErr("hipModuleUnload", C.rk_hipModuleUnload(m.mod))
-	}
-	return nil
 }
+
+func (hipDriver) elapsedMs(a, b unsafe.Pointer) (float64, error) {
+	var t C.float
+	if r := C.rk_hipEventElapsedTime(&t, C.hipEvent_t(a), C.hipEvent_t(b)); r != 0 {
+		return 0, hipErr("hipEventElapsedTime", r)
+	}
+	return float64(t), nil
+}
+
+func (hipDriver) destroyEvent(e unsafe.Pointer) { C.rk_hipEventDestroy(C.hipEvent_t(e)) }
+
+// reset resets the device (hipDeviceReset): allocations, modules and
+// events are gone.
+func (hipDriver) reset() error { return hipErr("hipDeviceReset", C.rk_hipDeviceReset()) }
+
+func (hipDriver) close() error { return nil }

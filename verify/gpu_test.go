@@ -1,0 +1,154 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeDriver is a driver whose handles are Go objects: it records what the
+// shared core asks of the C side.
+type fakeDriver struct {
+	FakeRuntime // memory methods and Devices (unused by the core)
+
+	loads, unloads, events, destroyed, resets int
+	launches                                  []string
+	live                                      map[unsafe.Pointer]bool // loaded modules
+	pending                                   int                     // eventDone polls before done
+	fault                                     error                   // eventDone's error
+	elapsed                                   float64
+}
+
+func newFakeDriver() *fakeDriver { return &fakeDriver{live: map[unsafe.Pointer]bool{}} }
+
+func (d *fakeDriver) loadModule(image []byte) (unsafe.Pointer, error) {
+	if image[:len(image)+1][len(image)] != 0 {
+		return nil, errors.New("image not NUL-terminated")
+	}
+	d.loads++
+	h := unsafe.Pointer(new(int))
+	d.live[h] = true
+	return h, nil
+}
+
+func (d *fakeDriver) function(mod unsafe.Pointer, name string) (unsafe.Pointer, error) {
+	if !d.live[mod] {
+		return nil, errors.New("module not loaded")
+	}
+	if name == "missing" {
+		return nil, &Error{API: "fakeModuleGetFunction", Code: 500, Msg: "named symbol not found"}
+	}
+	return unsafe.Pointer(new(int)), nil
+}
+
+func (d *fakeDriver) unloadModule(mod unsafe.Pointer) error {
+	d.unloads++
+	delete(d.live, mod)
+	return nil
+}
+
+func (d *fakeDriver) launch(kernel string, fn unsafe.Pointer, grid, block Dim3, shared int, args []Arg, stop unsafe.Pointer, times int) error {
+	d.launches = append(d.launches, kernel)
+	return nil
+}
+
+func (d *fakeDriver) newEvent() (unsafe.Pointer, error) {
+	d.events++
+	return unsafe.Pointer(new(int)), nil
+}
+
+func (d *fakeDriver) recordEvent(unsafe.Pointer) error { return nil }
+
+func (d *fakeDriver) eventDone(unsafe.Pointer) (bool, error) {
+	if d.fault != nil {
+		return false, d.fault
+	}
+	if d.pending < 0 { // never done: a hung kernel
+		return false, nil
+	}
+	if d.pending > 0 {
+		d.pending--
+		return false, nil
+	}
+	return true, nil
+}
+
+func (d *fakeDriver) elapsedMs(a, b unsafe.Pointer) (float64, error) { return d.elapsed, nil }
+func (d *fakeDriver) destroyEvent(unsafe.Pointer)                    { d.destroyed++ }
+func (d *fakeDriver) reset() error                                   { d.resets++; d.live = map[unsafe.Pointer]bool{}; return nil }
+func (d *fakeDriver) close() error                                   { return nil }
+
+func TestGPURuntimeSharesModulesAndReloadsAfterReset(t *testing.T) {
+	d := newFakeDriver()
+	rt, err := newGPURuntime(d, Device{Name: "fake"})
+	require.NoError(t, err)
+	assert.Equal(t, 2, d.events, "two events for launches")
+	img := []byte("image")
+	m1, err := rt.Load(img)
+	require.NoError(t, err)
+	m2, err := rt.Load(append([]byte(nil), img...))
+	require.NoError(t, err)
+	assert.Same(t, m1, m2, "identical images share a module")
+	assert.Equal(t, 1, d.loads)
+	_, err = rt.Load(nil)
+	assert.Error(t, err)
+
+	ctx := context.Background()
+	require.NoError(t, m1.Launch(ctx, "k", D1(1), D1(64), 0))
+	assert.ErrorContains(t, m1.Launch(ctx, "missing", D1(1), D1(64), 0), `kernel "missing": fakeModuleGetFunction`)
+
+	require.NoError(t, rt.Reset())
+	assert.Equal(t, 4, d.events, "a reset takes the events: two new ones")
+	require.NoError(t, m1.Launch(ctx, "k", D1(1), D1(64), 0), "the module reloads itself")
+	assert.Equal(t, 2, d.loads)
+
+	require.NoError(t, m1.Close())
+	assert.Equal(t, 0, d.unloads, "still used by m2")
+	require.NoError(t, m2.Close())
+	assert.Equal(t, 1, d.unloads)
+	require.NoError(t, rt.Close())
+	assert.Equal(t, 2, d.destroyed, "the current events; the reset took the first two")
+	assert.Empty(t, d.live)
+}
+
+func TestGPURuntimeTimeQueuesEverySample(t *testing.T) {
+	d := newFakeDriver()
+	d.elapsed = 5 // ms per sample of timeGroup launches
+	rt, err := newGPURuntime(d, Device{})
+	require.NoError(t, err)
+	m, err := rt.Load([]byte("image"))
+	require.NoError(t, err)
+	tm, err := m.Time(context.Background(), 3, 20, "k", D1(1), D1(64), 0)
+	require.NoError(t, err)
+	assert.Equal(t, 21, d.events, "repeats+1 events")
+	assert.Len(t, d.launches, 21, "one warm-up batch and one per sample")
+	assert.Equal(t, 20, tm.Repeats)
+	assert.Equal(t, time.Millisecond, tm.Median)
+}
+
+func TestGPURuntimeWaitEndsOnDeadlineOrFault(t *testing.T) {
+	d := newFakeDriver()
+	rt, err := newGPURuntime(d, Device{})
+	require.NoError(t, err)
+	m, err := rt.Load([]byte("image"))
+	require.NoError(t, err)
+	d.pending = 3
+	require.NoError(t, m.Launch(context.Background(), "k", D1(1), D1(1), 0), "done after a few polls")
+
+	d.pending = -1
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	err = m.Launch(ctx, "hang", D1(1), D1(1), 0)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.ErrorContains(t, err, `kernel "hang": kernel still running`)
+
+	d.fault = &Error{API: "cuEventQuery", Code: 700, Name: "CUDA_ERROR_ILLEGAL_ADDRESS"}
+	var e *Error
+	require.ErrorAs(t, rt.Synchronize(context.Background()), &e)
+	assert.Equal(t, 700, e.Code)
+}

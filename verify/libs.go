@@ -1,0 +1,135 @@
+package verify
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// RuntimeLibrary is a library verify dlopens, with the names it tries, in
+// order: the first that loads is used. It is the one list Open and the
+// NVRTC binding load from, and that `rocmk doctor` reports.
+type RuntimeLibrary struct {
+	Backend string   // "hip", "cuda" or "nvrtc"
+	Use     string   // what it is for
+	Names   []string // dlopen names: sonames, or paths under HIP_PATH, CUDA_PATH...
+}
+
+// RuntimeLibraries lists the libraries verify loads; getenv reads HIP_PATH,
+// ROCM_PATH, CUDA_PATH and CUDA_HOME.
+func RuntimeLibraries(getenv func(string) string) []RuntimeLibrary {
+	return []RuntimeLibrary{
+		{Backend: "hip", Use: "rocmk verify --backend hip", Names: libraryNames("hip", getenv)},
+		{Backend: "cuda", Use: "rocmk verify --backend cuda", Names: libraryNames("cuda", getenv)},
+		{Backend: "nvrtc", Use: "NVIDIA images when nvcc cannot build them", Names: libraryNames("nvrtc", getenv)},
+	}
+}
+
+// libraryNames is the dlopen order of one library. HIP_PATH or ROCM_PATH
+// put <root>/lib/libamdhip64.so.N first, CUDA_PATH or CUDA_HOME
+// <root>/lib64/libnvrtc.so.N.
+func libraryNames(backend string, getenv func(string) string) []string {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	under := func(vars []string, dir string, sonames []string) []string {
+		var out []string
+		for _, v := range vars {
+			if root := getenv(v); root != "" {
+				for _, n := range sonames {
+					out = append(out, filepath.Join(root, dir, n))
+				}
+			}
+		}
+		return out
+	}
+	switch backend {
+	case "hip":
+		versioned := []string{"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"}
+		return append(under([]string{"HIP_PATH", "ROCM_PATH"}, "lib", versioned), append(versioned, "libamdhip64.so")...)
+	case "cuda":
+		return []string{"libcuda.so.1", "libcuda.so"}
+	case "nvrtc":
+		versioned := []string{"libnvrtc.so.13", "libnvrtc.so.12"}
+		names := under([]string{"CUDA_PATH", "CUDA_HOME"}, "lib64", versioned)
+		names = append(names, "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so")
+		return append(names, "/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.12")
+	}
+	return nil
+}
+
+// Loader finds the file the dynamic loader would open for a dlopen name,
+// without loading anything, in glibc's order for a program without RPATH or
+// RUNPATH (rocmk has neither): a name with a slash is a path; a soname is
+// looked up in LD_LIBRARY_PATH, then the ld.so cache, then the system
+// directories.
+type Loader struct {
+	Root   string              // filesystem root prefix for tests ("" = /)
+	Getenv func(string) string // reads LD_LIBRARY_PATH; nil: none
+	Cache  map[string]string   // the ld.so cache, soname -> path (see ParseLDConfig)
+}
+
+// Find returns the path name resolves to and how it was found ("path",
+// "LD_LIBRARY_PATH", "ldconfig cache" or "system directory").
+func (l Loader) Find(name string) (path, via string, ok bool) {
+	if strings.Contains(name, "/") {
+		return name, "path", l.isFile(name)
+	}
+	if l.Getenv != nil {
+		for _, d := range filepath.SplitList(l.Getenv("LD_LIBRARY_PATH")) {
+			if d != "" && l.isFile(filepath.Join(d, name)) {
+				return filepath.Join(d, name), "LD_LIBRARY_PATH", true
+			}
+		}
+	}
+	if p, found := l.Cache[name]; found && l.isFile(p) {
+		return p, "ldconfig cache", true
+	}
+	for _, d := range systemLibDirs() {
+		if l.isFile(filepath.Join(d, name)) {
+			return filepath.Join(d, name), "system directory", true
+		}
+	}
+	return "", "", false
+}
+
+func (l Loader) isFile(p string) bool {
+	fi, err := os.Stat(filepath.Join(l.Root, p))
+	return err == nil && !fi.IsDir()
+}
+
+// systemLibDirs are glibc's trusted directories on Debian-style multiarch
+// systems and on lib64 ones.
+func systemLibDirs() []string {
+	triplet := map[string]string{"amd64": "x86_64-linux-gnu", "arm64": "aarch64-linux-gnu", "ppc64le": "powerpc64le-linux-gnu"}[runtime.GOARCH]
+	var dirs []string
+	if triplet != "" {
+		dirs = append(dirs, "/lib/"+triplet, "/usr/lib/"+triplet)
+	}
+	return append(dirs, "/lib64", "/usr/lib64", "/lib", "/usr/lib")
+}
+
+// ParseLDConfig reads `ldconfig -p` output into soname -> path, keeping the
+// first entry of a name for this machine's architecture.
+func ParseLDConfig(out []byte) map[string]string {
+	arch := map[string]string{"amd64": "x86-64", "arm64": "AArch64", "ppc64le": "64bit"}[runtime.GOARCH]
+	m := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		name, rest, ok := strings.Cut(strings.TrimSpace(sc.Text()), " (")
+		if !ok {
+			continue
+		}
+		flags, path, ok := strings.Cut(rest, ") => ")
+		if !ok || (arch != "" && !strings.Contains(flags, arch)) {
+			continue
+		}
+		if _, seen := m[name]; !seen {
+			m[name] = strings.TrimSpace(path)
+		}
+	}
+	return m
+}
