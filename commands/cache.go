@@ -75,7 +75,7 @@ type cacheLsOptions struct {
 }
 
 // internalKinds are entries the builder keeps for itself: listed with --all.
-var internalKinds = map[string]bool{"deps": true, "toolchain-id": true}
+var internalKinds = map[string]bool{"deps": true, "toolchain-id": true, "nvcc-failed": true}
 
 func cacheLsCommand() *cli.Command {
 	return &cli.Command{

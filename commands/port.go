@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -15,9 +13,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmk/rocmk/compile"
-	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/verify"
+	"github.com/rocmk/rocmk/verify/port"
 	"github.com/rocmk/rocmk/verify/spec"
 )
 
@@ -156,7 +154,7 @@ func portOptionsOf(c *cli.Context) (portOptions, error) {
 	if len(tail["quiet"]) > 0 {
 		o.g.Quiet = true
 	}
-	if o.g.Verbose < 0 { // globals' -v count reads -1 with no -v (reported to the lead)
+	if o.g.Verbose < 0 { // globals' -v count reads -1 with no -v
 		o.g.Verbose = 0
 	}
 	if !o.g.JSON {
@@ -206,62 +204,6 @@ type verifySpecOptions struct {
 	HIPInclude string // NVIDIA: directory with hip/hip_runtime.h for the NVIDIA platform
 }
 
-// portDoc is the --json result of port and verify --spec.
-type portDoc struct {
-	Spec    string         `json:"spec"`
-	Sources []*portSource  `json:"sources"`
-	Device  *verify.Device `json:"device,omitempty"`
-	Kernels []*portVerdict `json:"kernels"`
-	OK      bool           `json:"ok"`
-	Summary portDocSummary `json:"summary"`
-
-	noVerify bool
-}
-
-type portDocSummary struct {
-	Kernels int `json:"kernels"`
-	Passed  int `json:"passed"`
-	Failed  int `json:"failed"`
-	Cases   int `json:"cases"`
-}
-
-// portSource is one source file's translation and builds.
-type portSource struct {
-	File        string              `json:"file"`
-	HIP         string              `json:"hip_file,omitempty"`
-	Hipified    bool                `json:"hipified"`
-	Replaced    int                 `json:"replacements"`
-	Hazards     []hipify.Diagnostic `json:"hazards"`
-	Builds      []portBuild         `json:"builds"`
-	Image       string              `json:"device_compiler,omitempty"` // nvcc, nvrtc, hipcc
-	ImageCached bool                `json:"device_image_cached,omitempty"`
-}
-
-type portBuild struct {
-	Target string `json:"target"`
-	Status string `json:"status"`
-	File   string `json:"file,omitempty"`
-	Error  string `json:"error,omitempty"`
-}
-
-// portVerdict is one kernel's outcome.
-type portVerdict struct {
-	Spec     string       `json:"spec"`
-	Kernel   string       `json:"kernel"`
-	Symbol   string       `json:"symbol,omitempty"`
-	Source   string       `json:"source"`
-	Hazards  int          `json:"hazards"`
-	Built    []string     `json:"built_for"`
-	Failed   []string     `json:"failed_targets,omitempty"`
-	Checked  bool         `json:"metadata_checked"`
-	Verified bool         `json:"verified"`
-	Status   string       `json:"status"` // pass, fail, error, built, skipped
-	Error    string       `json:"error,omitempty"`
-	Result   *spec.Result `json:"result,omitempty"`
-
-	specBad bool // the spec does not match the code object: nothing to run
-}
-
 func runPort(ctx context.Context, o portOptions, env Env) error {
 	f, err := spec.ReadFile(o.Spec)
 	if err != nil {
@@ -271,24 +213,18 @@ func runPort(ctx context.Context, o portOptions, env Env) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	var mine []*spec.Spec
-	for _, s := range specs {
-		if s.Source == "" || sameFile(s.SourcePath(), o.File) || filepath.Base(s.Source) == filepath.Base(o.File) {
-			mine = append(mine, s)
-		}
-	}
+	mine := port.SpecsFor(specs, o.File)
 	if len(mine) == 0 {
-		return usagef("no spec in %s is for %s (their sources: %s)", o.Spec, o.File, specSources(specs))
+		return usagef("no spec in %s is for %s (their sources: %s)", o.Spec, o.File, port.SourceList(specs))
 	}
 	targets, from, err := portTargets(o.Arch, env)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	p := &portRunner{ui: newUI(env, o.g), env: env, g: o.g, targets: targets, implicit: from, keep: o.Keep,
-		backend: o.Backend, device: o.Device, noVerify: o.NoVerify, time: o.Time, schema: "port",
-		noNVCC: o.NoNVCC, hipInclude: o.HIPInclude}
-	doc := &portDoc{Spec: o.Spec, noVerify: o.NoVerify}
-	return p.run(ctx, doc, []portGroup{{file: o.File, specs: mine}})
+	ui := newUI(env, o.g)
+	po := portSetup(env, o.g, ui, o.Backend, o.Device, o.NoNVCC, o.HIPInclude)
+	po.Spec, po.Targets, po.TargetsFrom, po.NoVerify, po.Time, po.Keep = o.Spec, targets, from, o.NoVerify, o.Time, o.Keep
+	return runPortGroups(ctx, ui, "port", po, []port.Group{{File: o.File, Specs: mine}}, o.g.Quiet)
 }
 
 // runVerifySpec is `rocmk verify --spec FILE`: every spec of the file (or
@@ -303,24 +239,75 @@ func runVerifySpec(ctx context.Context, o verifySpecOptions, env Env, g globalOp
 	if err != nil {
 		return usagef("%v", err)
 	}
-	var groups []portGroup
-	index := map[string]int{}
-	for _, s := range specs {
-		if s.Source == "" {
-			return fmt.Errorf("%s: spec %q names no source file", o.Spec, s.Label())
-		}
-		src := s.SourcePath()
-		i, ok := index[src]
-		if !ok {
-			i = len(groups)
-			index[src] = i
-			groups = append(groups, portGroup{file: src})
-		}
-		groups[i].specs = append(groups[i].specs, s)
+	groups, err := port.BySource(specs, o.Spec)
+	if err != nil {
+		return err
 	}
-	p := &portRunner{ui: newUI(env, g), env: env, g: g, backend: o.Backend, device: o.Device, time: o.Time,
-		schema: "verify-spec", noNVCC: o.NoNVCC, hipInclude: o.HIPInclude}
-	return p.run(ctx, &portDoc{Spec: o.Spec}, groups)
+	ui := newUI(env, g)
+	po := portSetup(env, g, ui, o.Backend, o.Device, o.NoNVCC, o.HIPInclude)
+	po.Spec, po.Time = o.Spec, o.Time
+	return runPortGroups(ctx, ui, "verify-spec", po, groups, g.Quiet)
+}
+
+// runPortGroups runs port's pipeline, prints the report and turns it into
+// the exit status.
+func runPortGroups(ctx context.Context, ui *UI, schema string, po port.Options, groups []port.Group, quiet bool) error {
+	rep, err := port.Run(ctx, groups, po)
+	if err != nil {
+		return err
+	}
+	if err := ui.Result(schema, rep, func(w io.Writer, s *Styles) error { return printPort(w, s, rep, quiet) }); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return rep.Err()
+}
+
+// portSetup wires port to this process: the GPU runtime, AMD builds through
+// the build cache, and the device image builder.
+func portSetup(env Env, g globalOptions, ui *UI, backend string, device int, noNVCC bool, hipInclude string) port.Options {
+	open := env.OpenRuntime
+	if open == nil {
+		open = verify.Open
+	}
+	verbose := func(f string, a ...any) { ui.Verbosef(1, f, a...) }
+	return port.Options{
+		Build:  amdBuild(env, g, ui),
+		Open:   func() (verify.Runtime, error) { return open(backend, device, env.Getenv) },
+		Images: newImageBuilder(env, g, ui, noNVCC, hipInclude, verbose, nil),
+		Info:   ui.Infof, Warn: ui.Warnf, Verbose: verbose,
+	}
+}
+
+// amdBuild builds a source for AMD targets as `rocmk build` does: the
+// discovered toolchain, the build cache, its statistics and daily trim.
+func amdBuild(env Env, g globalOptions, ui *UI) func(context.Context, string, []inspect.Target, string) (*compile.Report, error) {
+	return func(ctx context.Context, src string, targets []inspect.Target, outDir string) (*compile.Report, error) {
+		in, err := compile.FindInstallation(findOptions(env, ""))
+		if err != nil {
+			return nil, err
+		}
+		tc, err := compile.NewClang(in, "")
+		if err != nil {
+			return nil, err
+		}
+		b := &compile.Builder{TC: tc, Run: &compile.ExecRunner{}, Jobs: g.Jobs, Getenv: env.Getenv}
+		bc, err := openBuildStore(g, env)
+		if err != nil {
+			ui.Warnf("build cache unavailable (%v); building without it", err)
+		} else if bc != nil {
+			b.Cache = compile.CacheStore(bc)
+		}
+		rep, err := b.Build(ctx, compile.Request{Sources: []string{src}, Targets: targets, OutDir: outDir, NoManifest: true})
+		if rep != nil && !errors.Is(err, context.Canceled) {
+			if err := cacheAfterBuild(bc, rep); err != nil {
+				ui.Verbosef(1, "cache: %v", err)
+			}
+		}
+		return rep, err
+	}
 }
 
 // portTargets picks the AMD targets to build for: --arch, else the targets
@@ -353,409 +340,6 @@ func portTargets(arch []string, env Env) ([]inspect.Target, string, error) {
 	return ts, from, nil
 }
 
-func specSources(specs []*spec.Spec) string {
-	var s []string
-	for _, x := range specs {
-		s = append(s, x.Source)
-	}
-	sort.Strings(s)
-	return strings.Join(s, ", ")
-}
-
-func sameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
-}
-
-type portGroup struct {
-	file  string
-	specs []*spec.Spec
-}
-
-type portRunner struct {
-	ui         *UI
-	env        Env
-	g          globalOptions
-	targets    []inspect.Target
-	implicit   string // where targets came from when not --arch (rocmk.toml, ROCMK_ARCH...)
-	keep       string
-	backend    string
-	device     int
-	noVerify   bool
-	time       bool
-	schema     string // "port" or "verify-spec"
-	noNVCC     bool
-	hipInclude string
-
-	work string
-	rt   verify.Runtime
-}
-
-func (p *portRunner) run(ctx context.Context, doc *portDoc, groups []portGroup) error {
-	if p.keep != "" {
-		if err := os.MkdirAll(p.keep, 0o777); err != nil {
-			return err
-		}
-		p.work = p.keep
-	} else {
-		dir, err := os.MkdirTemp("", "rocmk-port-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		p.work = dir
-	}
-	var envErr error
-	if !p.noVerify {
-		open := p.env.OpenRuntime
-		if open == nil {
-			open = verify.Open
-		}
-		rt, err := open(p.backend, p.device, p.env.Getenv)
-		if err != nil {
-			if !errors.Is(err, verify.ErrRuntimeUnavailable) && !errors.Is(err, verify.ErrNoDevice) {
-				return err
-			}
-			// Translate and build anyway: the verdict says what ran.
-			envErr = err
-			p.ui.Warnf("no usable GPU runtime: translating and building only (details at the end)")
-		} else {
-			defer rt.Close()
-			p.rt = rt
-			d := rt.Device()
-			doc.Device = &d
-			p.ui.Infof("device: %s (%s, %s)", d.Name, rt.Name(), d.Arch)
-		}
-	}
-	for _, gr := range groups {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		src, verdicts, err := p.source(ctx, gr)
-		if err != nil {
-			return err
-		}
-		doc.Sources = append(doc.Sources, src)
-		doc.Kernels = append(doc.Kernels, verdicts...)
-	}
-	doc.OK = true
-	failedCases, totalCases := 0, 0
-	for _, v := range doc.Kernels {
-		doc.Summary.Kernels++
-		if v.Result != nil {
-			totalCases += len(v.Result.Cases)
-			failedCases += v.Result.Failed()
-		}
-		switch v.Status {
-		case "pass", "built":
-			doc.Summary.Passed++
-		default:
-			doc.Summary.Failed++
-			doc.OK = false
-		}
-	}
-	doc.Summary.Cases = totalCases
-	if envErr != nil {
-		doc.OK = false
-	}
-	if err := p.ui.Result(p.schema, doc, func(w io.Writer, s *Styles) error { return printPort(w, s, doc, p.g.Quiet) }); err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if failedCases > 0 {
-		return &verify.MismatchError{Failed: failedCases, Total: totalCases}
-	}
-	for _, v := range doc.Kernels {
-		if v.Status == "error" || v.Status == "fail" {
-			return exitError{code: ExitFailure, err: errors.New(v.Error)}
-		}
-	}
-	if envErr != nil {
-		return envErr
-	}
-	return nil
-}
-
-// source translates, builds and verifies one source file's specs.
-func (p *portRunner) source(ctx context.Context, gr portGroup) (*portSource, []*portVerdict, error) {
-	data, err := os.ReadFile(gr.file)
-	if err != nil {
-		return nil, nil, err
-	}
-	ps := &portSource{File: gr.file, Hazards: []hipify.Diagnostic{}, Builds: []portBuild{}}
-	hip := data
-	name := filepath.Base(gr.file)
-	ext := strings.ToLower(filepath.Ext(name))
-	if ext == ".cu" || ext == ".cuh" {
-		out, rep, err := hipify.Translate(name, data, hipify.Options{})
-		if err != nil {
-			return nil, nil, fmt.Errorf("hipify %s: %w", gr.file, err)
-		}
-		hip = out
-		ps.Hipified = true
-		ps.Replaced = rep.Replacements()
-		ps.Hazards = append(append(ps.Hazards, rep.Hazards...), rep.Unsupported...)
-		name = strings.TrimSuffix(name, filepath.Ext(name)) + ".hip"
-		for _, h := range ps.Hazards {
-			p.ui.Warnf("%s", h.String())
-		}
-	}
-	hipPath := filepath.Join(p.work, name)
-	if err := os.WriteFile(hipPath, hip, 0o666); err != nil {
-		return nil, nil, err
-	}
-	if p.keep != "" {
-		ps.HIP = hipPath
-	}
-	verdicts := make([]*portVerdict, len(gr.specs))
-	for i, s := range gr.specs {
-		verdicts[i] = &portVerdict{Spec: s.Label(), Kernel: s.Kernel, Source: gr.file, Hazards: len(ps.Hazards), Built: []string{}, Status: "built"}
-	}
-	// AMD builds, and the metadata check against the first code object.
-	var amdKernels []spec.KernelInfo
-	if len(p.targets) > 0 {
-		objs, builds, err := p.buildAMD(ctx, hipPath, p.targets)
-		if err != nil && p.implicit != "" && errors.Is(err, compile.ErrToolchainNotFound) {
-			// Targets nobody asked for on this command line: skip them.
-			p.ui.Warnf("not building for %s (from %s): %v", targetList(p.targets), p.implicit, err)
-			p.targets, objs, builds, err = nil, nil, nil, nil
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		ps.Builds = builds
-		for _, b := range builds {
-			for _, v := range verdicts {
-				if b.Status == "failed" {
-					v.Failed = append(v.Failed, b.Target)
-					v.Status, v.Error = "error", "build failed for "+b.Target
-				} else {
-					v.Built = append(v.Built, b.Target)
-				}
-			}
-		}
-		for _, obj := range objs {
-			ks, err := codeObjectKernels(obj)
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: reading the code object: %w", name, err)
-			}
-			amdKernels = ks
-			break
-		}
-		if amdKernels != nil {
-			for i, s := range gr.specs {
-				v := verdicts[i]
-				k, err := spec.Resolve(s, amdKernels)
-				if err == nil {
-					err = spec.CheckArgs(s, k)
-				}
-				if err != nil {
-					v.Status, v.Error, v.specBad = "error", err.Error(), true
-					continue
-				}
-				v.Symbol, v.Checked = k.Name, true
-			}
-		}
-	}
-	if p.rt == nil {
-		return ps, verdicts, nil
-	}
-	// The device: compile for it, load, resolve, run.
-	t0 := time.Now()
-	iopts := verify.ImageOptions{Getenv: p.env.Getenv, NoNVCC: p.noNVCC, HIPInclude: p.hipInclude,
-		BuildAMD: func(ctx context.Context, name string, src []byte, target string) ([]byte, error) {
-			t, err := inspect.ParseTarget(target)
-			if err != nil {
-				return nil, err
-			}
-			objs, builds, err := p.buildAMD(ctx, hipPath, []inspect.Target{t})
-			if err != nil {
-				return nil, err
-			}
-			if len(objs) == 0 {
-				return nil, fmt.Errorf("build for %s failed: %s", target, builds[0].Error)
-			}
-			return objs[0], nil
-		},
-		Log: func(format string, a ...any) { p.ui.Verbosef(1, format, a...) }}
-	if bc, err := openBuildStore(p.g, p.env); err == nil && bc != nil {
-		iopts.Cache = imageCache{bc}
-	}
-	img, err := verify.BuildImage(ctx, p.rt, name, hip, iopts)
-	if err != nil {
-		for _, v := range verdicts {
-			v.Status, v.Error = "error", "device build: "+err.Error()
-		}
-		p.ui.Warnf("%s: building for the device failed: %v", name, err)
-		return ps, verdicts, nil
-	}
-	ps.Image, ps.ImageCached = img.Compiler, img.Cached
-	p.ui.Verbosef(1, "%s: device image by %s in %s (cached: %v)", name, img.Compiler, fmtPortDur(time.Since(t0)), img.Cached)
-	devKernels, err := p.deviceKernels(img.Image, amdKernels)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: reading the device image: %w", name, err)
-	}
-	mod, err := p.rt.Load(img.Image)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: loading the device image: %w", name, err)
-	}
-	defer mod.Close()
-	for i, s := range gr.specs {
-		v := verdicts[i]
-		if v.specBad {
-			continue // the metadata check failed: the spec is wrong
-		}
-		symbol := s.Kernel
-		if devKernels != nil {
-			k, err := spec.Resolve(s, devKernels)
-			if err == nil && !v.Checked {
-				err = spec.CheckArgs(s, k)
-				v.Checked = err == nil && k.Args != nil
-			}
-			if err != nil {
-				v.Status, v.Error = "error", err.Error()
-				continue
-			}
-			symbol = k.Name
-		}
-		v.Symbol = symbol
-		cases, err := s.Expand()
-		if err != nil {
-			v.Status, v.Error = "error", err.Error()
-			continue
-		}
-		p.ui.Infof("%s: running %d case(s)", s.Label(), len(cases))
-		res, err := spec.Run(ctx, s, cases, spec.RunOptions{Runtime: p.rt, Module: mod, Symbol: symbol, Time: p.time,
-			Progress: func(cr *spec.CaseResult) {
-				st := "ok"
-				if !cr.OK {
-					st = "MISMATCH"
-				}
-				p.ui.Verbosef(1, "  %-40s %s (reference %s)", cr.Case, st, fmtPortDur(cr.RefTime))
-			}})
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, nil, ctx.Err()
-			}
-			v.Status, v.Error = "error", err.Error()
-			continue
-		}
-		v.Result, v.Verified = res, true
-		if res.OK {
-			if v.Status != "error" {
-				v.Status = "pass"
-			}
-		} else {
-			v.Status = "fail"
-			v.Error = fmt.Sprintf("%d of %d cases did not match", res.Failed(), len(res.Cases))
-		}
-	}
-	return ps, verdicts, nil
-}
-
-// deviceKernels lists the kernels of the device image: from AMD metadata on
-// a HIP device, from the cubin's symbols (or PTX entries) on CUDA. For other
-// runtimes (the tests' fake) it falls back to the AMD build's list, or nil
-// (launch the spec's kernel name as given).
-func (p *portRunner) deviceKernels(img []byte, amd []spec.KernelInfo) ([]spec.KernelInfo, error) {
-	switch p.rt.Name() {
-	case "hip":
-		return codeObjectKernels(img)
-	case "cuda":
-		return spec.ImageKernels(img)
-	}
-	return amd, nil
-}
-
-// codeObjectKernels reads kernel names and argument metadata from an AMD
-// code object (a raw ELF, or the first code object of a bundle).
-func codeObjectKernels(data []byte) ([]spec.KernelInfo, error) {
-	co, err := inspect.ReadCodeObject(data)
-	if err != nil {
-		f, perr := inspect.Parse("image", data)
-		if perr != nil || len(f.Objects) == 0 {
-			return nil, err
-		}
-		co = f.Objects[0]
-	}
-	var out []spec.KernelInfo
-	for _, k := range co.Kernels {
-		ki := spec.KernelInfo{Name: k.Name, Demangled: k.Demangled, Args: []spec.ArgInfo{}}
-		for _, a := range k.Args {
-			ki.Args = append(ki.Args, spec.ArgInfo{Name: a.Name, TypeName: a.TypeName, Offset: a.Offset, Size: a.Size, Kind: a.ValueKind})
-		}
-		out = append(out, ki)
-	}
-	return out, nil
-}
-
-// buildAMD compiles hipPath for targets through the build cache and returns
-// the code objects that built and one entry per target.
-func (p *portRunner) buildAMD(ctx context.Context, hipPath string, targets []inspect.Target) ([][]byte, []portBuild, error) {
-	in, err := compile.FindInstallation(findOptions(p.env, ""))
-	if err != nil {
-		return nil, nil, err
-	}
-	tc, err := compile.NewClang(in, "")
-	if err != nil {
-		return nil, nil, err
-	}
-	b := &compile.Builder{TC: tc, Run: &compile.ExecRunner{}, Jobs: p.g.Jobs, Getenv: p.env.Getenv}
-	bc, err := openBuildStore(p.g, p.env)
-	if err != nil {
-		p.ui.Warnf("build cache unavailable (%v); building without it", err)
-	} else if bc != nil {
-		b.Cache = compile.CacheStore(bc)
-	}
-	out := filepath.Join(p.work, "build")
-	rep, berr := b.Build(ctx, compile.Request{Sources: []string{hipPath}, Targets: targets, OutDir: out, NoManifest: true})
-	if rep == nil {
-		return nil, nil, berr
-	}
-	if errors.Is(berr, context.Canceled) {
-		return nil, nil, berr
-	}
-	if bc != nil {
-		if err := cacheAfterBuild(bc, rep); err != nil {
-			p.ui.Verbosef(1, "cache: %v", err)
-		}
-	}
-	var objs [][]byte
-	var builds []portBuild
-	for _, r := range rep.Results {
-		pb := portBuild{Target: r.Target.String(), Status: string(r.Status)}
-		if r.Status == compile.StatusFailed {
-			msg := "build failed"
-			if r.Err != nil {
-				msg = r.Err.Error()
-			}
-			var ce *compile.CompileError
-			if errors.As(berr, new(compile.ErrorList)) {
-				for _, e := range berr.(compile.ErrorList) {
-					if e.Target == r.Target {
-						ce = e
-					}
-				}
-			}
-			if ce != nil {
-				msg = ce.Error()
-			}
-			pb.Error = msg
-			p.ui.Warnf("%s", msg)
-		} else if data, err := os.ReadFile(r.Out); err == nil {
-			objs = append(objs, data)
-			if p.keep != "" {
-				pb.File = r.Out
-			}
-		}
-		builds = append(builds, pb)
-	}
-	return objs, builds, nil
-}
-
 func fmtPortDur(d time.Duration) string {
 	switch {
 	case d < time.Millisecond:
@@ -767,7 +351,7 @@ func fmtPortDur(d time.Duration) string {
 }
 
 // printPort writes the case table and the verdicts.
-func printPort(w io.Writer, s *Styles, doc *portDoc, quiet bool) error {
+func printPort(w io.Writer, s *Styles, doc *port.Report, quiet bool) error {
 	for _, src := range doc.Sources {
 		if quiet {
 			break
@@ -841,7 +425,7 @@ func fmtDim3(d [3]int) string {
 
 // verdictLine is "NAME: translated with N hazards; built for T; verified on
 // DEVICE: pass (worst ...)".
-func verdictLine(s *Styles, doc *portDoc, v *portVerdict) string {
+func verdictLine(s *Styles, doc *port.Report, v *port.Verdict) string {
 	var parts []string
 	if strings.HasSuffix(strings.ToLower(v.Source), ".cu") || strings.HasSuffix(strings.ToLower(v.Source), ".cuh") {
 		parts = append(parts, fmt.Sprintf("translated with %d hazard%s", v.Hazards, portPlural(v.Hazards)))
@@ -870,9 +454,9 @@ func verdictLine(s *Styles, doc *portDoc, v *portVerdict) string {
 			}
 		}
 		parts = append(parts, fmt.Sprintf("verified on %s (%s): %s%s", doc.Device.Name, doc.Device.Arch, st, worst))
-	case v.Status == "error":
+	case v.Status == port.StatusError:
 		parts = append(parts, s.Err.Render("error: ")+v.Error)
-	case doc.noVerify:
+	case doc.NoVerify:
 		parts = append(parts, "not run (--no-verify)")
 	case doc.Device == nil:
 		parts = append(parts, "not run (no GPU)")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -13,9 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/urfave/cli/v2"
 
-	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/compile"
-	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/kernels"
 	"github.com/rocmk/rocmk/verify"
 )
@@ -140,19 +137,6 @@ type listEntry struct {
 	DType  string `json:"dtype"`
 }
 
-// imageCache stores compiled images in the rocmk build cache.
-type imageCache struct{ c *cache.Cache }
-
-func (ic imageCache) GetImage(key [32]byte) ([]byte, bool) {
-	b, _, err := ic.c.GetBytes(cache.ActionID(key))
-	return b, err == nil
-}
-
-func (ic imageCache) PutImage(key [32]byte, data []byte, m verify.ImageMeta) error {
-	_, err := ic.c.PutBytes(cache.ActionID(key), data, cache.Meta{Kind: "verify-image", Source: m.Source, Target: m.Target, Toolchain: m.Toolchain})
-	return err
-}
-
 func runVerify(ctx context.Context, o verifyOptions, env Env) error {
 	env = env.withDefaults()
 	if ctx == nil {
@@ -211,16 +195,7 @@ func runVerify(ctx context.Context, o verifyOptions, env Env) error {
 	dev := rt.Device()
 	ui.Infof("%s: %s (%s, %s), %d kernels", rt.Name(), dev.Name, dev.Arch, dev.Driver, len(cases))
 
-	store, err := openBuildStore(o.g, env)
-	if err != nil {
-		ui.Warnf("build cache unavailable: %v", err)
-	}
-	iopts := verify.ImageOptions{Getenv: env.Getenv, NoNVCC: o.NoNVCC, HIPInclude: o.HIPInclude,
-		Log: func(f string, a ...any) { ui.Verbosef(1, f, a...) }, Warn: ui.Warnf}
-	if store != nil {
-		iopts.Cache = imageCache{store}
-	}
-	iopts.BuildAMD = amdImageBuilder(env, store)
+	images := newImageBuilder(env, o.g, ui, o.NoNVCC, o.HIPInclude, func(f string, a ...any) { ui.Verbosef(1, f, a...) }, ui.Warnf)
 	var modsMu sync.Mutex
 	var mods []verifyModule
 	load := func(ctx context.Context, module string) (verify.Module, error) {
@@ -234,11 +209,11 @@ func runVerify(ctx context.Context, o verifyOptions, env Env) error {
 			name = o.Source
 		}
 		t0 := time.Now()
-		res, err := verify.BuildImage(ctx, rt, name, src, iopts)
-		m := verifyModule{Source: name, Compiler: res.Compiler, Cached: res.Cached, Seconds: time.Since(t0).Seconds()}
+		img, err := images.Build(ctx, rt.Name(), dev.Arch, name, src)
+		m := verifyModule{Source: name, Compiler: img.Compiler, Cached: img.Cached, Seconds: time.Since(t0).Seconds()}
 		var mod verify.Module
 		if err == nil {
-			mod, err = rt.Load(res.Image)
+			mod, err = rt.Load(img.Data)
 		}
 		if err != nil {
 			m.Error = err.Error()
@@ -353,44 +328,28 @@ func printVerify(w io.Writer, st *Styles, doc verifyDoc) error {
 	return nil
 }
 
-// amdImageBuilder compiles a HIP source for one AMD target the way
-// `rocmk build` does: the discovered toolchain, the compile package's
-// Builder and the build cache (so a later `rocmk build` of the same source
-// and target is a hit, and the other way round).
-func amdImageBuilder(env Env, store *cache.Cache) func(ctx context.Context, name string, src []byte, target string) ([]byte, error) {
-	return func(ctx context.Context, name string, src []byte, target string) ([]byte, error) {
-		t, err := inspect.ParseTarget(target)
-		if err != nil {
-			return nil, fmt.Errorf("device target %q: %w", target, err)
-		}
-		in, err := compile.FindInstallation(findOptions(env, ""))
-		if err != nil {
-			return nil, err
-		}
-		tc, err := compile.NewClang(in, "")
-		if err != nil {
-			return nil, err
-		}
-		dir, err := os.MkdirTemp("", "rocmk-verify-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
-		path := filepath.Join(dir, filepath.Base(name))
-		if err := os.WriteFile(path, src, 0o644); err != nil {
-			return nil, err
-		}
-		b := &compile.Builder{TC: tc, Run: &compile.ExecRunner{}, Jobs: 1, Getenv: env.Getenv}
-		if store != nil {
-			b.Cache = compile.CacheStore(store)
-		}
-		rep, err := b.Build(ctx, compile.Request{Sources: []string{path}, Targets: []inspect.Target{t}, OutDir: dir, NoManifest: true})
-		if err != nil {
-			return nil, err
-		}
-		if len(rep.Results) != 1 || rep.Results[0].Out == "" {
-			return nil, fmt.Errorf("%s [%s]: the build produced no code object", name, target)
-		}
-		return os.ReadFile(rep.Results[0].Out)
+// newImageBuilder builds the images verify and port load: code objects
+// through the discovered toolchain (found on the first AMD build), cubins
+// through nvcc or NVRTC, all through the build cache.
+func newImageBuilder(env Env, g globalOptions, ui *UI, noNVCC bool, hipInclude string, log, warn func(string, ...any)) *compile.ImageBuilder {
+	ib := &compile.ImageBuilder{Run: &compile.ExecRunner{}, Getenv: env.Getenv, NoNVCC: noNVCC, HIPInclude: hipInclude,
+		NVRTC: verify.NVRTC{Getenv: env.Getenv}, Log: log, Warn: warn,
+		Toolchain: func() (compile.Toolchain, error) {
+			in, err := compile.FindInstallation(findOptions(env, ""))
+			if err != nil {
+				return nil, err
+			}
+			tc, err := compile.NewClang(in, "")
+			if err != nil {
+				return nil, err
+			}
+			return tc, nil
+		}}
+	store, err := openBuildStore(g, env)
+	if err != nil {
+		ui.Warnf("build cache unavailable: %v", err)
+	} else if store != nil {
+		ib.Cache = compile.CacheStore(store)
 	}
+	return ib
 }

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -173,7 +175,7 @@ func TestVerifyWholeSuiteFake(t *testing.T) {
 
 // The AMD path builds for real: kernels/fill.hip through the compile
 // package and the build cache, for the target string a HIP device reports.
-func TestVerifyAMDImageBuilderCompilesSuiteModule(t *testing.T) {
+func TestVerifyImageBuilderCompilesSuiteModuleForAMD(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles a code object")
 	}
@@ -182,16 +184,15 @@ func TestVerifyAMDImageBuilderCompilesSuiteModule(t *testing.T) {
 	}
 	src, err := kernels.Source("fill.hip")
 	require.NoError(t, err)
-	dir := t.TempDir()
-	store, err := cache.Open(dir)
-	require.NoError(t, err)
-	build := amdImageBuilder(testEnv(map[string]string{"PATH": os.Getenv("PATH")}), store)
-	img, err := build(context.Background(), "fill.hip", src, "gfx90a:sramecc+:xnack-")
+	env := testEnv(map[string]string{"PATH": os.Getenv("PATH"), "ROCMK_CACHE_DIR": t.TempDir()})
+	ib := newImageBuilder(env, globalOptions{}, newUI(env.withDefaults(), globalOptions{}), false, "", nil, nil)
+	img, err := ib.Build(context.Background(), "hip", "gfx90a:sramecc+:xnack-", "fill.hip", src)
 	if errors.Is(err, compile.ErrToolchainNotFound) {
 		t.Skipf("no ROCm toolchain: %v", err)
 	}
 	require.NoError(t, err)
-	co, err := inspect.ReadCodeObject(img)
+	assert.False(t, img.Cached)
+	co, err := inspect.ReadCodeObject(img.Data)
 	require.NoError(t, err)
 	assert.Equal(t, "gfx90a", co.Target.Proc)
 	var names []string
@@ -200,7 +201,85 @@ func TestVerifyAMDImageBuilderCompilesSuiteModule(t *testing.T) {
 	}
 	assert.Contains(t, names, "fill_f16")
 	// A second build is a cache hit with the same bytes.
-	img2, err := build(context.Background(), "fill.hip", src, "gfx90a:sramecc+:xnack-")
+	img2, err := ib.Build(context.Background(), "hip", "gfx90a:sramecc+:xnack-", "fill.hip", src)
 	require.NoError(t, err)
-	assert.Equal(t, img, img2)
+	assert.True(t, img2.Cached)
+	assert.Equal(t, img.Data, img2.Data)
+}
+
+// hipFake is the fake runtime presenting itself as an AMD GPU, so verify
+// builds real code objects for it.
+type hipFake struct{ *verify.FakeRuntime }
+
+func (hipFake) Name() string { return "hip" }
+
+// fakeROCm writes a ROCm tree whose clang++ is a script: --version prints
+// version, a compile copies a real gfx90a code object to -o, writes a
+// depfile naming the HIP header and appends a line to the returned log.
+func fakeROCm(t *testing.T, root, version string) (log string) {
+	t.Helper()
+	obj, err := filepath.Abs(filepath.Join("..", "testdata", "compile", "vadd-gfx90a.hsaco"))
+	require.NoError(t, err)
+	log = filepath.Join(root, "compiles.log")
+	script := fmt.Sprintf(`#!/bin/sh
+if [ "$1" = --version ]; then echo "clang version 15.0.6 (%s)"; exit 0; fi
+while [ $# -gt 0 ]; do
+	case "$1" in -o) out="$2"; shift;; -MF) dep="$2"; shift;; esac
+	shift
+done
+cp '%s' "$out" && echo "$out: %s/include/hip/hip_runtime.h" > "$dep" && echo compiled >> '%s'
+`, version, obj, root, log)
+	for p, data := range map[string]string{"llvm/bin/clang++": script, "amdgcn/bitcode/oclc_isa_version_90a.bc": "",
+		"include/hip/hip_runtime.h": "", ".info/version": "5.2.3\n"} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, p), []byte(data), 0o755))
+	}
+	return log
+}
+
+// A toolchain upgrade must rebuild verify's images: the key holds the
+// compiler's identity (verify once keyed AMD images by the constant
+// "hipcc" and looked that key up first, so an upgraded ROCm kept running
+// the old code objects).
+func TestVerifyRebuildsAfterToolchainUpgrade(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the fake compiler is a shell script")
+	}
+	root, cacheDir := t.TempDir(), t.TempDir()
+	log := fakeROCm(t, root, "ROCm 5.2.3")
+	env := testEnv(map[string]string{"ROCM_PATH": root, "ROCMK_CACHE_DIR": cacheDir})
+	fake := verify.NewFakeRuntime()
+	fake.Dev.Backend, fake.Dev.Arch = "hip", "gfx90a"
+	env.OpenRuntime = func(string, int, func(string) string) (verify.Runtime, error) { return hipFake{fake}, nil }
+	compiles := func() int {
+		b, _ := os.ReadFile(log)
+		return strings.Count(string(b), "compiled")
+	}
+	verifyFill := func() (cached bool) {
+		t.Helper()
+		r := runRocmk(t, env, "verify", "--json", "--kernel", "fill_f32", "--size", "4096", "--no-time")
+		require.Equal(t, ExitOK, r.Code, r.Stderr)
+		var doc struct{ Modules []struct{ Cached bool } }
+		require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
+		require.Len(t, doc.Modules, 1)
+		return doc.Modules[0].Cached
+	}
+	assert.False(t, verifyFill())
+	assert.Equal(t, 1, compiles())
+	assert.True(t, verifyFill(), "same toolchain: a cache hit")
+	assert.Equal(t, 1, compiles())
+	c, err := cache.Open(cacheDir)
+	require.NoError(t, err)
+	ents, err := c.List()
+	require.NoError(t, err)
+	var kinds []string
+	for _, e := range ents {
+		kinds = append(kinds, e.Meta.Kind)
+	}
+	sort.Strings(kinds)
+	assert.Equal(t, []string{"deps", "object", "toolchain-id"}, kinds, "the code object is stored once, under the build's key")
+
+	fakeROCm(t, root, "ROCm 6.2.0, upgraded") // a new clang binary and version
+	assert.False(t, verifyFill(), "upgraded toolchain: rebuilt")
+	assert.Equal(t, 2, compiles(), "the new compiler ran")
 }

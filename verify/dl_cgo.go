@@ -4,6 +4,7 @@ package verify
 
 /*
 #cgo LDFLAGS: -ldl
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -13,12 +14,17 @@ static void* rk_dlopen(const char* name) { return dlopen(name, RTLD_NOW | RTLD_L
 static char* rk_dlerror(void) { char* e = dlerror(); return e; }
 static void* rk_dlsym(void* h, const char* s) { dlerror(); return dlsym(h, s); }
 static int rk_dlclose(void* h) { return dlclose(h); }
+// rk_dlpath is the file a symbol was loaded from ("" if unknown).
+static const char* rk_dlpath(void* sym) { Dl_info i; if (!dladdr(sym, &i) || !i.dli_fname) return ""; return i.dli_fname; }
 */
 import "C"
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"unsafe"
 )
 
@@ -84,6 +90,28 @@ func (l *library) resolve(specs []symSpec, set func(i int, p unsafe.Pointer)) er
 		return fmt.Errorf("%s lacks %d required symbol(s): %s", l.name, len(missing), strings.Join(missing, ", "))
 	}
 	return nil
+}
+
+// fileID identifies the file the library was loaded from, found through
+// one of its symbols: "path size mtime inode" (the dlopen name when the
+// loader does not say).
+func (l *library) fileID(symbol string) string {
+	p := C.GoString(C.rk_dlpath(l.sym(symbol)))
+	if p == "" {
+		p = l.name
+	}
+	if rp, err := filepath.EvalSymlinks(p); err == nil {
+		p = rp
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return p
+	}
+	var ino uint64
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = st.Ino
+	}
+	return fmt.Sprintf("%s %d %d %d", p, fi.Size(), fi.ModTime().UnixNano(), ino)
 }
 
 func (l *library) close() {

@@ -10,13 +10,13 @@ func openCUDA(int, func(string) string) (Runtime, error) {
 	return nil, envError(ErrRuntimeUnavailable, "cuda: rocmk was built without cgo (CGO_ENABLED=0) or not for linux, so it cannot dlopen libcuda.so.1")
 }
 
-func nvrtcVersion(func(string) string) (string, error) {
-	return "", envError(ErrRuntimeUnavailable, "cuda: rocmk was built without cgo, so it cannot dlopen NVRTC")
+func nvrtcID(func(string) string) (string, error) {
+	return "", envError(ErrRuntimeUnavailable, "cuda: rocmk was built without cgo (CGO_ENABLED=0) or not for linux, so it cannot dlopen NVRTC")
 }
 
-func nvrtcCompile(string, []byte, string, []string, func(string) string) ([]byte, error) {
-	_, err := nvrtcVersion(nil)
-	return nil, err
+func nvrtcCompile(func(string) string, string, []byte, map[string]string, []string) ([]byte, string, error) {
+	_, err := nvrtcID(nil)
+	return nil, "", err
 }
 
 const cgoOn = false

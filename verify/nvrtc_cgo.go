@@ -28,7 +28,7 @@ import "C"
 
 import (
 	"fmt"
-	"path/filepath"
+	"sort"
 	"sync"
 	"unsafe"
 )
@@ -39,80 +39,85 @@ var nvrtcSyms = []symSpec{
 	req("nvrtcGetErrorString"),
 }
 
+// nvrtcOnce guards the process-wide dlopen (the C function table is global).
 var nvrtcOnce struct {
 	sync.Mutex
 	lib *library
-	ver string
+	id  string
 }
 
-func loadNVRTC(getenv func(string) string) (*library, string, error) {
+// loadNVRTC loads the library once and returns its identity.
+func loadNVRTC(getenv func(string) string) (string, error) {
 	nvrtcOnce.Lock()
 	defer nvrtcOnce.Unlock()
 	if nvrtcOnce.lib != nil {
-		return nvrtcOnce.lib, nvrtcOnce.ver, nil
+		return nvrtcOnce.id, nil
 	}
-	var names []string
-	for _, v := range []string{"CUDA_PATH", "CUDA_HOME"} {
-		if r := getenv(v); r != "" {
-			names = append(names, filepath.Join(r, "lib64", "libnvrtc.so.13"), filepath.Join(r, "lib64", "libnvrtc.so.12"))
-		}
-	}
-	names = append(names, "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so",
-		"/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.12")
-	lib, err := dlopenFirst(names)
+	lib, err := dlopenFirst(libraryNames("nvrtc", getenv))
 	if err != nil {
-		return nil, "", envError(ErrRuntimeUnavailable, "cuda: %v: %v (install the CUDA toolkit's NVRTC, or nvcc with the HIP headers)", errNoNVRTC, err)
+		return "", envError(ErrRuntimeUnavailable, "cuda: NVRTC not found: %v (install the CUDA toolkit's NVRTC, or nvcc with the HIP headers)", err)
 	}
 	if err := lib.resolve(nvrtcSyms, func(i int, p unsafe.Pointer) { C.rk_nv_set(C.int(i), p) }); err != nil {
 		lib.close()
-		return nil, "", envError(ErrRuntimeUnavailable, "cuda: %v", err)
+		return "", envError(ErrRuntimeUnavailable, "cuda: %v", err)
 	}
 	var a, b C.int
 	C.rk_nvrtcVersion(&a, &b)
-	nvrtcOnce.lib, nvrtcOnce.ver = lib, fmt.Sprintf("%d.%d", int(a), int(b))
-	return lib, nvrtcOnce.ver, nil
+	nvrtcOnce.lib = lib
+	nvrtcOnce.id = fmt.Sprintf("%d.%d %s", int(a), int(b), lib.fileID("nvrtcVersion"))
+	return nvrtcOnce.id, nil
 }
 
-func nvrtcVersion(getenv func(string) string) (string, error) {
-	_, v, err := loadNVRTC(getenv)
-	return v, err
-}
+func nvrtcID(getenv func(string) string) (string, error) { return loadNVRTC(getenv) }
 
 func nvErr(api string, r C.nvrtcResult) error {
 	return &Error{API: api, Code: int(r), Msg: C.GoString(C.rk_nvrtcGetErrorString(r))}
 }
 
-// nvrtcCompile compiles a HIP source to a cubin for arch (sm_XY) with the
-// embedded shim as hip/hip_runtime.h.
-func nvrtcCompile(name string, src []byte, arch string, flags []string, getenv func(string) string) ([]byte, error) {
-	if _, _, err := loadNVRTC(getenv); err != nil {
-		return nil, err
+// nvrtcCompile compiles src with opts and the in-memory headers to a cubin.
+func nvrtcCompile(getenv func(string) string, name string, src []byte, headers map[string]string, opts []string) ([]byte, string, error) {
+	if _, err := loadNVRTC(getenv); err != nil {
+		return nil, "", err
 	}
-	var cs []*C.char
-	cstr := func(s string) *C.char { p := C.CString(s); cs = append(cs, p); return p }
+	var frees []unsafe.Pointer // C memory to free on return
 	defer func() {
-		for _, p := range cs {
-			C.free(unsafe.Pointer(p))
+		for _, p := range frees {
+			C.free(p)
 		}
 	}()
-	hdrs := (*[2]*C.char)(C.malloc(C.size_t(2 * unsafe.Sizeof(uintptr(0)))))
-	defer C.free(unsafe.Pointer(hdrs))
-	hdrs[0], hdrs[1] = cstr(hipShim), cstr("hip/hip_runtime.h")
+	cstr := func(s string) *C.char {
+		p := C.CString(s)
+		frees = append(frees, unsafe.Pointer(p))
+		return p
+	}
+	// carray is a C array of C strings (header texts, include names, options).
+	carray := func(ss []string) **C.char {
+		if len(ss) == 0 {
+			return nil
+		}
+		p := C.malloc(C.size_t(len(ss)) * C.size_t(unsafe.Sizeof(uintptr(0))))
+		frees = append(frees, p)
+		a := unsafe.Slice((**C.char)(p), len(ss))
+		for i, s := range ss {
+			a[i] = cstr(s)
+		}
+		return &a[0]
+	}
+	incs := make([]string, 0, len(headers))
+	for n := range headers {
+		incs = append(incs, n)
+	}
+	sort.Strings(incs)
+	texts := make([]string, len(incs))
+	for i, n := range incs {
+		texts[i] = headers[n]
+	}
 	var prog C.nvrtcProgram
-	if r := C.rk_nvrtcCreateProgram(&prog, cstr(string(src)), cstr(name), 1, &hdrs[0], &hdrs[1]); r != 0 {
-		return nil, nvErr("nvrtcCreateProgram", r)
+	if r := C.rk_nvrtcCreateProgram(&prog, cstr(string(src)), cstr(name), C.int(len(incs)), carray(texts), carray(incs)); r != 0 {
+		return nil, "", nvErr("nvrtcCreateProgram", r)
 	}
 	defer C.rk_nvrtcDestroyProgram(&prog)
-	opts := append([]string{"--gpu-architecture=" + arch, "-std=c++17", "-DNDEBUG", "-default-device"}, flags...)
-	copts := (*[64]*C.char)(C.malloc(C.size_t(64 * unsafe.Sizeof(uintptr(0)))))
-	defer C.free(unsafe.Pointer(copts))
-	if len(opts) > 64 {
-		opts = opts[:64]
-	}
-	for i, o := range opts {
-		copts[i] = cstr(o)
-	}
-	r := C.rk_nvrtcCompileProgram(prog, C.int(len(opts)), &copts[0])
+	r := C.rk_nvrtcCompileProgram(prog, C.int(len(opts)), carray(opts))
 	var logSize C.size_t
 	C.rk_nvrtcGetProgramLogSize(prog, &logSize)
 	log := ""
@@ -122,15 +127,15 @@ func nvrtcCompile(name string, src []byte, arch string, flags []string, getenv f
 		log = cString(buf)
 	}
 	if r != 0 {
-		return nil, fmt.Errorf("# %s [%s] (NVRTC)\n%s%w", name, arch, log, nvErr("nvrtcCompileProgram", r))
+		return nil, log, nvErr("nvrtcCompileProgram", r)
 	}
 	var n C.size_t
 	if r := C.rk_nvrtcGetCUBINSize(prog, &n); r != 0 || n == 0 {
-		return nil, fmt.Errorf("%s: NVRTC produced no cubin for %s", name, arch)
+		return nil, log, fmt.Errorf("%s: NVRTC produced no cubin", name)
 	}
 	out := make([]byte, int(n))
 	if r := C.rk_nvrtcGetCUBIN(prog, (*C.char)(unsafe.Pointer(&out[0]))); r != 0 {
-		return nil, nvErr("nvrtcGetCUBIN", r)
+		return nil, log, nvErr("nvrtcGetCUBIN", r)
 	}
-	return out, nil
+	return out, log, nil
 }

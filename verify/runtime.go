@@ -8,11 +8,12 @@
 // runs without any GPU SDK:
 //
 //   - "hip": AMD GPUs through libamdhip64.so.{7,6,5} (module API, events).
-//   - "cuda": NVIDIA GPUs through the driver API in libcuda.so.1. HIP sources
-//     reach an NVIDIA GPU through HIP's NVIDIA platform: they are compiled for
-//     the device's sm_XY with nvcc and the real HIP headers when both are
-//     present, else with NVRTC (libnvrtc.so.13/.12, dlopen'd) and a small
-//     device-side HIP shim embedded in rocmk.
+//   - "cuda": NVIDIA GPUs through the driver API in libcuda.so.1.
+//
+// verify builds nothing: the compile package builds images (code objects,
+// cubins; compile.ImageBuilder) and verify loads, launches, times and
+// compares them. [NVRTC] is the one compiler verify binds, for compile to
+// call through its compile.NVRTC interface.
 //
 // [Open] picks a backend ("auto" tries hip, then cuda) and a device index
 // (after the visibility variables HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES,
@@ -23,8 +24,8 @@
 // # Running a kernel
 //
 //	rt, err := verify.Open("auto", 0, os.Getenv)
-//	img, err := verify.BuildImage(ctx, rt, "vadd.hip", src, verify.ImageOptions{Cache: c})
-//	mod, err := rt.Load(img)
+//	img, err := images.Build(ctx, rt.Name(), rt.Device().Arch, "vadd.hip", src) // a *compile.ImageBuilder
+//	mod, err := rt.Load(img.Data)
 //	a, _ := rt.Alloc(n * 4) // ... CopyIn ...
 //	err = mod.Launch(ctx, "vadd", verify.Dim3{X: blocks}, verify.Dim3{X: 256}, 0,
 //		verify.Ptr(a), verify.Ptr(b), verify.Ptr(c), verify.Int32(int32(n)))

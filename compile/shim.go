@@ -1,11 +1,11 @@
-package verify
+package compile
 
-// hipShim is the device-side HIP header NVRTC compiles HIP sources with on
+// nvrtcHIPShim is the device-side HIP header NVRTC compiles HIP sources with on
 // NVIDIA (given to NVRTC as hip/hip_runtime.h). It covers what kernels use
 // beyond CUDA's own builtins: the HIP shuffle names without a mask (mapped
 // to the *_sync forms with a full mask), and the platform macros. Kernels
 // needing more HIP API should be compiled with nvcc and the real headers.
-const hipShim = `#pragma once
+const nvrtcHIPShim = `#pragma once
 // rocmk's device-side HIP shim for NVRTC (HIP on NVIDIA).
 #define __HIP_PLATFORM_NVIDIA__ 1
 #define __HIP_PLATFORM_NVCC__ 1

@@ -1,0 +1,441 @@
+package compile
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/rocmk/rocmk/inspect"
+)
+
+// NVRTC is NVIDIA's runtime compiler as compile needs it: verify's cgo
+// binding (verify.NVRTC) implements it and the caller wires it in, so compile
+// stays free of cgo and still owns every build decision (options, headers,
+// cache key).
+type NVRTC interface {
+	// ID identifies the library for cache keys (its version and the file
+	// it was loaded from). It loads the library; its error says why it
+	// cannot be loaded.
+	ID() (string, error)
+	// Compile compiles the CUDA C++ source src to a cubin. headers maps
+	// include names to their text; log is the compiler's output.
+	Compile(name string, src []byte, headers map[string]string, opts []string) (cubin []byte, log string, err error)
+}
+
+// Image is a loadable GPU image built by ImageBuilder.
+type Image struct {
+	Data     []byte
+	Compiler string // "clang" (the Builder's layout), "nvcc", "nvrtc" or "fake"
+	Cached   bool
+}
+
+// ImageBuilder builds a HIP source into the image one GPU loads: on AMD
+// ("hip") a code object for the device's target through a Builder (the same
+// key and cache entry as `rocmk build`); on NVIDIA ("cuda") a cubin for its
+// sm_XY, from nvcc with the HIP headers for the NVIDIA platform when both
+// are found, else from NVRTC with rocmk's device-side HIP shim. Every key
+// holds the compiler's identity, so a toolchain upgrade rebuilds. It is
+// safe for concurrent use.
+type ImageBuilder struct {
+	Run    Runner              // every program runs through it
+	Cache  Store               // nil: no cache
+	Getenv func(string) string // nil: os.Getenv
+	Flags  []string            // extra compiler flags
+	// Toolchain returns the AMD toolchain; it is called once, on the
+	// first AMD build.
+	Toolchain func() (Toolchain, error)
+	// NVRTC compiles when nvcc cannot (nil: no NVRTC).
+	NVRTC NVRTC
+	// HIPInclude holds hip/hip_runtime.h and hip/nvidia_detail (HIP's
+	// NVIDIA platform headers); "" looks in $ROCMK_HIP_INCLUDE,
+	// $HIP_PATH/include, $ROCM_PATH/include, /usr/include and
+	// /opt/rocm/include. NoNVCC skips nvcc.
+	HIPInclude string
+	NoNVCC     bool
+	// Log receives one line per compile decision and Warn the fallbacks
+	// the user should know about (nil: discarded; nil Warn: Log).
+	Log, Warn func(format string, a ...any)
+
+	tcOnce sync.Once
+	tc     Toolchain
+	tcErr  error
+	ids    sync.Map // stamp -> identity text (nvcc, HIP headers)
+	// nvccFailed remembers, for this builder's life, nvcc failures by key
+	// and by HIP include directory: the other modules skip nvcc rather
+	// than fail the same way.
+	nvccFailed sync.Map
+}
+
+// imageFormat is the first line of every image key: bump it when the key
+// or the stored data changes meaning.
+const imageFormat = "rocmk-image v1"
+
+// Build returns the image of src for a device of runtime ("hip", "cuda")
+// and arch ("gfx90a:sramecc+:xnack-", "sm_90"). The runtime "fake"
+// (verify.FakeRuntime, which runs Go references) loads the source as is.
+func (ib *ImageBuilder) Build(ctx context.Context, runtime, arch, name string, src []byte) (Image, error) {
+	switch runtime {
+	case "hip":
+		return ib.buildAMD(ctx, arch, name, src)
+	case "cuda":
+		return ib.buildNVIDIA(ctx, arch, name, src)
+	case "fake":
+		return Image{Data: src, Compiler: "fake"}, nil
+	}
+	return Image{}, fmt.Errorf("no image builder for runtime %q", runtime)
+}
+
+func (ib *ImageBuilder) getenv(k string) string {
+	if ib.Getenv == nil {
+		return os.Getenv(k)
+	}
+	return ib.Getenv(k)
+}
+
+func (ib *ImageBuilder) logf(format string, a ...any) {
+	if ib.Log != nil {
+		ib.Log(format, a...)
+	}
+}
+
+func (ib *ImageBuilder) warnf(format string, a ...any) {
+	if ib.Warn != nil {
+		ib.Warn(format, a...)
+		return
+	}
+	ib.logf(format, a...)
+}
+
+// buildAMD compiles src for one gfx target through a Builder: one job, the
+// build cache's key and entry.
+func (ib *ImageBuilder) buildAMD(ctx context.Context, arch, name string, src []byte) (Image, error) {
+	t, err := inspect.ParseTarget(arch)
+	if err != nil {
+		return Image{}, fmt.Errorf("device target %q: %w", arch, err)
+	}
+	ib.tcOnce.Do(func() {
+		if ib.Toolchain == nil {
+			ib.tcErr = fmt.Errorf("%w: no AMD toolchain given", ErrToolchainNotFound)
+			return
+		}
+		ib.tc, ib.tcErr = ib.Toolchain()
+	})
+	if ib.tcErr != nil {
+		return Image{}, ib.tcErr
+	}
+	dir, err := os.MkdirTemp("", "rocmk-image-")
+	if err != nil {
+		return Image{}, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, filepath.Base(name))
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		return Image{}, err
+	}
+	b := &Builder{TC: ib.tc, Run: ib.Run, Cache: ib.Cache, Jobs: 1, Getenv: ib.Getenv}
+	rep, err := b.Build(ctx, Request{Sources: []string{path}, Targets: []inspect.Target{t}, Flags: ib.Flags, OutDir: dir, NoManifest: true})
+	if err != nil {
+		return Image{}, err
+	}
+	r := rep.Results[0]
+	compiler := ib.tc.Name()
+	if c, ok := ib.tc.(*Clang); ok {
+		compiler = c.Layout
+	}
+	return Image{Data: r.data, Compiler: compiler, Cached: r.Status == StatusHit}, nil
+}
+
+// buildNVIDIA tries nvcc with the HIP headers, then NVRTC with the shim.
+func (ib *ImageBuilder) buildNVIDIA(ctx context.Context, arch, name string, src []byte) (Image, error) {
+	if !ib.NoNVCC {
+		if nvcc, inc := ib.findNVCC(), ib.findHIPInclude(); nvcc != "" && inc != "" {
+			img, err := ib.nvcc(ctx, nvcc, inc, arch, name, src)
+			switch {
+			case err == nil || ctx.Err() != nil:
+				return img, err
+			case !errors.Is(err, errNVCCFailedBefore):
+				ib.warnf("%s: nvcc with the HIP headers in %s failed, using NVRTC for the rest of this run: %s", name, inc, firstError(err.Error()))
+			}
+		}
+	}
+	return ib.nvrtc(arch, name, src)
+}
+
+// errNVCCFailedBefore: nvcc failed on this source (or, in this run, with
+// these HIP headers) before; the caller goes to NVRTC without a warning.
+var errNVCCFailedBefore = errors.New("nvcc failed before")
+
+// nvcc compiles with nvcc and the real HIP headers (HIP's NVIDIA platform).
+// A failure is remembered in the cache (for this source) and for the
+// builder's life (for the include directory), so later modules and runs go
+// straight to NVRTC.
+func (ib *ImageBuilder) nvcc(ctx context.Context, nvcc, inc, arch, name string, src []byte) (Image, error) {
+	id, err := ib.toolIdentity(ctx, nvcc)
+	if err != nil {
+		return Image{}, err
+	}
+	headers, err := ib.treeIdentity(filepath.Join(inc, "hip"))
+	if err != nil {
+		return Image{}, err
+	}
+	argv := func(in, out string) []string {
+		a := append([]string{nvcc, "-x", "cu", "-cubin", "-arch=" + arch, "-O3", "-D__HIP_PLATFORM_NVIDIA__", "-I" + inc, "-o", out}, ib.Flags...)
+		return append(a, in)
+	}
+	key := func(kind string) Key {
+		h := newKeyHash(kind + " " + name + " " + arch)
+		h.line("%s", imageFormat)
+		h.line("kind %s", kind)
+		h.line("target %s", arch)
+		h.line("nvcc %s", id)
+		h.line("hip-headers %s %s", inc, headers)
+		h.line("argv %q", argv("SRC", "OUT"))
+		ib.keyEnv(h, "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "CPATH", "CPLUS_INCLUDE_PATH")
+		h.line("src %s", filepath.Base(name))
+		h.line("srchash %x", sha256.Sum256(src))
+		return h.Sum()
+	}
+	failKey := key("nvcc-failed")
+	if msg, failed := ib.nvccFailedBefore(inc, failKey); failed {
+		ib.remember(failKey, msg, name, arch)
+		ib.logf("%s: nvcc failed before with the HIP headers in %s, using NVRTC: %s", name, inc, msg)
+		return Image{}, errNVCCFailedBefore
+	}
+	meta := StoreMeta{Kind: "image", Source: filepath.Base(name), Target: arch, Toolchain: "nvcc"}
+	img, err := ib.cached(key("nvcc"), meta, "nvcc", func() ([]byte, error) {
+		dir, err := os.MkdirTemp("", "rocmk-nvcc-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		in, out := filepath.Join(dir, filepath.Base(name)), filepath.Join(dir, "out.cubin")
+		if err := os.WriteFile(in, src, 0o644); err != nil {
+			return nil, err
+		}
+		res, err := ib.Run.Run(ctx, Cmd{Dir: dir, Argv: argv(in, out)})
+		if err != nil {
+			return nil, fmt.Errorf("# %s [%s]\n%s%s%w", name, arch, res.Stdout, res.Stderr, err)
+		}
+		return os.ReadFile(out)
+	})
+	if err != nil && ctx.Err() == nil {
+		msg := firstError(err.Error())
+		ib.nvccFailed.Store(failKey, msg)
+		ib.nvccFailed.Store(inc, msg)
+		ib.remember(failKey, err.Error(), name, arch)
+	}
+	return img, err
+}
+
+func (ib *ImageBuilder) nvccFailedBefore(inc string, failKey Key) (string, bool) {
+	for _, k := range []any{failKey, inc} {
+		if v, ok := ib.nvccFailed.Load(k); ok {
+			return v.(string), true
+		}
+	}
+	if ib.Cache != nil {
+		if b, err := ib.Cache.Get(failKey); err == nil {
+			return firstLine(string(b)), true
+		}
+	}
+	return "", false
+}
+
+// remember stores an nvcc failure under its key, unless it is there.
+func (ib *ImageBuilder) remember(failKey Key, msg, name, arch string) {
+	if ib.Cache == nil {
+		return
+	}
+	if _, err := ib.Cache.Get(failKey); err == nil {
+		return
+	}
+	_ = ib.Cache.Put(failKey, []byte(msg), StoreMeta{Kind: "nvcc-failed", Source: filepath.Base(name), Target: arch, Toolchain: "nvcc"})
+}
+
+// nvrtc compiles with NVRTC and the shim as hip/hip_runtime.h.
+func (ib *ImageBuilder) nvrtc(arch, name string, src []byte) (Image, error) {
+	if ib.NVRTC == nil {
+		return Image{}, fmt.Errorf("%w: no nvcc with the HIP headers and no NVRTC to compile %s for %s", ErrToolchainNotFound, name, arch)
+	}
+	id, err := ib.NVRTC.ID()
+	if err != nil {
+		return Image{}, err
+	}
+	opts := append([]string{"--gpu-architecture=" + arch, "-std=c++17", "-DNDEBUG", "-default-device"}, ib.Flags...)
+	h := newKeyHash("nvrtc " + name + " " + arch)
+	h.line("%s", imageFormat)
+	h.line("kind nvrtc")
+	h.line("target %s", arch)
+	h.line("nvrtc %s", id)
+	h.line("shim %x", sha256.Sum256([]byte(nvrtcHIPShim)))
+	h.line("opts %q", opts)
+	h.line("src %s", filepath.Base(name))
+	h.line("srchash %x", sha256.Sum256(src))
+	meta := StoreMeta{Kind: "image", Source: filepath.Base(name), Target: arch, Toolchain: "nvrtc"}
+	return ib.cached(h.Sum(), meta, "nvrtc", func() ([]byte, error) {
+		cubin, log, err := ib.NVRTC.Compile(name, src, map[string]string{"hip/hip_runtime.h": nvrtcHIPShim}, opts)
+		if err != nil {
+			return nil, fmt.Errorf("# %s [%s] (NVRTC)\n%s%w", name, arch, log, err)
+		}
+		return cubin, nil
+	})
+}
+
+// cached returns the image stored under key, else builds and stores it.
+func (ib *ImageBuilder) cached(key Key, meta StoreMeta, compiler string, build func() ([]byte, error)) (Image, error) {
+	if ib.Cache != nil {
+		if data, err := ib.Cache.Get(key); err == nil && len(data) > 0 {
+			return Image{Data: data, Compiler: compiler, Cached: true}, nil
+		}
+	}
+	data, err := build()
+	if err != nil {
+		return Image{}, err
+	}
+	if ib.Cache != nil {
+		if err := ib.Cache.Put(key, data, meta); err != nil {
+			ib.logf("%s: caching the image failed: %v", meta.Source, err)
+		}
+	}
+	return Image{Data: data, Compiler: compiler}, nil
+}
+
+func (ib *ImageBuilder) keyEnv(h *keyHash, vars ...string) {
+	for _, v := range vars {
+		if s := ib.getenv(v); s != "" {
+			h.line("env %s=%s", v, s)
+		}
+	}
+}
+
+// toolIdentity is a compiler's binary identity and `--version` text, run
+// once per binary stamp (and remembered in the cache under it, as the
+// Builder does for clang), so an upgraded compiler changes every key.
+func (ib *ImageBuilder) toolIdentity(ctx context.Context, path string) (string, error) {
+	stamp := "bin " + fileStamp(path)
+	if v, ok := ib.ids.Load(stamp); ok {
+		return v.(string), nil
+	}
+	h := newKeyHash("tool-id")
+	h.line("%s", imageFormat)
+	h.line("stamp %s", stamp)
+	k := h.Sum()
+	if ib.Cache != nil {
+		if id, err := ib.Cache.Get(k); err == nil && len(id) > 0 {
+			ib.ids.Store(stamp, string(id))
+			return string(id), nil
+		}
+	}
+	out, err := ib.Run.Run(ctx, Cmd{Argv: []string{path, "--version"}})
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w", path, err)
+	}
+	id := fmt.Sprintf("%s\nversion %q", stamp, strings.TrimSpace(string(out.Stdout)))
+	if ib.Cache != nil {
+		_ = ib.Cache.Put(k, []byte(id), StoreMeta{Kind: "toolchain-id", Toolchain: filepath.Base(path)})
+	}
+	ib.ids.Store(stamp, id)
+	return id, nil
+}
+
+// treeIdentity hashes the names, sizes and mtimes of every file under dir
+// (the HIP headers: about 70 files, stat'ed once per builder).
+func (ib *ImageBuilder) treeIdentity(dir string) (string, error) {
+	if v, ok := ib.ids.Load("tree " + dir); ok {
+		return v.(string), nil
+	}
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		fi, err := os.Stat(p) // follow links: the header behind one is what nvcc reads
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(h, "%s %d %d\n", rel, fi.Size(), fi.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("HIP headers: %w", err)
+	}
+	id := fmt.Sprintf("%x", h.Sum(nil))
+	ib.ids.Store("tree "+dir, id)
+	return id, nil
+}
+
+// findNVCC looks at $NVCC, $CUDA_PATH/bin, $CUDA_HOME/bin, PATH and
+// /usr/local/cuda/bin.
+func (ib *ImageBuilder) findNVCC() string {
+	var cands []string
+	if p := ib.getenv("NVCC"); p != "" {
+		cands = append(cands, p)
+	}
+	for _, v := range []string{"CUDA_PATH", "CUDA_HOME"} {
+		if r := ib.getenv(v); r != "" {
+			cands = append(cands, filepath.Join(r, "bin", "nvcc"))
+		}
+	}
+	if p, err := exec.LookPath("nvcc"); err == nil {
+		cands = append(cands, p)
+	}
+	cands = append(cands, "/usr/local/cuda/bin/nvcc")
+	for _, p := range cands {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// findHIPInclude returns a directory with hip/nvidia_detail.
+func (ib *ImageBuilder) findHIPInclude() string {
+	cands := []string{ib.HIPInclude}
+	if ib.HIPInclude == "" {
+		cands = []string{ib.getenv("ROCMK_HIP_INCLUDE")}
+		for _, v := range []string{"HIP_PATH", "ROCM_PATH"} {
+			if r := ib.getenv(v); r != "" {
+				cands = append(cands, filepath.Join(r, "include"))
+			}
+		}
+		cands = append(cands, "/usr/include", "/opt/rocm/include")
+	}
+	for _, c := range cands {
+		if c == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(c, "hip", "nvidia_detail")); err == nil {
+			return c
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " ..."
+	}
+	return s
+}
+
+// firstError is the first line of compiler output that says "error", else
+// the first line.
+func firstError(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "error") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return firstLine(s)
+}
