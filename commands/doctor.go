@@ -1,14 +1,11 @@
 package commands
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -18,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/verify"
 )
 
 func doctorCommand() *cli.Command {
@@ -29,7 +27,8 @@ func doctorCommand() *cli.Command {
 device libraries and the gfx targets they cover, HIP and ROCm versions), the
 GPUs (KFD sysfs, amdgpu-arch/rocminfo, nvidia-smi), which targets 'rocmk build'
 would pick and why, the build cache, and the GPU runtime libraries 'rocmk verify'
-can load (found on the loader path; nothing is loaded).
+would load (its own list of names, resolved as the dynamic loader does:
+LD_LIBRARY_PATH, the ldconfig cache, the system directories; nothing is loaded).
 
 Exit status 0 means 'rocmk build' can run; 4 means no usable toolchain (the
 report says what to install). --json prints the same report as one document.`,
@@ -120,12 +119,16 @@ type doctorCache struct {
 	Bytes  int64  `json:"bytes"`
 }
 
+// doctorLib is what verify.Open (or the NVRTC binding) would load for one
+// runtime: the first of its names the dynamic loader resolves.
 type doctorLib struct {
-	Name    string `json:"name"`
-	For     string `json:"for"` // "verify --backend hip", ...
-	Path    string `json:"path,omitempty"`
-	Found   bool   `json:"found"`
-	Comment string `json:"comment,omitempty"`
+	Backend string   `json:"backend"` // hip, cuda, nvrtc
+	For     string   `json:"for"`
+	Name    string   `json:"name,omitempty"` // the dlopen name that resolves
+	Path    string   `json:"path,omitempty"`
+	Via     string   `json:"via,omitempty"` // LD_LIBRARY_PATH, ldconfig cache, system directory, path
+	Found   bool     `json:"found"`
+	Tried   []string `json:"tried"` // verify's names, in its order
 }
 
 // doctorEnvVars are the variables the report shows when they are set.
@@ -191,10 +194,10 @@ func runDoctor(o doctorOptions, env Env, ui *UI) error {
 	}
 
 	doc.Cache = doctorCacheOf(o, env)
-	doc.Libraries = findRuntimeLibs(fo, env, inst)
+	doc.Libraries = findRuntimeLibs(env)
 	haveRuntime := false
 	for _, l := range doc.Libraries {
-		haveRuntime = haveRuntime || (l.Found && (strings.HasPrefix(l.Name, "libamdhip64") || l.Name == "libcuda.so.1"))
+		haveRuntime = haveRuntime || (l.Found && l.Backend != "nvrtc")
 	}
 	if !haveRuntime {
 		doc.Problems = append(doc.Problems, "no GPU runtime library (libamdhip64.so or libcuda.so.1): rocmk verify cannot run kernels")
@@ -263,63 +266,18 @@ func doctorCacheOf(o doctorOptions, env Env) doctorCache {
 	return c
 }
 
-// runtimeLibs are the libraries rocmk verify may dlopen, in preference order.
-var runtimeLibs = []struct{ name, use string }{
-	{"libamdhip64.so.7", "verify (HIP, ROCm 7)"},
-	{"libamdhip64.so.6", "verify (HIP, ROCm 6)"},
-	{"libamdhip64.so.5", "verify (HIP, ROCm 5)"},
-	{"libhiprtc.so.7", "HIP runtime compilation"},
-	{"libhiprtc.so.6", "HIP runtime compilation"},
-	{"libhiprtc.so.5", "HIP runtime compilation"},
-	{"libcuda.so.1", "verify (CUDA driver)"},
-	{"libnvrtc.so", "CUDA runtime compilation"},
-}
-
-// findRuntimeLibs looks for the runtime libraries in LD_LIBRARY_PATH, the
-// toolchain's lib dir, the usual system and ROCm/CUDA dirs, and the
-// ldconfig cache (`ldconfig -p`). Nothing is loaded.
-func findRuntimeLibs(fo compile.FindOptions, env Env, inst *compile.Installation) []doctorLib {
-	var dirs []string
-	for _, d := range filepath.SplitList(env.Getenv("LD_LIBRARY_PATH")) {
-		if d != "" {
-			dirs = append(dirs, d)
-		}
-	}
-	if inst != nil && inst.Layout == "rocm" {
-		dirs = append(dirs, inst.Root+"/lib")
-	}
-	dirs = append(dirs, "/opt/rocm/lib", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/usr/lib",
-		"/usr/local/lib", "/usr/local/cuda/lib64", "/usr/local/nvidia/lib64", "/usr/lib/wsl/lib")
-	ldcache := ldconfigCache(fo, env)
-	out := make([]doctorLib, 0, len(runtimeLibs))
-	for _, l := range runtimeLibs {
-		d := doctorLib{Name: l.name, For: l.use}
-		pattern := l.name
-		if l.name == "libnvrtc.so" {
-			pattern = "libnvrtc.so*"
-		}
-		for _, dir := range dirs {
-			full := filepath.Join(dir, pattern)
-			if env.Root != "" {
-				full = filepath.Join(env.Root, full)
-			}
-			m, _ := filepath.Glob(full)
-			sort.Strings(m)
-			if len(m) > 0 {
-				d.Found, d.Path = true, m[0]
-				if env.Root != "" {
-					d.Path = "/" + strings.TrimPrefix(filepath.ToSlash(strings.TrimPrefix(m[0], env.Root)), "/")
-				}
+// findRuntimeLibs reports, for each library verify loads, the file the
+// dynamic loader would give it: verify's own list of names, in its order,
+// resolved without loading anything.
+func findRuntimeLibs(env Env) []doctorLib {
+	ld := verify.Loader{Root: env.Root, Getenv: env.Getenv, Cache: ldconfigCache(env)}
+	var out []doctorLib
+	for _, l := range verify.RuntimeLibraries(env.Getenv) {
+		d := doctorLib{Backend: l.Backend, For: l.Use, Tried: l.Names}
+		for _, n := range l.Names {
+			if p, via, ok := ld.Find(n); ok {
+				d.Name, d.Path, d.Via, d.Found = n, p, via, true
 				break
-			}
-		}
-		if !d.Found {
-			for name, p := range ldcache {
-				if name == l.name || (l.name == "libnvrtc.so" && strings.HasPrefix(name, "libnvrtc.so")) {
-					if !d.Found || p < d.Path {
-						d.Found, d.Path, d.Comment = true, p, "ldconfig cache"
-					}
-				}
 			}
 		}
 		out = append(out, d)
@@ -327,50 +285,28 @@ func findRuntimeLibs(fo compile.FindOptions, env Env, inst *compile.Installation
 	return out
 }
 
-// ldconfigCache parses `ldconfig -p` (name => path). With a fake Root and
-// no fake runner it is skipped.
-func ldconfigCache(fo compile.FindOptions, env Env) map[string]string {
-	m := map[string]string{}
-	if env.Root != "" && env.RunTool == nil {
-		return m
-	}
-	var out []byte
-	var err error
-	if env.RunTool != nil {
-		out, err = env.RunTool("ldconfig", "-p")
-	} else {
-		p := "/sbin/ldconfig"
-		if _, e := os.Stat(p); e != nil {
-			if lp, e := lookPathOf(fo)("ldconfig"); e == nil {
-				p = lp
-			}
+// ldconfigCache is the ld.so cache as `ldconfig -p` lists it. With a fake
+// Root and no fake runner it is empty.
+func ldconfigCache(env Env) map[string]string {
+	run := env.RunTool
+	if run == nil {
+		if env.Root != "" {
+			return nil
 		}
-		out, err = exec.Command(p, "-p").Output()
+		run = func(argv ...string) ([]byte, error) {
+			out, err := (&compile.ExecRunner{}).Run(env.Context, compile.Cmd{Argv: argv})
+			return out.Stdout, err
+		}
 	}
+	ldconfig := "ldconfig"
+	if _, err := os.Stat("/sbin/ldconfig"); err == nil && env.Root == "" {
+		ldconfig = "/sbin/ldconfig" // often not on a user's PATH
+	}
+	out, err := run(ldconfig, "-p")
 	if err != nil {
-		return m
+		return nil
 	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		name, rest, ok := strings.Cut(line, " (")
-		if !ok {
-			continue
-		}
-		if _, path, ok := strings.Cut(rest, "=> "); ok {
-			if _, seen := m[name]; !seen {
-				m[name] = strings.TrimSpace(path)
-			}
-		}
-	}
-	return m
-}
-
-func lookPathOf(fo compile.FindOptions) func(string) (string, error) {
-	if fo.LookPath != nil {
-		return fo.LookPath
-	}
-	return exec.LookPath
+	return verify.ParseLDConfig(out)
 }
 
 func renderDoctor(w io.Writer, s *Styles, d doctorDoc) error {
@@ -443,16 +379,13 @@ func renderDoctor(w io.Writer, s *Styles, d doctorDoc) error {
 	kv("dir", d.Cache.Dir+dim(" ("+d.Cache.Source+")"))
 	kv("size", state)
 
-	fmt.Fprintf(&b, "\n%s\n", s.Header.Render("Runtime libraries"))
+	fmt.Fprintf(&b, "\n%s %s\n", s.Header.Render("Runtime libraries"), dim("(what rocmk verify would load)"))
 	for _, l := range d.Libraries {
-		where := dim("not found")
+		where := dim("not found (tried " + strings.Join(l.Tried, ", ") + ")")
 		if l.Found {
-			where = ok(l.Path)
-			if l.Comment != "" {
-				where += dim(" (" + l.Comment + ")")
-			}
+			where = ok(l.Path) + dim(" ("+l.Via+")")
 		}
-		fmt.Fprintf(&b, "  %-17s %s\n", l.Name, where)
+		fmt.Fprintf(&b, "  %-6s %s\n", l.Backend, where)
 	}
 
 	if len(d.Environment) > 0 {
@@ -480,7 +413,7 @@ func renderDoctor(w io.Writer, s *Styles, d doctorDoc) error {
 	return err
 }
 
-// wrapList joins items after prefix, wrapping at width with indent spaces.
+// doctorWrap joins items after prefix, wrapping at width with indent spaces.
 func doctorWrap(prefix string, items []string, indent, width int) string {
 	var b strings.Builder
 	b.WriteString(prefix)

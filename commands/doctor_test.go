@@ -2,8 +2,10 @@ package commands
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/verify"
 )
 
 // pinDoctor makes the report independent of the Go build running the test.
@@ -156,4 +159,75 @@ func TestExitCodesOfDiscoveryErrors(t *testing.T) {
 	assert.Equal(t, ExitUsage, exitCode(err), "no target selected is a usage error: the fix is --arch")
 	_, err = compile.FindInstallation(compile.FindOptions{Root: t.TempDir(), Getenv: func(string) string { return "" }})
 	assert.Equal(t, ExitEnvMissing, exitCode(err))
+}
+
+func doctorLibs(t *testing.T, env Env) map[string]doctorLib {
+	t.Helper()
+	r := runRocmk(t, env, "doctor", "--json")
+	var doc doctorDoc
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stderr)
+	libs := map[string]doctorLib{}
+	for _, l := range doc.Libraries {
+		libs[l.Backend] = l
+	}
+	require.Len(t, libs, 3)
+	return libs
+}
+
+// doctor reports the library verify.Open would load: verify's names in
+// verify's order, where the dynamic loader finds them. A library in a ROCm
+// directory no loader path names is one verify cannot load.
+func TestDoctorReportsWhatVerifyLoads(t *testing.T) {
+	root := t.TempDir()
+	lib := filepath.Join(root, "opt", "rocm", "lib", "libamdhip64.so.6")
+	require.NoError(t, os.MkdirAll(filepath.Dir(lib), 0o755))
+	require.NoError(t, os.WriteFile(lib, nil, 0o644))
+	machine := func(vars map[string]string) Env {
+		env := testEnv(vars)
+		env.Root = root
+		return env
+	}
+	hip := doctorLibs(t, machine(nil))["hip"]
+	assert.False(t, hip.Found, "/opt/rocm/lib is on no loader path")
+	assert.Equal(t, []string{"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"}, hip.Tried)
+
+	hip = doctorLibs(t, machine(map[string]string{"LD_LIBRARY_PATH": "/nowhere:/opt/rocm/lib"}))["hip"]
+	assert.Equal(t, doctorLib{Backend: "hip", For: "rocmk verify --backend hip", Name: "libamdhip64.so.6", Path: "/opt/rocm/lib/libamdhip64.so.6",
+		Via: "LD_LIBRARY_PATH", Found: true, Tried: hip.Tried}, hip)
+
+	hip = doctorLibs(t, machine(map[string]string{"ROCM_PATH": "/opt/rocm"}))["hip"]
+	assert.Equal(t, "/opt/rocm/lib/libamdhip64.so.6", hip.Name, "verify tries $ROCM_PATH/lib first")
+	assert.Equal(t, "path", hip.Via)
+
+	env := machine(nil)
+	env.RunTool = func(argv ...string) ([]byte, error) {
+		if filepath.Base(argv[0]) == "ldconfig" {
+			return []byte("3 libs found in cache `/etc/ld.so.cache'\n" +
+				"\tlibamdhip64.so.6 (libc6) => /opt/rocm/lib32/libamdhip64.so.6\n" +
+				"\tlibamdhip64.so.6 (libc6,x86-64) => /opt/rocm/lib/libamdhip64.so.6\n"), nil
+		}
+		return nil, errors.New("not found")
+	}
+	hip = doctorLibs(t, env)["hip"]
+	if runtime.GOARCH == "amd64" {
+		assert.Equal(t, "/opt/rocm/lib/libamdhip64.so.6", hip.Path)
+		assert.Equal(t, "ldconfig cache", hip.Via)
+	}
+}
+
+// On this machine (Debian's libamdhip64.so.5, no GPU) the library doctor
+// names is the one verify.Open loads.
+func TestDoctorHIPLibraryIsWhatVerifyOpens(t *testing.T) {
+	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/libamdhip64.so.5"); err != nil {
+		t.Skip("Debian's libamdhip64.so.5 is not installed (apt install libamdhip64-5)")
+	}
+	if !verifyCgo {
+		t.Skip("built without cgo")
+	}
+	env := testEnv(map[string]string{"HOME": t.TempDir(), "PATH": os.Getenv("PATH")})
+	hip := doctorLibs(t, env)["hip"]
+	require.True(t, hip.Found)
+	_, err := verify.Open("hip", 0, env.Getenv)
+	require.Error(t, err, "no AMD GPU here")
+	assert.Contains(t, err.Error(), hip.Name+" loaded")
 }

@@ -26,8 +26,11 @@ type Output struct {
 	CPU            time.Duration // user+system time of the program and its children
 }
 
-// Runner is the only place rocmk executes a program (cf. cmd/go's work.Shell).
-// Tests swap in a fake to isolate the scheduler.
+// Runner is the only place rocmk executes a program (cf. cmd/go's work.Shell):
+// compiles, toolchain and GPU discovery (FindOptions.Run), nvcc for images
+// and doctor's ldconfig all run through it. Elsewhere os/exec serves only
+// LookPath; TestOneExecPath enforces it. Tests swap in a fake to isolate
+// the scheduler.
 type Runner interface {
 	Run(ctx context.Context, c Cmd) (Output, error)
 }

@@ -3,6 +3,7 @@ package compile
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -48,7 +49,7 @@ type FindOptions struct {
 	Getenv   func(string) string                  // nil = os.Getenv
 	LookPath func(string) (string, error)         // nil = exec.LookPath (no PATH search when Root is set)
 	Root     string                               // filesystem root prefix for tests, "" = "/"
-	Run      func(argv ...string) ([]byte, error) // runs `clang --version`, amdgpu-arch, ...; nil = exec
+	Run      func(argv ...string) ([]byte, error) // runs `clang --version`, amdgpu-arch, ...; nil = an ExecRunner
 }
 
 func (o FindOptions) getenv(k string) string {
@@ -72,7 +73,8 @@ func (o FindOptions) run(argv ...string) ([]byte, error) {
 	if o.Run != nil {
 		return o.Run(argv...)
 	}
-	return exec.Command(argv[0], argv[1:]...).Output()
+	out, err := (&ExecRunner{}).Run(context.Background(), Cmd{Argv: argv})
+	return out.Stdout, err
 }
 
 // path maps an absolute machine path into Root.
