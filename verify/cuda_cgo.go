@@ -50,7 +50,6 @@ static CUresult rk_cuDeviceTotalMem(size_t* v, CUdevice d) { return ((CUresult(*
 static CUresult rk_cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice d) { return ((CUresult(*)(CUcontext*, CUdevice))cufn[CU_PCTX_RETAIN])(c, d); }
 static CUresult rk_cuDevicePrimaryCtxRelease(CUdevice d) { return ((CUresult(*)(CUdevice))cufn[CU_PCTX_RELEASE])(d); }
 static CUresult rk_cuDevicePrimaryCtxReset(CUdevice d) { return ((CUresult(*)(CUdevice))cufn[CU_PCTX_RESET])(d); }
-static CUresult rk_cuCtxSynchronize(void) { CUR; return ((CUresult(*)(void))cufn[CU_CTX_SYNC])(); }
 static CUresult rk_cuModuleLoadData(CUmodule* m, const void* img) { CUR; return ((CUresult(*)(CUmodule*, const void*))cufn[CU_MODULE_LOAD_DATA])(m, img); }
 static CUresult rk_cuModuleGetFunction(CUfunction* f, CUmodule m, const char* n) { CUR; return ((CUresult(*)(CUfunction*, CUmodule, const char*))cufn[CU_MODULE_GET_FUNCTION])(f, m, n); }
 static CUresult rk_cuModuleUnload(CUmodule m) { CUR; return ((CUresult(*)(CUmodule))cufn[CU_MODULE_UNLOAD])(m); }
@@ -64,7 +63,6 @@ static CUresult rk_cuMemFreeHost(void* p) { CUR; return ((CUresult(*)(void*))cuf
 static CUresult rk_cuMemsetD8(CUdeviceptr d, unsigned char b, size_t n) { CUR; return ((CUresult(*)(CUdeviceptr, unsigned char, size_t))cufn[CU_MEMSET_D8])(d, b, n); }
 static CUresult rk_cuEventCreate(CUevent* e) { CUR; return ((CUresult(*)(CUevent*, unsigned))cufn[CU_EVENT_CREATE])(e, 0); }
 static CUresult rk_cuEventRecord(CUevent e) { CUR; return ((CUresult(*)(CUevent, CUstream))cufn[CU_EVENT_RECORD])(e, 0); }
-static CUresult rk_cuEventSynchronize(CUevent e) { CUR; return ((CUresult(*)(CUevent))cufn[CU_EVENT_SYNC])(e); }
 static CUresult rk_cuEventQuery(CUevent e) { CUR; return ((CUresult(*)(CUevent))cufn[CU_EVENT_QUERY])(e); }
 static CUresult rk_cuEventElapsedTime(float* ms, CUevent a, CUevent b) { CUR; return ((CUresult(*)(float*, CUevent, CUevent))cufn[CU_EVENT_ELAPSED])(ms, a, b); }
 static CUresult rk_cuEventDestroy(CUevent e) { CUR; return ((CUresult(*)(CUevent))cufn[CU_EVENT_DESTROY])(e); }

@@ -65,7 +65,6 @@ static hipError_t rk_hipMemcpyDtoD(void* d, void* s, size_t n) { CUR; return ((h
 static hipError_t rk_hipHostMalloc(void** p, size_t n) { CUR; return ((hipError_t(*)(void**, size_t, unsigned))hipfn[H_HOST_MALLOC])(p, n, 0); }
 static hipError_t rk_hipHostFree(void* p) { CUR; return ((hipError_t(*)(void*))hipfn[H_HOST_FREE])(p); }
 static hipError_t rk_hipMemset(void* d, int b, size_t n) { CUR; return ((hipError_t(*)(void*, int, size_t))hipfn[H_MEMSET])(d, b, n); }
-static hipError_t rk_hipDeviceSynchronize(void) { CUR; return ((hipError_t(*)(void))hipfn[H_DEVICE_SYNC])(); }
 static hipError_t rk_hipDeviceReset(void) { CUR; return ((hipError_t(*)(void))hipfn[H_DEVICE_RESET])(); }
 static hipError_t rk_hipEventCreate(hipEvent_t* e) { CUR; return ((hipError_t(*)(hipEvent_t*))hipfn[H_EVENT_CREATE])(e); }
 static hipError_t rk_hipEventRecord(hipEvent_t e) { CUR; return ((hipError_t(*)(hipEvent_t, hipStream_t))hipfn[H_EVENT_RECORD])(e, 0); }
