@@ -178,11 +178,14 @@ var errNVCCFailedBefore = errors.New("nvcc failed before")
 // straight to NVRTC.
 func (ib *ImageBuilder) nvcc(ctx context.Context, nvcc, inc, arch, name string, src []byte) (Image, error) {
 	id, err := ib.toolIdentity(ctx, nvcc)
-	if err != nil {
-		return Image{}, err
+	var headers string
+	if err == nil {
+		headers, err = ib.treeIdentity(filepath.Join(inc, "hip"))
 	}
-	headers, err := ib.treeIdentity(filepath.Join(inc, "hip"))
 	if err != nil {
+		if _, failed := ib.nvccFailed.LoadOrStore(inc, firstError(err.Error())); failed {
+			return Image{}, errNVCCFailedBefore // said once already
+		}
 		return Image{}, err
 	}
 	argv := func(in, out string) []string {

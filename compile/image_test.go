@@ -251,3 +251,24 @@ func TestImageOtherRuntimes(t *testing.T) {
 	_, err = (&ImageBuilder{NoNVCC: true}).Build(context.Background(), "cuda", "sm_90", "x.hip", nil)
 	assert.ErrorIs(t, err, ErrToolchainNotFound, "no nvcc and no NVRTC")
 }
+
+// An nvcc that cannot even say its version is given up for the run with
+// one warning.
+func TestImageNVCCWithoutVersionFallsBackOnce(t *testing.T) {
+	_, _, getenv := nvidiaSetup(t)
+	var warnings []string
+	ib := &ImageBuilder{Run: failingRunner{}, Getenv: getenv, NVRTC: &fakeNVRTC{id: "13.0"},
+		Warn: func(f string, a ...any) { warnings = append(warnings, f) }}
+	for _, mod := range []string{"binary.hip", "unary.hip"} {
+		img, err := ib.Build(context.Background(), "cuda", "sm_90", mod, []byte(mod))
+		require.NoError(t, err)
+		assert.Equal(t, "nvrtc", img.Compiler)
+	}
+	assert.Len(t, warnings, 1)
+}
+
+type failingRunner struct{}
+
+func (failingRunner) Run(context.Context, Cmd) (Output, error) {
+	return Output{}, errors.New("exec format error")
+}
