@@ -39,3 +39,17 @@ func TestMissingSymbolsAreAllNamed(t *testing.T) {
 	assert.NotContains(t, err.Error(), "hipNope", "an alternative name that exists satisfies the spec")
 	assert.True(t, strings.Contains(err.Error(), "1 required symbol"))
 }
+
+// fileID names the file a library was really loaded from (NVRTC's cache
+// identity): the resolved path behind the soname, with its size.
+func TestLibraryFileIDIsTheLoadedFile(t *testing.T) {
+	lib, err := dlopenFirst([]string{"libc.so.6"})
+	require.NoError(t, err)
+	defer lib.close()
+	id := lib.fileID("malloc")
+	f := strings.Fields(id)
+	require.Len(t, f, 4, id)
+	assert.True(t, strings.HasPrefix(f[0], "/"), "an absolute path, not the soname: %s", id)
+	assert.Contains(t, f[0], "libc")
+	assert.NotEqual(t, "0", f[1], "the file's size")
+}
