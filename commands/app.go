@@ -111,7 +111,7 @@ func run(args []string, env Env) int {
 	env = env.withDefaults()
 	app := New(env)
 	st := app.Metadata["state"].(*runState)
-	err := app.RunContext(env.Context, args)
+	err := app.RunContext(env.Context, flagsFirst(app, args))
 	if err == nil && st.notFound != "" {
 		err = usagef("unknown command %q (see 'rocmk help')", st.notFound)
 	}
@@ -141,7 +141,7 @@ func reportError(env Env, err error, code int, asJSON bool) {
 		return
 	}
 	s := NewStyles(newRenderer(env.Stderr, env))
-	fmt.Fprintln(env.Stderr, s.Err.Render("rocmk:")+" "+err.Error())
+	fmt.Fprintln(env.Stderr, s.Err.Render("rocmk:")+" "+printable(err.Error(), "\n\t"))
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintln(env.Stderr, s.Dim.Render("run 'rocmk help' for usage"))

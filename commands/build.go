@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"go/token"
 	"io"
 	"os"
 	"path/filepath"
@@ -258,6 +259,15 @@ func fmtDur(d time.Duration) string {
 	return fmt.Sprintf("%.2fs", d.Seconds())
 }
 
+// checkGoPackage refuses a package name for hsaco_embed.go that is not a Go
+// identifier: the name is written into the file as is.
+func checkGoPackage(name, from string) error {
+	if !token.IsIdentifier(name) || name == "_" {
+		return usagef("%s %q: want a Go package name (an identifier, not a keyword)", from, name)
+	}
+	return nil
+}
+
 // planBuild turns options (and rocmk.toml, or the bundled kernels) into a
 // compile.Request.
 func planBuild(o buildOptions, env Env, ui *UI) (compile.Request, error) {
@@ -266,6 +276,9 @@ func planBuild(o buildOptions, env Env, ui *UI) (compile.Request, error) {
 		if e != "rust" && e != "go" && e != "c" {
 			return req, usagef("--embed: unknown kind %q (want rust, go or c)", e)
 		}
+	}
+	if err := checkGoPackage(o.GoPackage, "--go-package"); err != nil {
+		return req, err
 	}
 	var manifestTargets []string
 	var flags []string
@@ -298,6 +311,9 @@ func planBuild(o buildOptions, env Env, ui *UI) (compile.Request, error) {
 			req.Embed = p.Output.Embed
 		}
 		if p.Output.GoPackage != "" && o.GoPackage == "hsaco" {
+			if err := checkGoPackage(p.Output.GoPackage, p.Path+": output.go_package"); err != nil {
+				return req, err
+			}
 			req.EmbedPackage = p.Output.GoPackage
 		}
 		hipifyDir, strict = p.HipifyDir(), p.Hipify.Strict

@@ -229,7 +229,7 @@ func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *UI, now time.Time) error 
 				return err
 			}
 		}
-		if _, err := fmt.Fprintf(w, "%d %s, %s in %s\n", len(ents), plural(len(ents), "entry", "entries"), cache.FormatSize(total), cc.Dir()); err != nil {
+		if _, err := fmt.Fprintf(w, "%d %s, %s in %s\n", len(ents), plural(len(ents), "entry", "entries"), cache.FormatSize(total), printable(cc.Dir(), "")); err != nil {
 			return err
 		}
 		return nil

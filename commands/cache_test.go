@@ -276,3 +276,17 @@ func TestCacheLsHidesBookkeeping(t *testing.T) {
 	r = runRocmk(t, env, "cache", "ls", "--all", "-q")
 	assert.Len(t, strings.Fields(r.Stdout), 6)
 }
+
+// TestCacheLsEscapesNames: a source name with escape sequences (a file
+// name can hold any byte but / and NUL) is listed escaped, not run by the
+// terminal.
+func TestCacheLsEscapesNames(t *testing.T) {
+	dir := t.TempDir()
+	c, now := populateCache(t, dir)
+	_, err := c.PutBytes(cache.NewHash("evil").Sum(), []byte("x"), cache.Meta{Kind: "object", Source: "k\x1b]0;owned\x07\x1b[2J.hip", Target: "gfx90a"})
+	require.NoError(t, err)
+	r := runRocmk(t, cacheTestEnv(dir, now, nil), "cache", "ls")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.NotContains(t, r.Stdout, "\x1b")
+	assert.Contains(t, r.Stdout, `k\x1b]0;owned\x07\x1b[2J.hip`)
+}

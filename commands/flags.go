@@ -1,8 +1,10 @@
 package commands
 
 import (
+	"math"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -29,7 +31,7 @@ func globalFlags(st *runState) []cli.Flag {
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "more detail on stderr (repeat for more: -v -v)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only results and errors"},
 		&cli.StringFlag{Name: "cache-dir", Usage: "build cache directory (env ROCMK_CACHE_DIR; default: user cache dir/rocmk)"},
-		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "parallel jobs", Value: runtime.NumCPU(), DefaultText: "number of CPUs"},
+		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "parallel jobs", Value: runtime.NumCPU(), DefaultText: "number of CPUs", Action: intAtLeast("jobs", 1)},
 	}
 }
 
@@ -72,6 +74,36 @@ func globals(c *cli.Context) globalOptions {
 	return g
 }
 
+// intAtLeast is a flag action that refuses values below least (exit 2).
+func intAtLeast(name string, least int) func(*cli.Context, int) error {
+	return func(_ *cli.Context, v int) error {
+		if v < least {
+			return usagef("--%s %d: want %d or more", name, v, least)
+		}
+		return nil
+	}
+}
+
+// floatAtLeast0 is a flag action that refuses negative numbers and NaN (exit 2).
+func floatAtLeast0(name string) func(*cli.Context, float64) error {
+	return func(_ *cli.Context, v float64) error {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return usagef("--%s %v: want a number of 0 or more", name, v)
+		}
+		return nil
+	}
+}
+
+// positiveDuration is a flag action that refuses durations of 0 or less (exit 2).
+func positiveDuration(name string) func(*cli.Context, time.Duration) error {
+	return func(_ *cli.Context, d time.Duration) error {
+		if d <= 0 {
+			return usagef("--%s %v: want a duration above 0 (e.g. 30s)", name, d)
+		}
+		return nil
+	}
+}
+
 // splitList splits target lists the way the ecosystem's variables write them
 // (PYTORCH_ROCM_ARCH, GPU_TARGETS): commas, semicolons or spaces.
 func splitList(in []string) []string {
@@ -94,4 +126,97 @@ func splitCommas(in []string) []string {
 		}
 	}
 	return out
+}
+
+// flagsFirst moves the flags written after a command's arguments in front
+// of them: "rocmk build k.hip -o out" becomes "rocmk build -o out -- k.hip",
+// because urfave/cli, like Go's flag package, stops at the first argument.
+// Whether a flag takes the next argument as its value comes from the
+// command's own flag list, so "-o out" and "-o=out" both move whole, and
+// hipify-perl's single-dash names (-roc, -o=FILE) are flags like any other.
+// "--" still ends the flags: what follows it stays an argument. Unknown
+// flags move too, so that the parser reports them (exit 2).
+func flagsFirst(app *cli.App, args []string) []string {
+	if len(args) < 2 || args[len(args)-1] == "--generate-bash-completion" {
+		return args // shell completion passes partial command lines: leave them be
+	}
+	out := []string{args[0]}
+	flags, cmds := app.Flags, app.Commands
+	i := 1
+	// Down the command path ("cache ls"): flags before a command name
+	// belong to its parent and stay where they are.
+	for {
+		for i < len(args) && args[i] != "--" && isFlagArg(args[i]) {
+			out = append(out, args[i])
+			if takesValue(flags, args[i]) && i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+			i++
+		}
+		if i == len(args) || args[i] == "--" {
+			return append(out, args[i:]...)
+		}
+		cmd := findCommand(cmds, args[i])
+		if cmd == nil {
+			return append(out, args[i:]...) // urfave/cli says what is wrong
+		}
+		out = append(out, args[i])
+		i++
+		flags, cmds = cmd.Flags, cmd.Subcommands
+		if len(cmds) == 0 {
+			break
+		}
+	}
+	var positional []string
+	for ; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			positional = append(positional, args[i+1:]...)
+			i = len(args)
+		case !isFlagArg(a):
+			positional = append(positional, a)
+		default:
+			out = append(out, a)
+			if takesValue(flags, a) && i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+		}
+	}
+	if len(positional) > 0 {
+		out = append(append(out, "--"), positional...)
+	}
+	return out
+}
+
+// isFlagArg reports whether a looks like a flag ("-" alone is an argument: stdin).
+func isFlagArg(a string) bool { return len(a) > 1 && a[0] == '-' }
+
+// takesValue reports whether the flag a (-name, --name; not -name=value)
+// is one of flags and takes the next argument as its value.
+func takesValue(flags []cli.Flag, a string) bool {
+	name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+	if strings.Contains(name, "=") {
+		return false
+	}
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				v, ok := f.(interface{ TakesValue() bool })
+				return ok && v.TakesValue()
+			}
+		}
+	}
+	return false
+}
+
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
 }

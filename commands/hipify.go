@@ -87,9 +87,6 @@ hipify-clang's and hipify-perl's option names are accepted (-roc, -inplace, -o=F
 			&cli.BoolFlag{Name: "no-hazards", Usage: "skip the porting-hazard analysis"},
 		},
 		Action: func(c *cli.Context) error {
-			if err := lateFlags(c); err != nil {
-				return err
-			}
 			opts, err := hipifyOptionsFrom(c)
 			if err != nil {
 				return err
@@ -101,7 +98,7 @@ hipify-clang's and hipify-perl's option names are accepted (-roc, -inplace, -o=F
 
 func hipifyOptionsFrom(c *cli.Context) (hipifyOptions, error) {
 	o := hipifyOptions{
-		Inputs: lateArgs(c), Output: c.String("o"), InPlace: c.Bool("in-place") || c.Bool("inplace"),
+		Inputs: c.Args().Slice(), Output: c.String("o"), InPlace: c.Bool("in-place") || c.Bool("inplace"),
 		Backup: c.String("backup"), Diff: c.Bool("diff"), Check: c.Bool("check"),
 		Stats: c.Bool("stats") || c.Bool("examine"), NoOutput: c.Bool("no-output") || c.Bool("examine"),
 		Sample: c.Bool("sample"), QuietWarnings: c.Bool("quiet-warnings"), HIPVersion: c.String("hip-version"),
@@ -135,60 +132,6 @@ func hipifyOptionsFrom(c *cli.Context) (hipifyOptions, error) {
 		o.Rename[from] = to
 	}
 	return o, nil
-}
-
-// lateFlags parses flags written after the file arguments, as hipify-clang
-// and hipify-perl allow (rocmk hipify in.cu -o out.hip); urfave/cli stops at
-// the first argument. Everything after "--" stays an argument.
-func lateFlags(c *cli.Context) error {
-	args := c.Args().Slice()
-	var rest []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			rest = append(rest, args[i+1:]...)
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			rest = append(rest, a)
-			continue
-		}
-		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		var fl cli.Flag
-		for _, f := range c.Command.Flags {
-			for _, n := range f.Names() {
-				if n == name {
-					fl = f
-				}
-			}
-		}
-		if fl == nil {
-			return usagef("flag provided but not defined: %s", a)
-		}
-		if _, isBool := fl.(*cli.BoolFlag); isBool {
-			if !hasVal {
-				val = "true"
-			}
-		} else if !hasVal {
-			if i+1 >= len(args) {
-				return usagef("flag needs an argument: %s", a)
-			}
-			i++
-			val = args[i]
-		}
-		if err := c.Set(fl.Names()[0], val); err != nil {
-			return usagef("%s: %v", a, err)
-		}
-	}
-	c.App.Metadata["hipify.args"] = rest
-	return nil
-}
-
-func lateArgs(c *cli.Context) []string {
-	if v, ok := c.App.Metadata["hipify.args"].([]string); ok {
-		return v
-	}
-	return c.Args().Slice()
 }
 
 // hipifyJob is one file to translate.

@@ -31,6 +31,9 @@ type inspectOptions struct {
 	G       globalOptions
 }
 
+// maxBlock is the largest workgroup HIP launches (1024 work-items on every AMD GPU).
+const maxBlock = 1024
+
 func inspectCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "inspect",
@@ -40,7 +43,7 @@ func inspectCommand() *cli.Command {
 (CCOB v1-v3, zlib or zstd; the MD5 hash is checked), host executables and objects with
 .hip_fatbin (any number of bundles), -fgpu-rdc objects and .llvm.offloading sections,
 in-process: no LLVM tools, no GPU. A directory argument (rocmk build's output) stands for
-the device-code files under it. Flags may also follow the file names.
+the device-code files under it.
 
 For each code object it prints a table of kernels: VGPRs, SGPRs, AGPRs, spills (s/v), static
 LDS, scratch per work-item, wavefront size and the occupancy (waves per SIMD) with the
@@ -56,7 +59,7 @@ Unreadable files are reported (file, offset, field) and skipped; the exit status
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "kernel", Aliases: []string{"k"}, Usage: "only kernels matching `PATTERN` (glob or substring of the mangled or demangled name; repeatable)"},
 			&cli.BoolFlag{Name: "symbols", Usage: "also list the ELF symbols of each code object, nm style"},
-			&cli.IntFlag{Name: "block", Usage: "workgroup size `N` for occupancy", DefaultText: "each kernel's max workgroup size"},
+			&cli.IntFlag{Name: "block", Usage: "workgroup size `N` (1-1024) for occupancy", DefaultText: "each kernel's max workgroup size"},
 			&cli.IntFlag{Name: "lds", Usage: "dynamic LDS `BYTES` per workgroup added to the static LDS for occupancy"},
 			&cli.BoolFlag{Name: "diff", Usage: "compare two builds: rocmk inspect --diff OLD NEW"},
 			&cli.StringFlag{Name: "fail-on", Usage: "with --diff, exit 1 on a regression in `CATEGORIES` (spills,occupancy,vgpr,sgpr,lds,scratch,removed,all)"},
@@ -67,12 +70,8 @@ Unreadable files are reported (file, offset, field) and skipped; the exit status
 				Files: c.Args().Slice(), Kernels: c.StringSlice("kernel"), Symbols: c.Bool("symbols"),
 				Block: c.Int("block"), LDS: c.Int("lds"), Diff: c.Bool("diff"), Extract: c.String("extract"), G: globals(c),
 			}
-			failOn := c.String("fail-on")
 			var err error
-			if opts.Files, failOn, err = opts.lateFlags(opts.Files, failOn); err != nil {
-				return err
-			}
-			if opts.FailOn, err = inspect.ParseFailOn(failOn); err != nil {
+			if opts.FailOn, err = inspect.ParseFailOn(c.String("fail-on")); err != nil {
 				return usagef("%v", err)
 			}
 			return runInspect(opts, envOf(c))
@@ -80,88 +79,15 @@ Unreadable files are reported (file, offset, field) and skipped; the exit status
 	}
 }
 
-// lateFlags applies flags written after the file names ("rocmk inspect a.co
-// --kernel vadd"), which the flag parser leaves in the arguments. "--" ends
-// flag processing.
-func (o *inspectOptions) lateFlags(args []string, failOn string) ([]string, string, error) {
-	var files []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			files = append(files, args[i+1:]...)
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			files = append(files, a)
-			continue
-		}
-		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		value := func() (string, error) {
-			if hasVal {
-				return val, nil
-			}
-			if i+1 >= len(args) {
-				return "", usagef("inspect: flag %s needs a value", a)
-			}
-			i++
-			return args[i], nil
-		}
-		number := func() (int, error) {
-			v, err := value()
-			if err != nil {
-				return 0, err
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return 0, usagef("inspect: %s: %q is not a number", a, v)
-			}
-			return n, nil
-		}
-		var err error
-		switch name {
-		case "kernel", "k":
-			var v string
-			v, err = value()
-			o.Kernels = append(o.Kernels, v)
-		case "block":
-			o.Block, err = number()
-		case "lds":
-			o.LDS, err = number()
-		case "jobs", "j":
-			o.G.Jobs, err = number()
-		case "fail-on":
-			failOn, err = value()
-		case "extract":
-			o.Extract, err = value()
-		case "cache-dir":
-			_, err = value()
-		case "symbols":
-			o.Symbols = true
-		case "diff":
-			o.Diff = true
-		case "json":
-			o.G.JSON = true
-		case "quiet", "q":
-			o.G.Quiet = true
-		case "verbose", "v":
-			o.G.Verbose++
-		default:
-			return nil, "", usagef("inspect: unknown flag %s", a)
-		}
-		if err != nil {
-			return nil, "", err
-		}
-	}
-	return files, failOn, nil
-}
-
 func runInspect(opts inspectOptions, env Env) error {
 	ui := newUI(env, opts.G)
 	switch {
 	case len(opts.Files) == 0:
 		return usagef("inspect: no input files (rocmk inspect FILE...)")
-	case opts.Block < 0 || opts.LDS < 0:
-		return usagef("inspect: --block and --lds must not be negative")
+	case opts.Block < 0 || opts.Block > maxBlock:
+		return usagef("inspect: --block %d: a workgroup has 1 to %d work-items", opts.Block, maxBlock)
+	case opts.LDS < 0 || opts.LDS > maxLDSPerGroup():
+		return usagef("inspect: --lds %d: want 0 to %d bytes (the most LDS a workgroup gets on any target)", opts.LDS, maxLDSPerGroup())
 	case opts.Diff && len(opts.Files) != 2:
 		return usagef("inspect: --diff takes exactly two files, OLD and NEW (got %d)", len(opts.Files))
 	case len(opts.FailOn) > 0 && !opts.Diff:
@@ -191,7 +117,7 @@ func runInspect(opts inspectOptions, env Env) error {
 		if f != nil {
 			fd.fill(f, opts)
 			for _, w := range fd.warnings() {
-				ui.Warnf("%s", w)
+				ui.Warnf("%s", printable(w, ""))
 			}
 			if opts.Extract != "" {
 				paths, err := f.Extract(opts.Extract)
@@ -284,12 +210,21 @@ func openAll(names []string, jobs int) []openResult {
 	return out
 }
 
+// maxLDSPerGroup is the most LDS a workgroup gets on any known target.
+func maxLDSPerGroup() int {
+	n := 0
+	for _, p := range inspect.Processors() {
+		n = max(n, p.MaxLDSPerGroup)
+	}
+	return n
+}
+
 // reportFileError prints one file's error and lets the command go on (nm's policy).
 func reportFileError(env Env, ui *UI, err error) {
 	if ui.JSON {
 		return // the error is in the document
 	}
-	fmt.Fprintln(env.Stderr, ui.ErrS.Err.Render("rocmk:")+" inspect: "+err.Error())
+	fmt.Fprintln(env.Stderr, ui.ErrS.Err.Render("rocmk:")+" inspect: "+printable(err.Error(), "\n\t"))
 }
 
 // JSON document: rocmk.inspect/v1.
@@ -402,7 +337,7 @@ func (doc inspectDoc) text(w io.Writer, s *Styles, opts inspectOptions) error {
 		}
 		first = false
 		var b strings.Builder
-		b.WriteString(s.Header.Render(fd.File) + ": " + fd.Kind)
+		b.WriteString(s.Header.Render(printable(fd.File, "")) + ": " + fd.Kind)
 		for _, bu := range fd.Bundles {
 			if bu.Compressed != nil {
 				c := bu.Compressed
@@ -414,20 +349,20 @@ func (doc inspectDoc) text(w io.Writer, s *Styles, opts inspectOptions) error {
 		}
 		fmt.Fprintln(w, b.String())
 		for _, n := range fd.Notes {
-			fmt.Fprintln(w, s.Dim.Render("  note: "+n))
+			fmt.Fprintln(w, s.Dim.Render("  note: "+printable(n, "")))
 		}
 		for _, im := range fd.Images {
 			arch := im.Arch
 			if arch == "" {
 				arch = "?"
 			}
-			fmt.Fprintf(w, "  %s: %s for %s (%d bytes)\n", im.Where, im.Kind, arch, im.Size)
+			fmt.Fprintf(w, "  %s: %s for %s (%d bytes)\n", printable(im.Where, ""), im.Kind, printable(arch, ""), im.Size)
 		}
 		for _, co := range fd.CodeObjects {
 			fmt.Fprintln(w)
 			head := co.Target
 			if co.Entry != "" || co.Container != "" {
-				head += "  " + s.Dim.Render(strings.TrimPrefix(co.Location, fd.File))
+				head += "  " + s.Dim.Render(printable(strings.TrimPrefix(co.Location, fd.File), ""))
 			}
 			fmt.Fprintf(w, "%s  %s\n", s.Target.Render(head), s.Dim.Render(fmt.Sprintf("code object v%d, e_flags %s", co.Version, co.Flags)))
 			if co.Version == 2 {
@@ -443,12 +378,12 @@ func (doc inspectDoc) text(w io.Writer, s *Styles, opts inspectOptions) error {
 			if opts.Symbols {
 				fmt.Fprintln(w, s.Dim.Render("  symbols:"))
 				for _, sym := range co.Symbols {
-					fmt.Fprintf(w, "  %016x %s %s\n", sym.Value, sym.Kind, sym.Name)
+					fmt.Fprintf(w, "  %016x %s %s\n", sym.Value, sym.Kind, printable(sym.Name, ""))
 				}
 			}
 		}
 		for _, p := range fd.Extracted {
-			fmt.Fprintln(w, "  extracted "+p)
+			fmt.Fprintln(w, "  extracted "+printable(p, ""))
 		}
 	}
 	return nil
@@ -568,7 +503,7 @@ func (doc inspectDiffDoc) text(w io.Writer, s *Styles) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(w, "%s -> %s\n", doc.Old, doc.New)
+	fmt.Fprintf(w, "%s -> %s\n", printable(doc.Old, ""), printable(doc.New, ""))
 	if len(t.Rows) > 0 {
 		if err := t.Render(w, s); err != nil {
 			return err

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
@@ -196,8 +198,17 @@ type Table struct {
 	Right map[int]bool
 }
 
-// Render writes the table with two spaces between columns.
+// Render writes the table with two spaces between columns. Control
+// characters in cells are escaped (printable).
 func (t Table) Render(w io.Writer, s *Styles) error {
+	t.Rows = append([][]string(nil), t.Rows...)
+	for i, r := range t.Rows {
+		r = append([]string(nil), r...)
+		for j := range r {
+			r[j] = printable(r[j], "")
+		}
+		t.Rows[i] = r
+	}
 	widths := make([]int, len(t.Header))
 	for i, h := range t.Header {
 		widths[i] = lipgloss.Width(h)
@@ -244,4 +255,34 @@ func (t Table) Render(w io.Writer, s *Styles) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// printable returns s with control characters (C0, DEL, C1), bidirectional
+// text controls and invalid UTF-8 written as Go escapes (\x1b, \u202e), so
+// that a name taken from a file or a file system cannot move the cursor,
+// recolour the terminal, reorder text or break a table's columns. keep lists
+// the controls to leave alone ("\n\t" in multi-line messages).
+func printable(s, keep string) string {
+	escape := func(r rune) bool {
+		return (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)) && !strings.ContainsRune(keep, r)
+	}
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, escape) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case escape(r) && r < utf8.RuneSelf:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case escape(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

@@ -44,7 +44,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "kernel", Aliases: []string{"k"}, Usage: "only the specs with this name or kernel (repeatable)"},
 			&cli.StringSliceFlag{Name: "arch", Aliases: []string{"a"}, Usage: "AMD targets to build for (gfx90a,gfx1100:xnack-...)"},
 			&cli.StringFlag{Name: "backend", Value: "auto", Usage: "GPU runtime: auto, hip or cuda"},
-			&cli.IntFlag{Name: "device", Usage: "GPU index among the visible ones"},
+			&cli.IntFlag{Name: "device", Usage: "GPU index among the visible ones", Action: intAtLeast("device", 0)},
 			&cli.BoolFlag{Name: "no-verify", Usage: "translate, build and check metadata only; run nothing"},
 			&cli.BoolFlag{Name: "time", Usage: "also time each passing case (median of 10 launches)"},
 			&cli.StringFlag{Name: "keep", Usage: "write the translation and code objects to this directory (default: a temporary one, removed)"},
