@@ -130,6 +130,9 @@ func TestNumericFlagsValidated(t *testing.T) {
 		{testEnv(nil), []string{"inspect", "--block", "99999999999", corpusPath("co/vadd.gfx90a.co")}, "--block 99999999999: a workgroup has 1 to 1024 work-items"},
 		{testEnv(nil), []string{"inspect", "--block", "2048", corpusPath("co/vadd.gfx90a.co")}, "--block 2048"},
 		{testEnv(nil), []string{"inspect", "--lds", "9223372036854775807", corpusPath("co/vadd.gfx90a.co")}, "--lds 9223372036854775807: want 0 to 327680 bytes"},
+		{testEnv(nil), []string{"inspect", "--max-decompress", "0", corpusPath("co/vadd.gfx90a.co")}, "--max-decompress: must be more than 0"},
+		{testEnv(map[string]string{"ROCMK_MAX_DECOMPRESS": "lots"}), []string{"inspect", corpusPath("co/vadd.gfx90a.co")}, `ROCMK_MAX_DECOMPRESS: invalid size "lots"`},
+		{testEnv(nil), []string{"inspect", "--max-extract-ratio", "0", corpusPath("co/vadd.gfx90a.co")}, "--max-extract-ratio 0"},
 	} {
 		r := runRocmk(t, c.env, c.args...)
 		assert.Equal(t, ExitUsage, r.Code, "%v: %s", c.args, r.Stderr)

@@ -5,17 +5,18 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/urfave/cli/v2"
 
+	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -28,7 +29,11 @@ type inspectOptions struct {
 	Diff    bool
 	FailOn  map[string]bool
 	Extract string
-	G       globalOptions
+	// MaxDecompress bounds the bytes all compressed bundles decompress to.
+	MaxDecompress int64
+	// MaxExtractRatio bounds what --extract writes per file, relative to its input.
+	MaxExtractRatio float64
+	G               globalOptions
 }
 
 // maxBlock is the largest workgroup HIP launches (1024 work-items on every AMD GPU).
@@ -55,6 +60,10 @@ shared memory on top of the static LDS.
 --fail-on CATEGORIES (spills, occupancy, vgpr, sgpr, lds, scratch, removed, all) it exits 1
 when a kernel got worse in one of them.
 
+Compressed bundles of all the files together may decompress to at most --max-decompress
+bytes (default 1GiB, env ROCMK_MAX_DECOMPRESS); --extract writes at most --max-extract-ratio
+times each file's input (its size plus its decompressed bytes).
+
 Unreadable files are reported (file, offset, field) and skipped; the exit status is then 1.`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "kernel", Aliases: []string{"k"}, Usage: "only kernels matching `PATTERN` (glob or substring of the mangled or demangled name; repeatable)"},
@@ -64,19 +73,44 @@ Unreadable files are reported (file, offset, field) and skipped; the exit status
 			&cli.BoolFlag{Name: "diff", Usage: "compare two builds: rocmk inspect --diff OLD NEW"},
 			&cli.StringFlag{Name: "fail-on", Usage: "with --diff, exit 1 on a regression in `CATEGORIES` (spills,occupancy,vgpr,sgpr,lds,scratch,removed,all)"},
 			&cli.StringFlag{Name: "extract", Usage: "write each code object and device image into `DIR`, one file each"},
+			&cli.StringFlag{Name: "max-decompress", Usage: "decompress at most `SIZE` from all compressed bundles together (env ROCMK_MAX_DECOMPRESS)", DefaultText: "1GiB"},
+			&cli.Float64Flag{Name: "max-extract-ratio", Value: inspect.DefaultMaxExtractRatio, Usage: "with --extract, write at most `R` times each file's size plus its decompressed bytes"},
 		},
 		Action: func(c *cli.Context) error {
 			opts := inspectOptions{
 				Files: c.Args().Slice(), Kernels: c.StringSlice("kernel"), Symbols: c.Bool("symbols"),
-				Block: c.Int("block"), LDS: c.Int("lds"), Diff: c.Bool("diff"), Extract: c.String("extract"), G: globals(c),
+				Block: c.Int("block"), LDS: c.Int("lds"), Diff: c.Bool("diff"), Extract: c.String("extract"),
+				MaxExtractRatio: c.Float64("max-extract-ratio"), G: globals(c),
 			}
 			var err error
 			if opts.FailOn, err = inspect.ParseFailOn(c.String("fail-on")); err != nil {
 				return usagef("%v", err)
 			}
+			if opts.MaxDecompress, err = maxDecompress(c.String("max-decompress"), envOf(c)); err != nil {
+				return err
+			}
 			return runInspect(opts, envOf(c))
 		},
 	}
+}
+
+// maxDecompress reads --max-decompress, else $ROCMK_MAX_DECOMPRESS, else the default.
+func maxDecompress(flag string, env Env) (int64, error) {
+	s, from := flag, "--max-decompress"
+	if s == "" {
+		s, from = env.Getenv("ROCMK_MAX_DECOMPRESS"), "ROCMK_MAX_DECOMPRESS"
+	}
+	if s == "" {
+		return inspect.DefaultMaxDecompress, nil
+	}
+	n, err := cache.ParseSize(s)
+	if err != nil {
+		return 0, usagef("%s: %v", from, err)
+	}
+	if n <= 0 {
+		return 0, usagef("%s: must be more than 0", from)
+	}
+	return n, nil
 }
 
 func runInspect(opts inspectOptions, env Env) error {
@@ -88,13 +122,16 @@ func runInspect(opts inspectOptions, env Env) error {
 		return usagef("inspect: --block %d: a workgroup has 1 to %d work-items", opts.Block, maxBlock)
 	case opts.LDS < 0 || opts.LDS > maxLDSPerGroup():
 		return usagef("inspect: --lds %d: want 0 to %d bytes (the most LDS a workgroup gets on any target)", opts.LDS, maxLDSPerGroup())
+	case !(opts.MaxExtractRatio > 0) || math.IsInf(opts.MaxExtractRatio, 1):
+		return usagef("inspect: --max-extract-ratio %v: want a number above 0", opts.MaxExtractRatio)
 	case opts.Diff && len(opts.Files) != 2:
 		return usagef("inspect: --diff takes exactly two files, OLD and NEW (got %d)", len(opts.Files))
 	case len(opts.FailOn) > 0 && !opts.Diff:
 		return usagef("inspect: --fail-on needs --diff")
 	}
+	budget := inspect.NewBudget(opts.MaxDecompress)
 	if opts.Diff {
-		return runInspectDiff(opts, ui)
+		return runInspectDiff(opts, ui, budget)
 	}
 	// A short-lived batch: trade memory for fewer GC cycles while parsing.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
@@ -102,15 +139,18 @@ func runInspect(opts inspectOptions, env Env) error {
 	failed := 0
 	var fromDir map[string]bool
 	opts.Files, fromDir = expandInspectArgs(opts.Files)
-	parsed := openAll(opts.Files, opts.G.Jobs)
-	for i, name := range opts.Files {
-		f, err := parsed[i].f, parsed[i].err
+	var x *inspect.Extractor
+	if opts.Extract != "" {
+		x = &inspect.Extractor{Dir: opts.Extract, MaxRatio: opts.MaxExtractRatio}
+	}
+	inspectEach(opts.Files, opts.G.Jobs, budget, func(name string, f *inspect.File, err error) {
 		if fromDir[name] && errors.Is(err, inspect.ErrNoDeviceCode) {
-			continue // a host program without device code found in a directory
+			return // a host program without device code found in a directory
 		}
 		fd := inspectFileDoc{File: name, CodeObjects: []inspectCODoc{}}
+		bad := err != nil
 		if err != nil {
-			failed++
+			err = withLimitHint(err)
 			fd.Error = err.Error()
 			reportFileError(env, ui, err)
 		}
@@ -119,17 +159,25 @@ func runInspect(opts inspectOptions, env Env) error {
 			for _, w := range fd.warnings() {
 				ui.Warnf("%s", printable(w, ""))
 			}
-			if opts.Extract != "" {
-				paths, err := f.Extract(opts.Extract)
-				fd.Extracted = paths
+			if x != nil {
+				ex, err := x.Extract(f)
+				fd.Extracted = ex.Paths
+				for _, r := range ex.Renamed {
+					ui.Warnf("extract: %s (the name was taken)", printable(r, ""))
+				}
 				if err != nil {
-					failed++
-					reportFileError(env, ui, fmt.Errorf("%s: extract: %w", name, err))
+					bad = true
+					err = fmt.Errorf("%s: %w", name, withRatioHint(err))
+					fd.Error = strings.TrimPrefix(fd.Error+"; "+err.Error(), "; ")
+					reportFileError(env, ui, err)
 				}
 			}
 		}
+		if bad {
+			failed++
+		}
 		doc.Files = append(doc.Files, fd)
-	}
+	})
 	doc.Errors = failed
 	if err := ui.Result("inspect", doc, func(w io.Writer, s *Styles) error { return doc.text(w, s, opts) }); err != nil {
 		return err
@@ -182,32 +230,51 @@ func looksLikeDeviceCode(p string) bool {
 	return strings.HasPrefix(h, "\x7fELF") || strings.HasPrefix(h, "CCOB") || strings.HasPrefix(h, "__CLANG_OFFLOAD_BUNDLE__")
 }
 
-type openResult struct {
-	f   *inspect.File
-	err error
+// inspectEach parses the files on up to jobs goroutines and calls each with
+// every result, in order, on the calling goroutine. At most jobs files are
+// held at once, so memory follows the largest files, not their sum.
+func inspectEach(names []string, jobs int, b *inspect.Budget, each func(name string, f *inspect.File, err error)) {
+	type result struct {
+		f   *inspect.File
+		err error
+	}
+	results := make([]chan result, len(names))
+	for i := range results {
+		results[i] = make(chan result, 1)
+	}
+	slots := make(chan struct{}, max(1, jobs))
+	go func() {
+		for i, name := range names {
+			slots <- struct{}{}
+			go func() {
+				f, err := inspect.OpenWith(name, b)
+				results[i] <- result{f, err}
+			}()
+		}
+	}()
+	for i, name := range names {
+		r := <-results[i]
+		each(name, r.f, r.err)
+		<-slots
+	}
 }
 
-// openAll parses the files on up to jobs goroutines; results keep the order.
-func openAll(names []string, jobs int) []openResult {
-	out := make([]openResult, len(names))
-	jobs = max(1, min(jobs, len(names)))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i].f, out[i].err = inspect.Open(names[i])
-			}
-		}()
+// withLimitHint says how to raise the decompression limit an error ran into.
+func withLimitHint(err error) error {
+	var le *inspect.DecompressLimitError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%w; raise it with --max-decompress or ROCMK_MAX_DECOMPRESS", err)
 	}
-	for i := range names {
-		next <- i
+	return err
+}
+
+// withRatioHint says how to raise the extraction limit an error ran into.
+func withRatioHint(err error) error {
+	var le *inspect.ExtractLimitError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%w; raise it with --max-extract-ratio", err)
 	}
-	close(next)
-	wg.Wait()
-	return out
+	return err
 }
 
 // maxLDSPerGroup is the most LDS a workgroup gets on any known target.
@@ -434,12 +501,12 @@ type inspectDiffDoc struct {
 	FailOn      []string             `json:"fail_on,omitempty"`
 }
 
-func runInspectDiff(opts inspectOptions, ui *UI) error {
+func runInspectDiff(opts inspectOptions, ui *UI, b *inspect.Budget) error {
 	var files [2]*inspect.File
 	for i, name := range opts.Files {
-		f, err := inspect.Open(name)
+		f, err := inspect.OpenWith(name, b)
 		if err != nil {
-			return err
+			return withLimitHint(err)
 		}
 		files[i] = f
 	}

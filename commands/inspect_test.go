@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -171,4 +172,106 @@ func TestInspectDirectory(t *testing.T) {
 	r = runRocmk(t, testEnv(nil), "inspect", filepath.Join(dir, "host-tool"))
 	assert.Equal(t, 1, r.Code)
 	assert.Contains(t, r.Stderr, "no device code")
+}
+
+func bombPath(name string) string {
+	return filepath.Join("..", "testdata", "inspect", "bombs", name)
+}
+
+// allocated returns the bytes fn allocates on the Go heap.
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// Decompression bombs (testdata/inspect/bombs, see inspect/bomb_test.go)
+// fail fast with the file and the limit named, exit 1, and the other files
+// are still read.
+func TestInspectDecompressionBombs(t *testing.T) {
+	var r result
+	n := allocated(func() {
+		r = runRocmk(t, testEnv(nil), "inspect", bombPath("zeros-1g.ccob"), corpusPath("co/vadd.gfx90a.co"))
+	})
+	assert.Equal(t, 1, r.Code)
+	assert.Contains(t, r.Stderr, "zeros-1g.ccob: CCOB payload at offset 0x20: decompressed data is not an offload bundle")
+	assert.Contains(t, r.Stdout, "vadd.gfx90a.co: code-object")
+	assert.Less(t, n, uint64(64<<20), "a 1 GiB bomb of zeros is refused after its first bytes")
+
+	// One budget for every file of the command (-j 1: which file meets the
+	// limit first is then fixed).
+	ccob := corpusPath("bundle/reduce.multi.ccob-v2-zlib.hipfb") // 75,904 bytes uncompressed
+	r = runRocmk(t, testEnv(map[string]string{"ROCMK_MAX_DECOMPRESS": "100KB"}), "inspect", "-j", "1", ccob, ccob, corpusPath("co/vadd.gfx90a.co"))
+	assert.Equal(t, 1, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "reduce.multi.ccob-v2-zlib.hipfb: compressed bundle at offset 0x0: decompressing it to 75904 bytes would pass the decompression limit of 100000 bytes for all inputs (24096 left); raise it with --max-decompress or ROCMK_MAX_DECOMPRESS")
+	assert.Contains(t, r.Stderr, "1 of 3 files could not be read")
+	assert.Equal(t, 1, strings.Count(r.Stdout, "compressed-bundle (CCOB v2, zlib"), r.Stdout)
+	assert.Contains(t, r.Stdout, "vadd.gfx90a.co: code-object")
+
+	// The flag wins over the environment; the six bundles of one host
+	// object share the budget.
+	n = allocated(func() {
+		r = runRocmk(t, testEnv(map[string]string{"ROCMK_MAX_DECOMPRESS": "8GiB"}), "inspect", "--json", bombPath("host-6x1g.o"), "--max-decompress", "1MiB")
+	})
+	assert.Equal(t, 1, r.Code)
+	assert.Contains(t, r.Stdout, "host-6x1g.o: section .hip_fatbin: compressed bundle at offset 0x1000: decompressing it to 1073741824 bytes would pass the decompression limit of 1048576 bytes for all inputs")
+	assert.Less(t, n, uint64(16<<20))
+}
+
+// --extract never writes one entry over another (same ID, same input base
+// name) and stops at --max-extract-ratio times the input.
+func TestInspectExtractBombs(t *testing.T) {
+	dir := t.TempDir()
+	r := runRocmk(t, testEnv(nil), "inspect", "--extract", dir, bombPath("extract-overlap.hipfb"), corpusPath("co/vadd.gfx90a.co"))
+	assert.Equal(t, 1, r.Code)
+	assert.Contains(t, r.Stderr, "extract-overlap.hipfb: extract: stopped before "+bombPath("extract-overlap.hipfb")+"#e10: its 108861 bytes after the 217722 written would pass the limit of 2 x the 108861 input bytes (overlapping entries?); raise it with --max-extract-ratio")
+	assert.LessOrEqual(t, dirBytes(t, dir), int64(2*108861+5808))
+	assert.FileExists(t, filepath.Join(dir, "vadd.gfx90a.co.gfx90a.co"))
+
+	dir = t.TempDir()
+	r = runRocmk(t, testEnv(nil), "inspect", "--extract", dir, bombPath("extract-overlap.hipfb"), "--max-extract-ratio", "5")
+	assert.Equal(t, 1, r.Code)
+	entries, _ := os.ReadDir(dir)
+	assert.Len(t, entries, 5)
+
+	// Three code objects under one ID, and two inputs named vadd.co.
+	dir = t.TempDir()
+	co, err := os.ReadFile(corpusPath("co/vadd.gfx90a.co"))
+	require.NoError(t, err)
+	a, b := filepath.Join(t.TempDir(), "vadd.co"), filepath.Join(t.TempDir(), "vadd.co")
+	require.NoError(t, os.WriteFile(a, co, 0o644))
+	require.NoError(t, os.WriteFile(b, co, 0o644))
+	r = runRocmk(t, testEnv(nil), "inspect", "--extract", dir, bombPath("extract-dupes.hipfb"), a, b)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Equal(t, 3, strings.Count(r.Stderr, "(the name was taken)"), r.Stderr)
+	assert.Contains(t, r.Stderr, "extract-dupes.hipfb#hipv4-amdgcn-amd-amdhsa--gfx90a: written as "+filepath.Join(dir, "extract-dupes.hipfb.hipv4-amdgcn-amd-amdhsa--gfx90a.2.co"))
+	entries, _ = os.ReadDir(dir)
+	require.Len(t, entries, 5)
+	targets := map[string]int{}
+	for _, e := range entries {
+		r := runRocmk(t, testEnv(nil), "inspect", "--json", filepath.Join(dir, e.Name()))
+		require.Equal(t, 0, r.Code, r.Stderr)
+		var doc struct {
+			Files []struct {
+				CodeObjects []struct{ Target string } `json:"code_objects"`
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
+		targets[doc.Files[0].CodeObjects[0].Target]++
+	}
+	assert.Equal(t, map[string]int{"gfx90a": 3, "gfx906": 1, "gfx1030": 1}, targets)
+}
+
+func dirBytes(t *testing.T, dir string) int64 {
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var n int64
+	for _, e := range entries {
+		fi, err := e.Info()
+		require.NoError(t, err)
+		n += fi.Size()
+	}
+	return n
 }

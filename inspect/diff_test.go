@@ -80,12 +80,14 @@ func TestDiffCorpus(t *testing.T) {
 
 func TestExtract(t *testing.T) {
 	dir := t.TempDir()
+	x := &Extractor{Dir: dir, MaxRatio: DefaultMaxExtractRatio}
 	for _, name := range []string{"host/app2tu", "bundle/reduce.multi.ccob-v2-zlib.hipfb", "host/vadd.rdc.o"} {
 		f := openCorpus(t, name)
-		paths, err := f.Extract(dir)
+		ex, err := x.Extract(f)
 		if err != nil {
 			t.Fatal(err)
 		}
+		paths := ex.Paths
 		if len(paths) != len(f.Objects)+len(f.Images) || len(paths) == 0 {
 			t.Errorf("%s: %d files for %d objects", name, len(paths), len(f.Objects))
 		}

@@ -2,19 +2,14 @@ package inspect
 
 import (
 	"bytes"
-	"compress/zlib"
 	"crypto/md5"
 	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sort"
 	"strings"
-	"sync"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 // File is everything rocmk found in one input file.
@@ -29,6 +24,11 @@ type File struct {
 	// Images lists device images that are not code objects (bitcode).
 	Images []Image  `json:"images,omitempty"`
 	Notes  []string `json:"notes,omitempty"`
+
+	budget *Budget
+	// size and inflated are the bytes read and the bytes decompressed, the
+	// input size Extract measures what it writes against.
+	size, inflated int64
 }
 
 // Bundle describes one clang offload bundle.
@@ -76,11 +76,10 @@ func (e *HashMismatchError) Error() string {
 }
 
 const (
-	bundleMagic   = "__CLANG_OFFLOAD_BUNDLE__"
-	ccobMagic     = "CCOB"
-	offloadMagic  = "\x10\xff\x10\xad"
-	fatbinSegMag  = 0x48495046
-	maxUncompress = 1 << 30
+	bundleMagic  = "__CLANG_OFFLOAD_BUNDLE__"
+	ccobMagic    = "CCOB"
+	offloadMagic = "\x10\xff\x10\xad"
+	fatbinSegMag = 0x48495046
 )
 
 // ErrNoDeviceCode is returned for a host ELF without any offload section.
@@ -89,25 +88,35 @@ var ErrNoDeviceCode = errors.New("no .hip_fatbin, .llvm.offloading or offload bu
 // NoteBitcode is the note for inputs that hold device bitcode only.
 const NoteBitcode = "device bitcode, link first"
 
-// Open reads path and parses it.
-func Open(path string) (*File, error) {
+// Open reads path and parses it with a budget of its own
+// (DefaultMaxDecompress).
+func Open(path string) (*File, error) { return OpenWith(path, nil) }
+
+// OpenWith reads path and parses it; b (nil: a budget of its own) bounds
+// what its compressed bundles may decompress to.
+func OpenWith(path string, b *Budget) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	return ParseWith(path, data, b)
 }
 
-// Parse recognises the container and reads every code object in it. It never
-// panics. For a compressed bundle whose hash does not match, it returns the
-// file as read and a *HashMismatchError.
-func Parse(name string, data []byte) (f *File, err error) {
+// Parse recognises the container and reads every code object in it, with a
+// decompression budget of its own (DefaultMaxDecompress). It never panics. For
+// a compressed bundle whose hash does not match, it returns the file as read
+// and a *HashMismatchError.
+func Parse(name string, data []byte) (*File, error) { return ParseWith(name, data, nil) }
+
+// ParseWith is Parse drawing decompressed bytes from b, which the files of
+// one command share (nil: a budget of DefaultMaxDecompress of its own).
+func ParseWith(name string, data []byte, b *Budget) (f *File, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			f, err = nil, fmt.Errorf("%s: malformed input (%v)", name, r)
 		}
 	}()
-	f = &File{Name: name}
+	f = &File{Name: name, budget: b, size: int64(len(data))}
 	err = f.parse(data)
 	if err != nil {
 		var hm *HashMismatchError
@@ -257,19 +266,6 @@ func archOfID(id string) string {
 	return strings.Join(parts[4:], "-")
 }
 
-var (
-	zstdOnce sync.Once
-	zstdDec  *zstd.Decoder
-	zstdErr  error
-)
-
-func zstdDecoder() (*zstd.Decoder, error) {
-	zstdOnce.Do(func() {
-		zstdDec, zstdErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxUncompress))
-	})
-	return zstdDec, zstdErr
-}
-
 // parseCCOB reads a compressed bundle and returns the bytes it spans.
 func (f *File) parseCCOB(data []byte, container string, base int64) (int64, error) {
 	le := binary.LittleEndian
@@ -312,41 +308,21 @@ func (f *File) parseCCOB(data []byte, container string, base int64) (int64, erro
 	if total < uint64(hdr) || total > uint64(len(data)) {
 		return 0, perr(base+8, "CCOB total size", "%d, but %d bytes are there (header %d)", total, len(data), hdr)
 	}
-	if usize > maxUncompress {
-		return 0, perr(base+8, "CCOB uncompressed size", "%d is over the %d limit", usize, maxUncompress)
-	}
-	comp := data[hdr:total]
-	var raw []byte
-	var err error
 	switch method {
 	case 0:
 		c.Method = "zlib"
-		var zr io.ReadCloser
-		zr, err = zlib.NewReader(bytes.NewReader(comp))
-		if err == nil {
-			raw, err = io.ReadAll(io.LimitReader(zr, int64(usize)+1))
-		}
 	case 1:
 		c.Method = "zstd"
-		var d *zstd.Decoder
-		d, err = zstdDecoder()
-		if err == nil {
-			raw, err = d.DecodeAll(comp, make([]byte, 0, min(usize, 16<<20)))
-		}
 	default:
 		return 0, perr(base+6, "CCOB method", "%d is neither zlib (0) nor zstd (1)", method)
 	}
+	raw, err := inflate(f.budgetOrDefault(), method, data[hdr:total], usize, base, int64(hdr))
 	if err != nil {
-		return 0, perr(base+int64(hdr), "CCOB "+c.Method+" data", "%v", err)
+		return 0, err
 	}
-	if uint64(len(raw)) != usize {
-		return 0, perr(base+8, "CCOB uncompressed size", "header says %d, data decompresses to %d bytes", usize, len(raw))
-	}
+	f.inflated += int64(len(raw))
 	sum := md5.Sum(raw)
 	have := le.Uint64(sum[:8])
-	if !bytes.HasPrefix(raw, []byte(bundleMagic)) {
-		return 0, perr(base+int64(hdr), "CCOB payload", "decompressed data is not an offload bundle")
-	}
 	// The payload offsets are relative to the decompressed bundle.
 	nb := len(f.Bundles)
 	if _, err := f.parseBundle(raw, container, 0); err != nil {

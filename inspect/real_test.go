@@ -40,10 +40,11 @@ func TestRealHipcc(t *testing.T) {
 	if got := f.Objects[0].Target.String() + "," + f.Objects[1].Target.String(); got != "gfx906,gfx90a:xnack+" {
 		t.Errorf("targets %s", got)
 	}
-	paths, err := f.Extract(filepath.Join(dir, "x"))
+	ex, err := (&Extractor{Dir: filepath.Join(dir, "x"), MaxRatio: DefaultMaxExtractRatio}).Extract(f)
 	if err != nil {
 		t.Fatal(err)
 	}
+	paths := ex.Paths
 	field := regexp.MustCompile(`(?m)^\s+\.(name|sgpr_count|vgpr_count|vgpr_spill_count|private_segment_fixed_size|group_segment_fixed_size):\s+(?:'|!str )?([^'\s]+)'?$`)
 	for i, co := range f.Objects {
 		b, err := exec.Command(readelf15, "--notes", paths[i]).Output()
