@@ -11,11 +11,31 @@ import (
 // Stats are the hit and miss counters since the last reset, plus the size
 // of the cache when Stats was called.
 type Stats struct {
-	Hits    int64     `json:"hits"`
-	Misses  int64     `json:"misses"`
-	Since   time.Time `json:"since"`             // last reset (or first use)
-	Entries int       `json:"entries,omitempty"` // filled by Stats, not stored
-	Bytes   int64     `json:"bytes,omitempty"`   // data + index bytes, filled by Stats
+	Hits    int64       `json:"hits"`
+	Misses  int64       `json:"misses"`
+	Remote  RemoteStats `json:"remote"`            // the remote tier's counters (cache/remote)
+	Since   time.Time   `json:"since"`             // last reset (or first use)
+	Entries int         `json:"entries,omitempty"` // filled by Stats, not stored
+	Bytes   int64       `json:"bytes,omitempty"`   // data + index bytes, filled by Stats
+}
+
+// RemoteStats are the remote tier's counters: lookups that reached the
+// server and found an entry (Hits) or none (Misses), failures of any kind
+// (Errors: connection, status, timeout, short or corrupt data), and bytes
+// moved.
+type RemoteStats struct {
+	Hits      int64 `json:"hits"`
+	Misses    int64 `json:"misses"`
+	Errors    int64 `json:"errors"`
+	BytesDown int64 `json:"bytes_down"`
+	BytesUp   int64 `json:"bytes_up"`
+	Uploads   int64 `json:"uploads"`
+}
+
+// Add returns the field-wise sum of r and o.
+func (r RemoteStats) Add(o RemoteStats) RemoteStats {
+	return RemoteStats{r.Hits + o.Hits, r.Misses + o.Misses, r.Errors + o.Errors,
+		r.BytesDown + o.BytesDown, r.BytesUp + o.BytesUp, r.Uploads + o.Uploads}
 }
 
 // HitRate is Hits/(Hits+Misses), or 0 with no lookups.
@@ -69,6 +89,15 @@ func (c *Cache) AddStats(hits, misses int) error {
 		s.Hits += int64(hits)
 		s.Misses += int64(misses)
 	})
+}
+
+// AddRemoteStats adds one run's remote counters to the persistent ones,
+// under the same lock as AddStats.
+func (c *Cache) AddRemoteStats(r RemoteStats) error {
+	if r == (RemoteStats{}) {
+		return nil
+	}
+	return c.updateStats(func(s *Stats) { s.Remote = s.Remote.Add(r) })
 }
 
 // ZeroStats resets the counters and their start time.
