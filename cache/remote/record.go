@@ -29,26 +29,26 @@ type record struct {
 // Field numbers from build/bazel/remote/execution/v2/remote_execution.proto
 // and google/protobuf/any.proto; entry* are rocmk.cache.v1.Entry's own.
 const (
-	resultOutputFiles   = 2 // ActionResult.output_files (OutputFile)
-	resultExecMetadata  = 9 // ActionResult.execution_metadata (ExecutedActionMetadata)
-	fileP               = 1 // OutputFile.path
-	fileDigest          = 2 // OutputFile.digest (Digest)
-	digestHash          = 1 // Digest.hash (lowercase hex)
-	digestSize          = 2 // Digest.size_bytes
-	metaAuxiliary       = 11
-	anyTypeURL          = 1
-	anyValue            = 2
-	entryVersion        = 1
-	entryAction         = 2
-	entryKind           = 3
-	entrySource         = 4
-	entryTarget         = 5
-	entryToolchain      = 6
-	entryROCm           = 7
-	recordVersion       = 1
-	outputPath          = "rocmk-output"
-	entryTypeURL        = "type.googleapis.com/rocmk.cache.v1.Entry"
-	maxRecordSize int64 = 64 << 10
+	resultOutputFiles        = 2 // ActionResult.output_files (OutputFile)
+	resultExecMetadata       = 9 // ActionResult.execution_metadata (ExecutedActionMetadata)
+	fileP                    = 1 // OutputFile.path
+	fileDigest               = 2 // OutputFile.digest (Digest)
+	digestHash               = 1 // Digest.hash (lowercase hex)
+	digestSize               = 2 // Digest.size_bytes
+	metaAuxiliary            = 11
+	anyTypeURL               = 1
+	anyValue                 = 2
+	entryVersion             = 1
+	entryAction              = 2
+	entryKind                = 3
+	entrySource              = 4
+	entryTarget              = 5
+	entryToolchain           = 6
+	entryROCm                = 7
+	recordVersion            = 1
+	outputPath               = "rocmk-output"
+	entryTypeURL             = "type.googleapis.com/rocmk.cache.v1.Entry"
+	maxRecordSize      int64 = 64 << 10
 )
 
 func (r record) marshal() []byte {

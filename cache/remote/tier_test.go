@@ -8,7 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-		"sync"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
