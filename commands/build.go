@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/cache/remote"
 	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/inspect"
@@ -87,19 +88,28 @@ the bundled kernel suite. Flags override the manifest.`,
 
 // buildDoc is the --json result.
 type buildDoc struct {
-	Toolchain string            `json:"toolchain"`
-	OutDir    string            `json:"out_dir"`
-	Targets   []string          `json:"targets"`
-	Jobs      []*compile.Result `json:"jobs"`
-	Bundles   []string          `json:"bundles,omitempty"`
-	Files     []string          `json:"files,omitempty"`
-	Summary   buildSummary      `json:"summary"`
-	Commands  []string          `json:"commands,omitempty"`
+	Toolchain string             `json:"toolchain"`
+	OutDir    string             `json:"out_dir"`
+	Targets   []string           `json:"targets"`
+	Jobs      []buildJob         `json:"jobs"`
+	Bundles   []string           `json:"bundles,omitempty"`
+	Files     []string           `json:"files,omitempty"`
+	Summary   buildSummary       `json:"summary"`
+	Remote    *cache.RemoteStats `json:"remote,omitempty"` // with a remote cache
+	Commands  []string           `json:"commands,omitempty"`
+}
+
+// buildJob is one job in --json: the result, and for a cache hit where
+// the object came from ("local" or "remote").
+type buildJob struct {
+	*compile.Result
+	Cache string `json:"cache,omitempty"`
 }
 
 type buildSummary struct {
 	Jobs     int     `json:"jobs"`
 	Hits     int     `json:"hits"`
+	Remote   int     `json:"remote_hits,omitempty"` // of Hits, from the remote cache
 	Compiled int     `json:"compiled"`
 	Failed   int     `json:"failed"`
 	WallSec  float64 `json:"wall_seconds"`
@@ -140,6 +150,7 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 		b.ReadUsage = readUsage
 	}
 	var bc *cache.Cache
+	var tier *remote.Tier
 	if !o.NoCache && !o.DryRun {
 		bc, err = openBuildStore(o.g, env)
 		if err != nil {
@@ -147,6 +158,16 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 		} else if bc != nil {
 			b.Cache = compile.CacheStore(bc)
 			ui.Verbosef(2, "cache: %s", bc.Dir())
+			cfg, err := remoteConfig(o.g, env, o.Project)
+			if err != nil {
+				return err
+			}
+			if cfg != nil {
+				if tier, err = openTier(bc, cfg, ui); err != nil {
+					return err
+				}
+				b.Cache = tierStore{tier}
+			}
 		}
 	}
 	total := len(req.Sources) * len(req.Targets)
@@ -155,6 +176,7 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 		bar = nopProgress{}
 	}
 	var mu sync.Mutex
+	from := map[*compile.Result]string{} // hits: "local" or "remote"
 	b.Events = func(e compile.Event) {
 		if e.Kind != compile.EventDone {
 			return
@@ -166,7 +188,11 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 		src := displaySource(r.Src)
 		switch r.Status {
 		case compile.StatusHit:
-			ui.Verbosef(1, "hit       %s [%s] %s", src, r.Target, fmtDur(r.Dur))
+			from[r] = "local"
+			if tier != nil && tier.RemoteHit(r.SHA256) {
+				from[r] = "remote"
+			}
+			ui.Verbosef(1, "%-9s %s [%s] %s", map[string]string{"local": "hit", "remote": "remote"}[from[r]], src, r.Target, fmtDur(r.Dur))
 		case compile.StatusCompiled:
 			ui.Verbosef(1, "compiled  %s [%s] %s (cpu %s)", src, r.Target, fmtDur(r.Dur), fmtDur(r.CPU))
 		case compile.StatusFailed:
@@ -175,15 +201,26 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	}
 	rep, berr := b.Build(ctx, req)
 	bar.Finish()
+	var remoteStats *cache.RemoteStats
+	if tier != nil {
+		rs := closeTier(ctx, tier, ui)
+		remoteStats = &rs
+	}
 	if rep == nil {
 		return berr
 	}
 	if errors.Is(berr, context.Canceled) || errors.Is(berr, context.DeadlineExceeded) {
 		return berr
 	}
-	doc := buildDoc{Toolchain: tc.Name(), OutDir: req.OutDir, Jobs: rep.Results, Bundles: rep.Bundles, Files: rep.Files,
+	doc := buildDoc{Toolchain: tc.Name(), OutDir: req.OutDir, Bundles: rep.Bundles, Files: rep.Files, Remote: remoteStats,
 		Summary: buildSummary{Jobs: len(rep.Results), Hits: rep.Count(compile.StatusHit), Compiled: rep.Count(compile.StatusCompiled),
 			Failed: rep.Count(compile.StatusFailed), WallSec: rep.Wall.Seconds(), CPUSec: rep.CPU.Seconds()}}
+	for _, r := range rep.Results {
+		doc.Jobs = append(doc.Jobs, buildJob{r, from[r]})
+		if from[r] == "remote" {
+			doc.Summary.Remote++
+		}
+	}
 	for _, t := range req.Targets {
 		doc.Targets = append(doc.Targets, t.String())
 	}
@@ -221,8 +258,12 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 			}
 		}
 		if !o.g.Quiet {
-			fmt.Fprintf(w, "%d jobs: %d cached, %d compiled, %d failed; wall %s, compiler CPU %s; output in %s\n",
-				doc.Summary.Jobs, doc.Summary.Hits, doc.Summary.Compiled, doc.Summary.Failed,
+			remote := ""
+			if tier != nil {
+				remote = fmt.Sprintf(" (%d remote)", doc.Summary.Remote)
+			}
+			fmt.Fprintf(w, "%d jobs: %d cached%s, %d compiled, %d failed; wall %s, compiler CPU %s; output in %s\n",
+				doc.Summary.Jobs, doc.Summary.Hits, remote, doc.Summary.Compiled, doc.Summary.Failed,
 				fmtDur(rep.Wall), fmtDur(rep.CPU), req.OutDir)
 		}
 		return nil

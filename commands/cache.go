@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/cache/remote"
 )
 
 const cacheHelp = `The build cache keeps every code object rocmk compiled, keyed by everything
@@ -31,6 +33,7 @@ func cacheCommand() *cli.Command {
 			cacheLsCommand(),
 			cachePruneCommand(),
 			cacheStatsCommand(),
+			cachePushCommand(),
 			cacheVerifyCommand(),
 			cacheDirCommand(),
 		},
@@ -382,15 +385,16 @@ func runCacheStats(zero bool, cc *cache.Cache, ui *UI, now time.Time) error {
 		ui.Infof("statistics zeroed")
 	}
 	doc := struct {
-		Dir     string     `json:"dir"`
-		Entries int        `json:"entries"`
-		Bytes   int64      `json:"bytes"`
-		Hits    int64      `json:"hits"`
-		Misses  int64      `json:"misses"`
-		HitRate float64    `json:"hit_rate"`
-		Since   *time.Time `json:"since"`
-		Zeroed  bool       `json:"zeroed"`
-	}{Dir: cc.Dir(), Entries: st.Entries, Bytes: st.Bytes, Hits: st.Hits, Misses: st.Misses, HitRate: st.HitRate(), Zeroed: zero}
+		Dir     string            `json:"dir"`
+		Entries int               `json:"entries"`
+		Bytes   int64             `json:"bytes"`
+		Hits    int64             `json:"hits"`
+		Misses  int64             `json:"misses"`
+		HitRate float64           `json:"hit_rate"`
+		Remote  cache.RemoteStats `json:"remote"`
+		Since   *time.Time        `json:"since"`
+		Zeroed  bool              `json:"zeroed"`
+	}{Dir: cc.Dir(), Entries: st.Entries, Bytes: st.Bytes, Hits: st.Hits, Misses: st.Misses, HitRate: st.HitRate(), Remote: st.Remote, Zeroed: zero}
 	if !st.Since.IsZero() {
 		since := st.Since.UTC()
 		doc.Since = &since
@@ -410,13 +414,107 @@ func runCacheStats(zero bool, cc *cache.Cache, ui *UI, now time.Time) error {
 			{"hits", fmt.Sprint(st.Hits)},
 			{"misses", fmt.Sprint(st.Misses)},
 			{"hit rate", rate},
-			{"since", since},
+		}
+		if r := st.Remote; r != (cache.RemoteStats{}) {
+			// The remote tier's share: lookups that reached the server
+			// (a local hit never does), failures, and traffic.
+			rows = append(rows, [][2]string{
+				{"remote hits", fmt.Sprint(r.Hits)},
+				{"remote misses", fmt.Sprint(r.Misses)},
+				{"remote errors", fmt.Sprint(r.Errors)},
+				{"downloaded", cache.FormatSize(r.BytesDown)},
+				{"uploaded", fmt.Sprintf("%s in %d %s", cache.FormatSize(r.BytesUp), r.Uploads, plural(int(r.Uploads), "entry", "entries"))},
+			}...)
+		}
+		rows = append(rows, [2]string{"since", since})
+		width := 8
+		for _, r := range rows {
+			width = max(width, len(r[0]))
 		}
 		for _, r := range rows {
-			fmt.Fprintf(w, "%s  %s\n", s.Header.Render(padRight(r[0], 8)), r[1])
+			fmt.Fprintf(w, "%s  %s\n", s.Header.Render(padRight(r[0], width)), r[1])
 		}
 		return nil
 	})
+}
+
+// ---- push
+
+func cachePushCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "push",
+		Usage:     "upload every local code object and header list to the remote cache (seed a fresh one)",
+		ArgsUsage: " ",
+		Description: `Uploads every local cache entry the remote tier shares (code objects and
+the header lists that lead to them) that the server does not have yet, -j
+at a time, each checked against its sha256 first. The server is the one
+--remote-cache, ROCMK_REMOTE_CACHE or rocmk.toml's [cache] table names; its
+credentials come from ROCMK_REMOTE_CACHE_TOKEN, or ROCMK_REMOTE_CACHE_USER
+and ROCMK_REMOTE_CACHE_PASSWORD. Entries over the size limit stay local.
+Exit status 1 if any upload failed, 2 with no remote cache configured or a
+read-only mode.`,
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("cache push takes no arguments")
+			}
+			env, g := envOf(c), globals(c)
+			cfg, err := remoteConfig(g, env, "")
+			if err != nil {
+				return err
+			}
+			if cfg == nil {
+				return usagef("cache push: no remote cache (set --remote-cache URL, %s, or remote in rocmk.toml's [cache] table)", remote.EnvURL)
+			}
+			if cfg.Mode == remote.ReadOnly {
+				return usagef("cache push: %v", remote.ErrReadOnly)
+			}
+			cc, err := openCache(c)
+			if err != nil {
+				return err
+			}
+			return runCachePush(c.Context, cc, cfg, g.Jobs, newUI(env, g))
+		},
+	}
+}
+
+func runCachePush(ctx context.Context, cc *cache.Cache, cfg *remote.Config, jobs int, ui *UI) error {
+	tier, err := remote.Open(cc, cfg, remote.Options{Verbose: func(m string) { ui.Verbosef(1, "%s", m) }})
+	if err != nil {
+		return err
+	}
+	ents, err := cc.List()
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, e := range ents {
+		if remote.Uploaded[e.Meta.Kind] {
+			n++
+		}
+	}
+	bar := ui.NewProgress(n, "pushing")
+	rep, perr := tier.Push(ctx, jobs, func() { bar.Add(1) })
+	bar.Finish()
+	closeTier(ctx, tier, ui)
+	if errors.Is(perr, context.Canceled) {
+		return perr
+	}
+	doc := struct {
+		URL string `json:"url"`
+		remote.PushReport
+		Error string `json:"error,omitempty"`
+	}{URL: cfg.String(), PushReport: rep}
+	if perr != nil {
+		doc.Error = perr.Error()
+	}
+	if err := ui.Result("cache.push", doc, func(w io.Writer, s *Styles) error {
+		_, err := fmt.Fprintf(w, "pushed %d %s (%s) to %s; %d already there, %d over the size limit, %d failed\n",
+			rep.Uploaded, plural(rep.Uploaded, "entry", "entries"), cache.FormatSize(rep.Bytes), cfg, rep.Present, rep.TooBig, rep.Failed)
+		return err
+	}); err != nil {
+		return err
+	}
+	return perr
 }
 
 // ---- verify

@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rocmk/rocmk/cache/remote"
 	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/verify"
 )
@@ -40,6 +41,7 @@ report says what to install). --json prints the same report as one document.`,
 			env := envOf(c)
 			g := globals(c)
 			opts := doctorOptions{ROCmPath: c.String("rocm-path"), Arch: c.StringSlice("arch"), CacheDir: g.CacheDir, CacheDirFlag: c.IsSet("cache-dir") || isSetAbove(c, "cache-dir")}
+			opts.Remote, opts.RemoteErr = remoteConfig(g, env, "")
 			return runDoctor(opts, env, newUI(env, g))
 		},
 	}
@@ -59,6 +61,8 @@ type doctorOptions struct {
 	Arch         []string
 	CacheDir     string // --cache-dir or ROCMK_CACHE_DIR ("" = default)
 	CacheDirFlag bool
+	Remote       *remote.Config // nil: no remote cache configured
+	RemoteErr    error          // a bad remote cache configuration
 }
 
 // doctorCgo is whether this binary was built with cgo ("true", "false" or
@@ -91,6 +95,7 @@ type doctorDoc struct {
 	GPUErr       string                `json:"gpu_error,omitempty"`
 	Arch         doctorArch            `json:"arch"`
 	Cache        doctorCache           `json:"cache"`
+	RemoteCache  *remote.CheckResult   `json:"remote_cache,omitempty"`
 	Libraries    []doctorLib           `json:"runtime_libraries"`
 	Environment  map[string]string     `json:"environment"`
 	Problems     []string              `json:"problems"`
@@ -135,7 +140,7 @@ type doctorLib struct {
 var doctorEnvVars = []string{
 	"ROCM_PATH", "HIP_PATH", "HIP_CLANG_PATH", "HIP_DEVICE_LIB_PATH", "HIP_PLATFORM",
 	"ROCMK_ARCH", "PYTORCH_ROCM_ARCH", "GPU_TARGETS", "AMDGPU_TARGETS", "CANDLE_ROCM_ARCH",
-	"ROCMK_ROCM_VERSION", "CANDLE_ROCM_VERSION", "ROCMK_CACHE_DIR",
+	"ROCMK_ROCM_VERSION", "CANDLE_ROCM_VERSION", "ROCMK_CACHE_DIR", "ROCMK_REMOTE_CACHE", "ROCMK_REMOTE_CACHE_MODE",
 	"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "HSA_OVERRIDE_GFX_VERSION",
 	"HIPCC_COMPILE_FLAGS_APPEND", "LD_LIBRARY_PATH", "CUDA_PATH",
 }
@@ -194,6 +199,7 @@ func runDoctor(o doctorOptions, env Env, ui *UI) error {
 	}
 
 	doc.Cache = doctorCacheOf(o, env)
+	doc.RemoteCache, doc.Problems = doctorRemote(env, o, doc.Problems)
 	doc.Libraries = findRuntimeLibs(env)
 	haveRuntime := false
 	for _, l := range doc.Libraries {
@@ -217,6 +223,27 @@ func runDoctor(o doctorOptions, env Env, ui *UI) error {
 		return exitError{code: ExitEnvMissing, err: fmt.Errorf("doctor: %w", tcErr)}
 	}
 	return nil
+}
+
+// doctorRemote checks the configured remote cache: reachable, authorised,
+// writable in a mode that writes, and one lookup's round-trip time.
+func doctorRemote(env Env, o doctorOptions, problems []string) (*remote.CheckResult, []string) {
+	if o.RemoteErr != nil {
+		return nil, append(problems, "remote cache: "+o.RemoteErr.Error())
+	}
+	if o.Remote == nil {
+		return nil, problems
+	}
+	r := remote.Check(env.Context, o.Remote)
+	switch {
+	case !r.Reachable:
+		problems = append(problems, fmt.Sprintf("remote cache %s unreachable (%s): builds use the local cache only", r.URL, r.Error))
+	case !r.Authorized:
+		problems = append(problems, fmt.Sprintf("remote cache %s refused a lookup (%s)", r.URL, r.Error))
+	case r.Writable != nil && !*r.Writable:
+		problems = append(problems, fmt.Sprintf("remote cache %s refused an upload in mode %s (%s)", r.URL, r.Mode, r.Error))
+	}
+	return &r, problems
 }
 
 // defaultCacheDir is os.UserCacheDir()/rocmk, read through env.Getenv.
@@ -378,6 +405,20 @@ func renderDoctor(w io.Writer, s *Styles, d doctorDoc) error {
 	}
 	kv("dir", d.Cache.Dir+dim(" ("+d.Cache.Source+")"))
 	kv("size", state)
+	if r := d.RemoteCache; r != nil {
+		state := ok("reachable, authorised") + dim(fmt.Sprintf(" (round trip %.1f ms)", r.RTTms))
+		switch {
+		case !r.Reachable:
+			state = bad("unreachable")
+		case !r.Authorized:
+			state = bad("not authorised")
+		}
+		kv("remote", r.URL+dim(" ("+string(r.Mode)+")"))
+		kv("", state)
+		if r.Writable != nil {
+			kv("", map[bool]string{true: ok("uploads accepted"), false: bad("uploads refused")}[*r.Writable])
+		}
+	}
 
 	fmt.Fprintf(&b, "\n%s %s\n", s.Header.Render("Runtime libraries"), dim("(what rocmk verify would load)"))
 	for _, l := range d.Libraries {

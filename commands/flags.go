@@ -17,6 +17,9 @@ type globalOptions struct {
 	Quiet    bool
 	CacheDir string // --cache-dir, else $ROCMK_CACHE_DIR, else "" (the default dir)
 	Jobs     int
+	// --remote-cache and --remote-cache-mode (the environment and
+	// rocmk.toml are read by remote.Resolve).
+	RemoteCache, RemoteCacheMode string
 }
 
 // runState is per-App state the flag library needs an address for.
@@ -31,6 +34,8 @@ func globalFlags(st *runState) []cli.Flag {
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "more detail on stderr (repeat for more: -v -v)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only results and errors"},
 		&cli.StringFlag{Name: "cache-dir", Usage: "build cache directory (env ROCMK_CACHE_DIR; default: user cache dir/rocmk)"},
+		&cli.StringFlag{Name: "remote-cache", Usage: "shared cache `URL`: http(s)://host/path or redis(s)://host:port, off (env ROCMK_REMOTE_CACHE)"},
+		&cli.StringFlag{Name: "remote-cache-mode", Usage: "`MODE` of the remote cache: read-write, read-only, write-only (env ROCMK_REMOTE_CACHE_MODE)"},
 		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "parallel jobs", Value: runtime.NumCPU(), DefaultText: "number of CPUs", Action: intAtLeast("jobs", 1)},
 	}
 }
@@ -60,6 +65,12 @@ func globals(c *cli.Context) globalOptions {
 		}
 		if ctx.IsSet("cache-dir") && g.CacheDir == "" {
 			g.CacheDir = ctx.String("cache-dir")
+		}
+		if ctx.IsSet("remote-cache") && g.RemoteCache == "" {
+			g.RemoteCache = ctx.String("remote-cache")
+		}
+		if ctx.IsSet("remote-cache-mode") && g.RemoteCacheMode == "" {
+			g.RemoteCacheMode = ctx.String("remote-cache-mode")
 		}
 		if ctx.IsSet("jobs") && ctx.Int("jobs") > 0 {
 			g.Jobs = ctx.Int("jobs")

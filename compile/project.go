@@ -28,6 +28,7 @@ type Project struct {
 	Include []string      `toml:"include"` // include directories, passed as -I
 	Output  ProjectOutput `toml:"output"`
 	Hipify  ProjectHipify `toml:"hipify"`
+	Cache   ProjectCache  `toml:"cache"`
 
 	Path string `toml:"-"` // the file read
 	Dir  string `toml:"-"` // its directory (absolute)
@@ -46,6 +47,18 @@ type ProjectOutput struct {
 type ProjectHipify struct {
 	Dir    string `toml:"dir"`    // where translated sources go (default "<output.dir>/hipified")
 	Strict bool   `toml:"strict"` // unsupported CUDA APIs are errors
+}
+
+// ProjectCache is the [cache] table: the remote cache tier (cache/remote
+// checks the values; its Settings type has the same fields).
+type ProjectCache struct {
+	Remote     string `toml:"remote"`          // http(s):// or redis(s):// URL, no credentials
+	RemoteMode string `toml:"remote_mode"`     // read-write, read-only, write-only
+	CAFile     string `toml:"remote_ca_file"`  // PEM CA bundle, relative to the file's directory
+	Timeout    string `toml:"remote_timeout"`  // per request, e.g. "10s"
+	MaxSize    string `toml:"remote_max_size"` // bigger outputs are not uploaded, e.g. "64MiB"
+	Prefix     string `toml:"redis_prefix"`    // Redis key prefix (default "rocmk:")
+	TTL        string `toml:"redis_ttl"`       // Redis key lifetime, e.g. "30d"
 }
 
 // DefaultOutDir is the output directory of a project that names none.

@@ -338,10 +338,11 @@ func (t *Tier) Counters() cache.RemoteStats {
 		BytesDown: t.down.Load(), BytesUp: t.up.Load(), Uploads: t.uploads.Load()}
 }
 
-// Close waits for queued uploads, at most cfg.FlushTimeout, then abandons
-// the rest and closes the connection. It returns an error saying how many
-// uploads were abandoned, if any. Call it once, after the last Put.
-func (t *Tier) Close() error {
+// Close waits for queued uploads, at most cfg.FlushTimeout and only while
+// ctx is not done (an interrupted build does not wait), then abandons the
+// rest and closes the connection. It returns an error saying how many
+// uploads were abandoned, if any. Call it after the last Put.
+func (t *Tier) Close(ctx context.Context) error {
 	var err error
 	t.closeOnce.Do(func() {
 		close(t.queue)
@@ -349,13 +350,20 @@ func (t *Tier) Close() error {
 		go func() { t.workers.Wait(); close(done) }()
 		timer := time.NewTimer(t.cfg.FlushTimeout)
 		defer timer.Stop()
-		select {
-		case <-done:
-		case <-timer.C:
+		abandon := func(why string) {
 			left := t.pending.Load()
 			t.cancel()
 			<-done
-			err = fmt.Errorf("remote cache %s: %d uploads abandoned after %s", t.cfg.String(), left, t.cfg.FlushTimeout)
+			if left > 0 {
+				err = fmt.Errorf("remote cache %s: %d uploads abandoned %s", t.cfg.String(), left, why)
+			}
+		}
+		select {
+		case <-done:
+		case <-timer.C:
+			abandon("after " + t.cfg.FlushTimeout.String())
+		case <-ctx.Done():
+			abandon("(interrupted)")
 		}
 		t.cancel()
 		t.be.close()

@@ -93,7 +93,7 @@ func newMachine(t *testing.T, url string, edit func(*Config), env map[string]str
 	w := &warnings{}
 	tier, err := Open(local, cfg, Options{Warn: w.add})
 	require.NoError(t, err)
-	t.Cleanup(func() { tier.Close() })
+	t.Cleanup(func() { tier.Close(context.Background()) })
 	return machine{tier, w}
 }
 
@@ -121,7 +121,7 @@ func fill(t *testing.T, m machine, es []entry) {
 		_, err := m.PutBytes(e.id, e.data, e.meta)
 		require.NoError(t, err)
 	}
-	require.NoError(t, m.Close())
+	require.NoError(t, m.Close(context.Background()))
 }
 
 // Machine A fills the server; machine B, with an empty local cache, gets
@@ -328,7 +328,7 @@ func TestFaultStatus500(t *testing.T) {
 	assertOneWarning(t, m, "HTTP 500 Internal Server Error")
 	_, err := m.PutBytes(e.id, e.data, e.meta)
 	require.NoError(t, err, "a failed upload never fails the store")
-	require.NoError(t, m.Close())
+	require.NoError(t, m.Close(context.Background()))
 	assert.Len(t, m.warn.list(), 1)
 	assert.Equal(t, int64(2), m.Counters().Errors)
 	_, _, err = m.Local().GetBytes(e.id)
@@ -431,7 +431,7 @@ func TestFaultServerKilledMidRun(t *testing.T) {
 				b.GetBytes(e.id)
 			}
 			assert.Less(t, time.Since(t0), 2*time.Second, "the open breaker does not ask the dead server")
-			require.NoError(t, b.Close())
+			require.NoError(t, b.Close(context.Background()))
 			w := b.warn.list()
 			require.Len(t, w, 1, "one warning")
 			assert.Regexp(t, "connection refused|connection reset|EOF|broken pipe", w[0])
@@ -486,7 +486,7 @@ func TestFaultHungServerBreakerAndFlushDeadline(t *testing.T) {
 		require.NoError(t, err)
 	}
 	t0 = time.Now()
-	assert.ErrorContains(t, c.Close(), "3 uploads abandoned after 300ms")
+	assert.ErrorContains(t, c.Close(context.Background()), "3 uploads abandoned after 300ms")
 	assert.Less(t, time.Since(t0), 2*time.Second)
 	assert.Zero(t, c.Counters().Errors, "abandoned uploads are not server errors")
 	assert.Empty(t, c.warn.list())

@@ -1,0 +1,214 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/cache/remote/remotetest"
+)
+
+// remoteProject copies testdata/compile/project (2 sources x 2 targets, a
+// shared header) to a fresh directory whose rocmk.toml has a [cache] table
+// naming url. Every "machine" builds this one copy: the header paths in
+// the deps entries are absolute.
+func remoteProject(t *testing.T, url string) string {
+	t.Helper()
+	dir := copyCompileFiles(t, "project/rocmk.toml", "project/include/common.h", "project/src/axpy.hip", "project/src/scale.hip")
+	toml := filepath.Join(dir, "project", "rocmk.toml")
+	b, err := os.ReadFile(toml)
+	require.NoError(t, err)
+	// [cache] must come before the [[verify]] array of tables.
+	b = []byte(strings.Replace(string(b), "[output]", "[cache]\nremote = \""+url+"\"\n\n[output]", 1))
+	require.NoError(t, os.WriteFile(toml, b, 0o644))
+	return toml
+}
+
+type remoteBuildDoc struct {
+	Summary buildSummary
+	Remote  cache.RemoteStats
+	Jobs    []struct{ Source, Target, Status, Cache, Sha256 string }
+}
+
+// buildOn runs `rocmk build --json` of project on a machine (a cache
+// directory) with extra arguments; it returns the document and stderr.
+func buildOn(t *testing.T, cacheDir, project, out string, extra ...string) (remoteBuildDoc, string) {
+	t.Helper()
+	env := testEnv(map[string]string{"ROCMK_CACHE_DIR": cacheDir})
+	r := runRocmk(t, env, append([]string{"build", "--json", "-j", "2", "--project", project, "-o", out}, extra...)...)
+	require.Equal(t, 0, r.Code, "the remote never fails a build: %s", r.Stderr)
+	var doc remoteBuildDoc
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stdout)
+	return doc, r.Stderr
+}
+
+// objects reads the code objects and bundles of an output directory.
+func objects(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	m := map[string][]byte{}
+	for _, pat := range []string{"*.hsaco", "*.hipfb"} {
+		files, err := filepath.Glob(filepath.Join(dir, pat))
+		require.NoError(t, err)
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			m[filepath.Base(f)] = b
+		}
+	}
+	require.Len(t, m, 6)
+	return m
+}
+
+func warningLines(stderr string) []string {
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "warning:") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Machine A builds cold and fills nginx; machine B, with an empty local
+// cache, builds the same project with zero compiles and byte-identical
+// outputs; then a server answering 500 and a corrupt object planted in the
+// server's files each cost a local compile, one warning and nothing wrong.
+func TestBuildRemoteHTTP(t *testing.T) {
+	requireToolchain(t)
+	srv := remotetest.StartNginx(t, remotetest.DAVLocation)
+	project := remoteProject(t, srv.URL)
+	outA := t.TempDir()
+	docA, stderr := buildOn(t, t.TempDir(), project, outA)
+	assert.Equal(t, 4, docA.Summary.Compiled)
+	assert.Empty(t, warningLines(stderr))
+	assert.Equal(t, int64(8), docA.Remote.Uploads, "4 objects and their 4 header lists")
+	want := objects(t, outA)
+
+	cacheB, outB := t.TempDir(), t.TempDir()
+	docB, stderr := buildOn(t, cacheB, project, outB)
+	assert.Equal(t, buildSummary{Jobs: 4, Hits: 4, Remote: 4}, withoutTimes(docB.Summary), stderr)
+	for _, j := range docB.Jobs {
+		assert.Equal(t, "remote", j.Cache, j.Source)
+	}
+	assert.Equal(t, int64(8), docB.Remote.Hits)
+	assert.Equal(t, want, objects(t, outB), "byte-identical outputs")
+	assert.Empty(t, warningLines(stderr))
+
+	// -v says per job where the object came from: remote on a fresh
+	// machine, then local.
+	r := runRocmk(t, testEnv(map[string]string{"ROCMK_CACHE_DIR": t.TempDir()}), "build", "-v", "--project", project, "-o", t.TempDir())
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Regexp(t, `\nremote +\S*/scale\.hip \[gfx1030\]`, r.Stderr)
+	assert.Contains(t, r.Stdout, "4 jobs: 4 cached (4 remote), 0 compiled")
+	env := testEnv(map[string]string{"ROCMK_CACHE_DIR": cacheB})
+	r = runRocmk(t, env, "build", "-v", "--project", project, "-o", outB)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "4 jobs: 4 cached (0 remote), 0 compiled")
+	assert.Regexp(t, `\nhit +\S*/axpy\.hip \[gfx90a\]`, r.Stderr)
+	assert.Contains(t, r.Stderr, "remote cache: "+srv.URL+" (read-write)")
+	r = runRocmk(t, env, "cache", "stats")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Regexp(t, `remote hits +8\n`, r.Stdout)
+	assert.Regexp(t, `remote errors +0\n`, r.Stdout)
+	r = runRocmk(t, env, "cache", "verify")
+	assert.Equal(t, 0, r.Code, r.Stdout)
+
+	// Corrupt one object on the server: machine C fetches three, compiles
+	// the fourth, stores nothing wrong, and warns once.
+	var victim string
+	for _, j := range docB.Jobs {
+		if strings.HasSuffix(j.Source, "scale.hip") && j.Target == "gfx1030" {
+			victim = j.Sha256
+		}
+	}
+	require.NotEmpty(t, victim)
+	casFile := filepath.Join(srv.Root, "cas", victim)
+	b, err := os.ReadFile(casFile)
+	require.NoError(t, err)
+	b[len(b)/2] ^= 0xff
+	require.NoError(t, os.WriteFile(casFile, b, 0o644))
+	cacheC, outC := t.TempDir(), t.TempDir()
+	docC, stderr := buildOn(t, cacheC, project, outC)
+	assert.Equal(t, buildSummary{Jobs: 4, Hits: 3, Remote: 3, Compiled: 1}, withoutTimes(docC.Summary))
+	assert.Equal(t, want, objects(t, outC))
+	w := warningLines(stderr)
+	require.Len(t, w, 1, stderr)
+	assert.Contains(t, w[0], "cas/"+victim[:12]+": content does not match its sha256")
+	r = runRocmk(t, testEnv(map[string]string{"ROCMK_CACHE_DIR": cacheC}), "cache", "verify")
+	assert.Equal(t, 0, r.Code, "nothing wrong stored locally: %s", r.Stdout)
+
+	// A server answering 500 to everything: machine D compiles it all.
+	bad := remotetest.StartNginx(t, "return 500;")
+	outD := t.TempDir()
+	docD, stderr := buildOn(t, t.TempDir(), project, outD, "--remote-cache", bad.URL)
+	assert.Equal(t, 4, docD.Summary.Compiled)
+	assert.Equal(t, want, objects(t, outD))
+	w = warningLines(stderr)
+	require.Len(t, w, 1, stderr)
+	assert.Contains(t, w[0], "HTTP 500 Internal Server Error")
+}
+
+// Redis is seeded by `rocmk cache push` from a machine that built without
+// a remote; a machine with an empty cache then builds with zero compiles.
+// A Redis server SIGKILLed while a build uploads costs one warning.
+func TestBuildRemoteRedisPushAndKill(t *testing.T) {
+	requireToolchain(t)
+	srv := remotetest.StartRedis(t)
+	project := remoteProject(t, "off")
+	cacheA, outA := t.TempDir(), t.TempDir()
+	docA, _ := buildOn(t, cacheA, project, outA)
+	require.Equal(t, 4, docA.Summary.Compiled)
+	want := objects(t, outA)
+
+	env := testEnv(map[string]string{"ROCMK_CACHE_DIR": cacheA, "ROCMK_REMOTE_CACHE": srv.URL})
+	r := runRocmk(t, env, "cache", "push", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var push struct{ Entries, Uploaded, Present int }
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &push))
+	assert.Equal(t, 8, push.Entries, "objects and header lists, not the toolchain ID")
+	assert.Equal(t, 8, push.Uploaded)
+	r = runRocmk(t, env, "cache", "push")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "pushed 0 entries (0 B) to "+srv.URL+"; 8 already there")
+	r = runRocmk(t, env, "cache", "push", "--remote-cache-mode", "read-only")
+	assert.Equal(t, ExitUsage, r.Code)
+
+	outB := t.TempDir()
+	docB, stderr := buildOn(t, t.TempDir(), project, outB, "--remote-cache", srv.URL)
+	assert.Equal(t, buildSummary{Jobs: 4, Hits: 4, Remote: 4}, withoutTimes(docB.Summary), stderr)
+	assert.Equal(t, want, objects(t, outB))
+
+	// A fresh server, killed once the first upload of a cold build lands.
+	dying := remotetest.StartRedis(t)
+	killed := make(chan struct{})
+	watch := redis.NewClient(&redis.Options{Addr: dying.Addr})
+	defer watch.Close()
+	go func() {
+		defer close(killed)
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if n, err := watch.DBSize(context.Background()).Result(); err == nil && n > 0 {
+				dying.Kill()
+				return
+			}
+		}
+	}()
+	outC := t.TempDir()
+	docC, stderr := buildOn(t, t.TempDir(), project, outC, "--remote-cache", dying.URL)
+	<-killed
+	assert.Equal(t, 4, docC.Summary.Compiled)
+	assert.Equal(t, want, objects(t, outC))
+	assert.Greater(t, docC.Remote.Uploads, int64(0), "uploads landed before the kill")
+	assert.Greater(t, docC.Remote.Errors, int64(0), "and failed after it")
+	w := warningLines(stderr)
+	require.Len(t, w, 1, stderr)
+	assert.Regexp(t, "connection refused|EOF|reset", w[0])
+}
