@@ -212,3 +212,52 @@ func TestBuildRemoteRedisPushAndKill(t *testing.T) {
 	require.Len(t, w, 1, stderr)
 	assert.Regexp(t, "connection refused|EOF|reset", w[0])
 }
+
+// doctor reports the remote: reachable, authorised, writable and the round
+// trip; a refused or dead one is a problem, and no credential is printed.
+func TestDoctorRemote(t *testing.T) {
+	users := filepath.Join(t.TempDir(), "users")
+	require.NoError(t, os.WriteFile(users, []byte("ci:{PLAIN}pa55word-x\n"), 0o644))
+	srv := remotetest.StartNginx(t, remotetest.DAVLocation+"\n      auth_basic cache;\n      auth_basic_user_file "+users+";")
+	type doc struct {
+		RemoteCache *struct {
+			URL                   string
+			Reachable, Authorized bool
+			Writable              *bool
+			RTT                   float64 `json:"rtt_ms"`
+		} `json:"remote_cache"`
+		Problems []string
+	}
+	doctor := func(vars map[string]string, args ...string) (doc, result) {
+		r := runRocmk(t, testEnv(vars), append([]string{"doctor", "--json"}, args...)...)
+		var d doc
+		require.NoError(t, json.Unmarshal([]byte(r.Stdout), &d), r.Stdout)
+		return d, r
+	}
+	d, r := doctor(map[string]string{"ROCMK_REMOTE_CACHE": srv.URL, "ROCMK_REMOTE_CACHE_USER": "ci", "ROCMK_REMOTE_CACHE_PASSWORD": "pa55word-x"})
+	require.NotNil(t, d.RemoteCache)
+	assert.True(t, d.RemoteCache.Reachable && d.RemoteCache.Authorized)
+	require.NotNil(t, d.RemoteCache.Writable)
+	assert.True(t, *d.RemoteCache.Writable)
+	assert.Greater(t, d.RemoteCache.RTT, 0.0)
+	assert.NotContains(t, r.Stdout+r.Stderr, "pa55word-x")
+
+	d, r = doctor(map[string]string{"ROCMK_REMOTE_CACHE_PASSWORD": "wrong-pa55"}, "--remote-cache", srv.URL)
+	assert.False(t, d.RemoteCache.Authorized)
+	assert.Contains(t, strings.Join(d.Problems, "\n"), "remote cache "+srv.URL+" refused a lookup")
+	assert.NotContains(t, r.Stdout+r.Stderr, "wrong-pa55")
+
+	srv.Kill()
+	d, _ = doctor(nil, "--remote-cache", srv.URL)
+	assert.False(t, d.RemoteCache.Reachable)
+	assert.Contains(t, strings.Join(d.Problems, "\n"), "unreachable")
+
+	d, r = doctor(nil, "--remote-cache", "https://u:pa55@h/")
+	assert.Nil(t, d.RemoteCache)
+	assert.Contains(t, strings.Join(d.Problems, "\n"), "credentials in the URL are not accepted")
+	assert.NotContains(t, r.Stdout+r.Stderr, "pa55")
+
+	r = runRocmk(t, testEnv(map[string]string{"ROCMK_REMOTE_CACHE": srv.URL}), "doctor")
+	assert.Contains(t, r.Stdout, "remote         "+srv.URL+" (read-write)")
+	assert.Contains(t, r.Stdout, "unreachable")
+}
