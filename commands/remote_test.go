@@ -15,6 +15,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/remote/remotetest"
+	"github.com/rocmk/rocmk/compile"
 )
 
 // remoteProject copies testdata/compile/project (2 sources x 2 targets, a
@@ -260,4 +261,41 @@ func TestDoctorRemote(t *testing.T) {
 	r = runRocmk(t, testEnv(map[string]string{"ROCMK_REMOTE_CACHE": srv.URL}), "doctor")
 	assert.Contains(t, r.Stdout, "remote         "+srv.URL+" (read-write)")
 	assert.Contains(t, r.Stdout, "unreachable")
+}
+
+// BenchmarkBuildSuiteRemote is machine B's build of the bundled suite (13
+// modules) for four targets with an empty local cache against a warm nginx
+// on 127.0.0.1, per op; "cold-s" is the same build compiled from scratch
+// (once, -j 2) and "x-faster" their ratio.
+//
+//	go test ./commands/ -run '^$' -bench BuildSuiteRemote -benchtime 5x
+func BenchmarkBuildSuiteRemote(b *testing.B) {
+	if _, err := compile.FindInstallation(compile.FindOptions{}); err != nil {
+		b.Skipf("no ROCm toolchain: %v", err)
+	}
+	srv := remotetest.StartNginx(b, remotetest.DAVLocation)
+	args := []string{"build", "-q", "-j", "2", "--arch", "gfx90a,gfx908,gfx906,gfx1030", "--remote-cache", srv.URL}
+	build := func(cacheDir string) time.Duration {
+		env := testEnv(map[string]string{"ROCMK_CACHE_DIR": cacheDir})
+		var out, errb strings.Builder
+		env.Stdout, env.Stderr = &out, &errb
+		t0 := time.Now()
+		if code := run(append([]string{"rocmk"}, append(args, "-o", b.TempDir())...), env); code != 0 {
+			b.Fatalf("exit %d: %s", code, errb.String())
+		}
+		if strings.Contains(errb.String(), "warning") {
+			b.Fatal(errb.String())
+		}
+		return time.Since(t0)
+	}
+	cold := build(b.TempDir())
+	var warm time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		b.StartTimer()
+		warm += build(dir)
+	}
+	b.ReportMetric(cold.Seconds(), "cold-s")
+	b.ReportMetric(cold.Seconds()/(warm.Seconds()/float64(b.N)), "x-faster")
 }

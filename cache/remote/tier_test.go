@@ -29,7 +29,7 @@ type server struct {
 	plant func(t *testing.T, key string, data []byte)
 }
 
-func startNginx(t *testing.T, location string) server {
+func startNginx(t testing.TB, location string) server {
 	s := remotetest.StartNginx(t, location)
 	return server{"nginx", s, func(t *testing.T, key string, data []byte) {
 		p := filepath.Join(s.Root, filepath.FromSlash(key))
@@ -38,7 +38,7 @@ func startNginx(t *testing.T, location string) server {
 	}}
 }
 
-func startRedis(t *testing.T, args ...string) server {
+func startRedis(t testing.TB, args ...string) server {
 	s := remotetest.StartRedis(t, args...)
 	return server{"redis", s, func(t *testing.T, key string, data []byte) {
 		c := redis.NewClient(&redis.Options{Addr: s.Addr, Password: redisPassword(args)})
