@@ -182,6 +182,12 @@ func TestBuildRemoteRedisPushAndKill(t *testing.T) {
 	assert.Contains(t, r.Stdout, "pushed 0 entries (0 B) to "+srv.URL+"; 8 already there")
 	r = runRocmk(t, env, "cache", "push", "--remote-cache-mode", "read-only")
 	assert.Equal(t, ExitUsage, r.Code)
+	r = runRocmk(t, env, "cache", "push", "--remote-cache", "ftp://h/")
+	assert.Equal(t, ExitUsage, r.Code)
+	assert.Contains(t, r.Stderr, `--remote-cache: URL scheme "ftp"`)
+	r = runRocmk(t, testEnv(map[string]string{"ROCMK_CACHE_DIR": cacheA}), "cache", "push")
+	assert.Equal(t, ExitUsage, r.Code)
+	assert.Contains(t, r.Stderr, "no remote cache")
 
 	outB := t.TempDir()
 	docB, stderr := buildOn(t, t.TempDir(), project, outB, "--remote-cache", srv.URL)

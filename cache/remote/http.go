@@ -30,6 +30,10 @@ type backend interface {
 // errNotFound is a backend's miss: the server answered, without the key.
 var errNotFound = errors.New("not found")
 
+// errTooLong is a body longer than the caller's limit: bad content, not a
+// failing server.
+var errTooLong = errors.New("longer than expected")
+
 // httpBackend speaks the HTTP cache protocol of Bazel's remote caching:
 // GET, PUT and HEAD of <base>/ac/<hex> and <base>/cas/<hex>, as served by
 // bazel-remote, nginx or Apache with WebDAV, and commercial caches.
@@ -115,7 +119,7 @@ func (b *httpBackend) get(ctx context.Context, key string, max int64) ([]byte, e
 		return nil, err
 	}
 	if resp.ContentLength > max {
-		return nil, fmt.Errorf("GET %s: %d bytes, more than the %d expected", shortKey(key), resp.ContentLength, max)
+		return nil, fmt.Errorf("GET %s: %d bytes, more than %d: %w", shortKey(key), resp.ContentLength, max, errTooLong)
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
 	if err != nil {
@@ -124,7 +128,7 @@ func (b *httpBackend) get(ctx context.Context, key string, max int64) ([]byte, e
 		return nil, fmt.Errorf("GET %s: body cut short after %d bytes: %w", shortKey(key), len(data), err)
 	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("GET %s: more than the %d bytes expected", shortKey(key), max)
+		return nil, fmt.Errorf("GET %s: more than %d bytes: %w", shortKey(key), max, errTooLong)
 	}
 	return data, nil
 }

@@ -82,7 +82,7 @@ func (b *redisBackend) get(ctx context.Context, key string, max int64) ([]byte, 
 		return nil, fmt.Errorf("GET %s: %w", shortKey(key), errNotFound)
 	}
 	if int64(len(s)) > max {
-		return nil, fmt.Errorf("GET %s: more than the %d bytes expected", shortKey(key), max)
+		return nil, fmt.Errorf("GET %s: more than %d bytes: %w", shortKey(key), max, errTooLong)
 	}
 	return []byte(s), nil
 }

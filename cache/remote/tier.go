@@ -222,7 +222,9 @@ func (t *Tier) fetch(id cache.ActionID) (record, []byte, error) {
 	var data []byte
 	err := t.call(func(ctx context.Context) error {
 		b, err := t.be.get(ctx, "ac/"+id.String(), maxRecordSize)
-		if err != nil {
+		if errors.Is(err, errTooLong) {
+			return &contentError{err}
+		} else if err != nil {
 			return err
 		}
 		t.down.Add(int64(len(b)))
@@ -233,7 +235,9 @@ func (t *Tier) fetch(id cache.ActionID) (record, []byte, error) {
 			return fmt.Errorf("ac/%s: output of %d bytes is over the %d-byte limit: %w", id.String()[:12], rec.Size, t.cfg.MaxSize, errNotFound)
 		}
 		key := "cas/" + rec.Output.String()
-		if data, err = t.be.get(ctx, key, rec.Size); err != nil {
+		if data, err = t.be.get(ctx, key, rec.Size); errors.Is(err, errTooLong) {
+			return &contentError{err}
+		} else if err != nil {
 			return err
 		}
 		t.down.Add(int64(len(data)))

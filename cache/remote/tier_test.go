@@ -253,6 +253,7 @@ func TestFaultPlantedBodies(t *testing.T) {
 			{"garbage record", "ac/" + e.id.String(), []byte("<html>oops</html>"), "bad action record"},
 			{"record of another action", "ac/" + e.id.String(), record{Action: cache.ActionID{9}, Output: cache.OutputID(sha256.Sum256(e.data)), Size: int64(len(e.data))}.marshal(), "names another action"},
 			{"empty body", "cas/" + out, []byte{}, map[string]string{"nginx": "short body: 0 of"}[s.name]},
+			{"too long", "cas/" + out, append(append([]byte{}, e.data...), 'x'), "more than"},
 		} {
 			t.Run(s.name+"/"+tc.name, func(t *testing.T) {
 				fill(t, newMachine(t, s.srv.URL, nil, nil), []entry{e})
