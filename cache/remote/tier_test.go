@@ -454,7 +454,7 @@ func TestFaultHungServerBreakerAndFlushDeadline(t *testing.T) {
 	b := newMachine(t, s.srv.URL, func(c *Config) {
 		c.Timeout, c.RetryAfter, c.FlushTimeout = 300*time.Millisecond, time.Second, 500*time.Millisecond
 	}, nil)
-	pid := s.srv.Pid()
+	pid := s.srv.Pid(t)
 	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
 	stopped := true
 	defer func() {

@@ -2,22 +2,24 @@
 // nginx with WebDAV PUT (the Bazel HTTP cache protocol) and redis-server,
 // each in a temporary directory, stopped when the test ends. Tests that use
 // them skip with -short and when the server binary is not installed
-// (scripts/install-toolchain.sh installs both).
-//
-// It runs server processes itself (os/exec), as a test-support package.
+// (scripts/install-toolchain.sh installs both). The servers run through
+// compile's Runner, rocmk's one way to run a program: each in its own
+// process group, SIGKILLed when its context is cancelled.
 package remotetest
 
 import (
-	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rocmk/rocmk/compile"
 )
 
 // Server is one running server process.
@@ -25,8 +27,8 @@ type Server struct {
 	URL  string // http://127.0.0.1:PORT or redis://127.0.0.1:PORT
 	Addr string // 127.0.0.1:PORT
 	Root string // nginx: the directory it serves (plant files here)
-	Dir  string // the server's temporary directory (config, logs)
-	cmd  *exec.Cmd
+	Dir  string // the server's temporary directory (config, logs, pid file)
+	stop context.CancelFunc
 	done chan struct{}
 }
 
@@ -68,7 +70,7 @@ func StartNginx(t testing.TB, location string) *Server {
 			t.Fatal(err)
 		}
 	}
-	s.start(t, func(port int) *exec.Cmd {
+	s.start(t, func(port int) []string {
 		conf := fmt.Sprintf(`daemon off;
 master_process off;
 pid %[1]s/nginx.pid;
@@ -95,7 +97,7 @@ http {
 		if err := os.WriteFile(name, []byte(conf), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return exec.Command(bin, "-p", dir, "-c", name, "-e", filepath.Join(dir, "error.log"))
+		return []string{bin, "-p", dir, "-c", name, "-e", filepath.Join(dir, "error.log")}
 	})
 	s.URL = "http://" + s.Addr
 	return s
@@ -108,19 +110,18 @@ func StartRedis(t testing.TB, args ...string) *Server {
 	bin := Need(t, "redis-server")
 	dir := t.TempDir()
 	s := &Server{Dir: dir}
-	s.start(t, func(port int) *exec.Cmd {
-		a := append([]string{"--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-			"--dir", dir, "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log")}, args...)
-		return exec.Command(bin, a...)
+	s.start(t, func(port int) []string {
+		return append([]string{bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+			"--dir", dir, "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log"), "--pidfile", filepath.Join(dir, "redis.pid")}, args...)
 	})
 	s.URL = "redis://" + s.Addr
 	return s
 }
 
-// start picks a free port, runs the command newCmd makes for it, and waits
+// start picks a free port, runs the command argv makes for it, and waits
 // until the port accepts connections (a few tries: another process may
 // take the port between the pick and the bind).
-func (s *Server) start(t testing.TB, newCmd func(port int) *exec.Cmd) {
+func (s *Server) start(t testing.TB, argv func(port int) []string) {
 	t.Helper()
 	var lastErr error
 	for range 5 {
@@ -130,24 +131,24 @@ func (s *Server) start(t testing.TB, newCmd func(port int) *exec.Cmd) {
 		}
 		port := l.Addr().(*net.TCPAddr).Port
 		l.Close()
-		cmd := newCmd(port)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		ctx, stop := context.WithCancel(context.Background())
 		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
+		var out compile.Output
+		var runErr error
+		cmd := compile.Cmd{Argv: argv(port)}
+		go func() {
+			out, runErr = (&compile.ExecRunner{}).Run(ctx, cmd)
+			close(done)
+		}()
 		addr := fmt.Sprintf("127.0.0.1:%d", port)
 		if waitPort(addr, done) {
-			s.Addr, s.cmd, s.done = addr, cmd, done
+			s.Addr, s.stop, s.done = addr, stop, done
 			t.Cleanup(s.Kill)
 			return
 		}
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		stop()
 		<-done
-		lastErr = fmt.Errorf("%s did not start: %s%s", filepath.Base(cmd.Path), out.String(), s.logs())
+		lastErr = fmt.Errorf("%s did not start (%v): %s%s%s", filepath.Base(cmd.Argv[0]), runErr, out.Stdout, out.Stderr, s.logs())
 	}
 	t.Fatal(lastErr)
 }
@@ -179,18 +180,33 @@ func (s *Server) logs() string {
 	return b.String()
 }
 
-// Kill sends SIGKILL to the server (and anything it started) and waits for
-// it to exit: a server that dies mid-build.
+// Kill sends SIGKILL to the server (and anything it started: the Runner
+// kills the process group on cancel) and waits for it to exit: a server
+// that dies mid-build.
 func (s *Server) Kill() {
-	if s.cmd == nil {
+	if s.stop == nil {
 		return
 	}
-	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	s.stop()
 	<-s.done
 }
 
-// Pid is the server's process ID (to SIGSTOP it: a hung server).
-func (s *Server) Pid() int { return s.cmd.Process.Pid }
+// Pid is the server's process ID, from its pid file (to SIGSTOP it: a
+// hung server).
+func (s *Server) Pid(t testing.TB) int {
+	t.Helper()
+	for _, n := range []string{"nginx.pid", "redis.pid"} {
+		if b, err := os.ReadFile(filepath.Join(s.Dir, n)); err == nil {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Fatalf("%s: %v", n, err)
+			}
+			return pid
+		}
+	}
+	t.Fatal("no pid file")
+	return 0
+}
 
 // Files lists the files the nginx server stores, relative to Root.
 func (s *Server) Files(t testing.TB) []string {
