@@ -17,6 +17,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/kernels/cuda"
@@ -43,6 +44,7 @@ type hipifyOptions struct {
 	G              globalOptions
 	FindToolchain  func() (string, error) // HIP version of the discovered toolchain
 	hipVersionFrom string
+	maxInput       int64 // size limit of each input (see inputLimit)
 }
 
 func hipifyCommand() *cli.Command {
@@ -188,8 +190,15 @@ func runHipify(ctx context.Context, o hipifyOptions, env Env) error {
 		return err
 	}
 	ui.Verbosef(1, "hipify: target HIP %s (%s)", o.Translate.HIPVersion, o.hipVersionFrom)
+	var err error
+	if o.maxInput, err = inputLimit(env, maxSourceSize); err != nil {
+		return err
+	}
 	jobs, err := planHipify(o, env)
 	if err != nil {
+		return err
+	}
+	if err := checkOutputs(jobs, o.InPlace, o.Backup); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -329,9 +338,9 @@ func planHipify(o hipifyOptions, env Env) ([]hipifyJob, error) {
 	for _, x := range ins {
 		switch {
 		case x.path == "-":
-			data, err := io.ReadAll(env.Stdin)
+			data, err := safefile.ReadAll("<stdin>", env.Stdin, o.maxInput)
 			if err != nil {
-				return nil, err
+				return nil, inputHint(err)
 			}
 			j := hipifyJob{name: "<stdin>", data: data, rel: "stdin.hip"}
 			if writes && o.Output != "" {
@@ -412,7 +421,7 @@ func hipifyOne(o hipifyOptions, j hipifyJob, env Env) hipifyResult {
 			return r
 		}
 		mode = fi.Mode().Perm()
-		if src, err = os.ReadFile(j.src); err != nil {
+		if src, err = readInput(j.src, o.maxInput); err != nil {
 			r.err = err
 			return r
 		}
@@ -427,23 +436,20 @@ func hipifyOne(o hipifyOptions, j hipifyJob, env Env) hipifyResult {
 		if !rep.Changed {
 			return r
 		}
-		if mode&0o222 == 0 {
-			r.err = fmt.Errorf("%s: file is read-only; not modified", j.src)
+		if err := safefile.CheckWritable(j.src); err != nil {
+			r.err = err
 			return r
 		}
 		if o.Backup != "" {
 			r.backup = j.src + o.Backup
-			if err := writeFileAtomic(r.backup, src, mode, true); err != nil {
+			if err := safefile.Write(r.backup, src, safefile.Options{Perm: mode, Sync: true}); err != nil {
 				r.err = err
 				return r
 			}
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(j.dst), 0o755); err != nil {
-		r.err = err
-		return r
-	}
-	if err := writeFileAtomic(j.dst, out, mode, o.InPlace); err != nil {
+	// In place, the old content must survive a crash: sync before the rename.
+	if err := safefile.Write(j.dst, out, safefile.Options{Perm: mode, Sync: o.InPlace}); err != nil {
 		r.err = err
 		return r
 	}
@@ -451,37 +457,97 @@ func hipifyOne(o hipifyOptions, j hipifyJob, env Env) hipifyResult {
 	return r
 }
 
-// writeFileAtomic writes data to a temporary file in path's directory and
-// renames it over path, so a reader never sees a half-written file and a
-// failure leaves the old content in place.
-// sync forces the data to disk before the rename (used for --in-place, where
-// the old content is replaced; a fresh output tree skips it).
-func writeFileAtomic(path string, data []byte, mode fs.FileMode, sync bool) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".rocmk-*")
+// checkOutputs refuses, before any file is translated or written, a plan that
+// would lose a file: two jobs writing one file (a/k.cu and b/k.cu into one
+// -o DIR, k.cuh renamed onto k.cu), or a job writing over an input (-o naming
+// an input, a hard or symbolic link to one, a backup name that is an input)
+// other than its own source with --in-place. Files are compared by device
+// and inode when they exist, else by their path with symbolic links
+// resolved. (Names differing only in case are different files on Linux.)
+func checkOutputs(jobs []hipifyJob, inPlace bool, backup string) error {
+	ids := fileKeys{}
+	inputs := map[string]bool{}
+	for _, j := range jobs {
+		if j.src != "" {
+			inputs[ids.key(j.src)] = true
+		}
+	}
+	written := map[string]string{} // file key -> the input written there
+	var conflicts []string
+	hint := ""
+	claim := func(j hipifyJob, dst, what string) {
+		k := ids.key(dst)
+		if prev, ok := written[k]; ok {
+			conflicts = append(conflicts, fmt.Sprintf("%s and %s%s would both be written to %s", prev, what, j.name, dst))
+			return
+		}
+		written[k] = what + j.name
+		ownSource := inPlace && what == "" && j.src != "" && ids.key(j.src) == k
+		if inputs[k] && !ownSource {
+			conflicts = append(conflicts, fmt.Sprintf("%s%s would be written to %s, which is also an input", what, j.name, dst))
+			if !inPlace {
+				hint = " (--in-place rewrites sources)"
+			}
+		}
+	}
+	for _, j := range jobs {
+		if j.dst == "" {
+			continue
+		}
+		claim(j, j.dst, "")
+		if inPlace && backup != "" {
+			claim(j, j.src+backup, "the backup of ")
+		}
+	}
+	if len(conflicts) == 0 {
+		return nil
+	}
+	if len(conflicts) == 1 {
+		return usagef("hipify: %s; nothing written%s", conflicts[0], hint)
+	}
+	const show = 10
+	more := ""
+	if len(conflicts) > show {
+		more = fmt.Sprintf("\n  and %d more", len(conflicts)-show)
+		conflicts = conflicts[:show]
+	}
+	return usagef("hipify: nothing written%s:\n  %s%s", hint, strings.Join(conflicts, "\n  "), more)
+}
+
+// fileKeys names files for checkOutputs: "id DEV INO" for a file that
+// exists, else "path P" with the symbolic links of P's directories resolved
+// (remembered per directory: a tree has many files per directory).
+type fileKeys map[string]string
+
+func (m fileKeys) key(p string) string {
+	if fi, err := os.Stat(p); err == nil {
+		if id, ok := safefile.IDOf(fi); ok {
+			return fmt.Sprintf("id %d %d", id.Dev, id.Ino)
+		}
+	}
+	abs, err := filepath.Abs(p)
 	if err != nil {
-		return err
+		return "path " + p
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+	return "path " + filepath.Join(m.dir(filepath.Dir(abs)), filepath.Base(abs))
+}
+
+// dir resolves the symbolic links of an absolute directory name, as far as
+// it exists.
+func (m fileKeys) dir(d string) string {
+	if r, ok := m[d]; ok {
+		return r
+	}
+	r, err := filepath.EvalSymlinks(d)
+	if err != nil {
+		parent := filepath.Dir(d)
+		r = d
+		if parent != d {
+			r = filepath.Join(m.dir(parent), filepath.Base(d))
 		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
 	}
-	if err = f.Chmod(mode); err != nil {
-		return err
-	}
-	if sync {
-		if err = f.Sync(); err != nil {
-			return err
-		}
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	m[d] = r
+	return r
 }
 
 func reportHipify(ui *UI, o hipifyOptions, results []hipifyResult, elapsed time.Duration, env Env) error {

@@ -1,0 +1,215 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Issue 11 items 4 and 5: hipify never loses a file, never writes two
+// inputs to one output, and writes special files without replacing them.
+
+// readTree returns every file under dir with its content.
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		m[rel] = string(b)
+		return err
+	}))
+	return m
+}
+
+func TestHipifyRefusesOutputsThatCollide(t *testing.T) {
+	const cuh = "#pragma once\n__device__ float f(float x) { return __expf(x); }\n"
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		args  []string // relative to the test's directory
+		want  []string // in the error message
+	}{
+		{"rename onto a sibling input", map[string]string{"src/k.cu": cudaSrc, "src/k.cuh": cuh},
+			[]string{"src", "-o", "src", "--rename", ".cuh=.cu"}, []string{"src/k.cuh", "src/k.cu", "also an input"}},
+		{"two files, one name", map[string]string{"a/k.cu": cudaSrc, "b/k.cu": cudaSrc + "\n"},
+			[]string{"a/k.cu", "b/k.cu", "-o", "out"}, []string{"a/k.cu", "b/k.cu", "out/k.cu"}},
+		{"two trees, one name", map[string]string{"a/k.cu": cudaSrc, "b/k.cu": cudaSrc + "\n"},
+			[]string{"a", "b", "-o", "out"}, []string{"a/k.cu", "b/k.cu", "out/k.cu"}},
+		{"a tree onto itself", map[string]string{"t/k.cu": cudaSrc},
+			[]string{"t", "-o", "t"}, []string{"t/k.cu", "also an input", "--in-place"}},
+		{"a file onto itself", map[string]string{"k.cu": cudaSrc},
+			[]string{"k.cu", "-o", "k.cu"}, []string{"k.cu", "also an input"}},
+		{"one file twice in place", map[string]string{"src/k.cu": cudaSrc},
+			[]string{"--in-place", "src", "src/k.cu"}, []string{"src/k.cu", "both"}},
+		{"a backup onto an input", map[string]string{"src/k.cu": cudaSrc, "src/k.cuh": cuh},
+			[]string{"--in-place", "--backup", "h", "src"}, []string{"src/k.cuh", "also an input"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for n, data := range c.files {
+				writeFile(t, dir, n, data, 0o644)
+			}
+			t.Chdir(dir)
+			before := readTree(t, dir)
+			r := runHipifyCmd(t, append([]string{"-q"}, c.args...)...)
+			assert.Equal(t, ExitUsage, r.code, r.stderr)
+			for _, w := range c.want {
+				assert.Contains(t, r.stderr, w)
+			}
+			assert.Equal(t, before, readTree(t, dir), "nothing written")
+		})
+	}
+}
+
+func TestHipifyRefusesLinksToAnInput(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k.cu", cudaSrc, 0o644)
+	hard := filepath.Join(dir, "hard.cu")
+	require.NoError(t, os.Link(in, hard))
+	soft := filepath.Join(dir, "soft.cu")
+	require.NoError(t, os.Symlink("k.cu", soft))
+	linkDir := filepath.Join(dir, "alias")
+	require.NoError(t, os.Symlink(".", linkDir))
+	for _, out := range []string{hard, soft, filepath.Join(linkDir, "k.cu")} {
+		r := runHipifyCmd(t, "-q", in, "-o", out)
+		assert.Equal(t, ExitUsage, r.code, out)
+		assert.Contains(t, r.stderr, "also an input", out)
+		b, _ := os.ReadFile(in)
+		assert.Equal(t, cudaSrc, string(b), out)
+	}
+}
+
+func TestHipifyOneRuleForReadOnlyOutputs(t *testing.T) {
+	dir := t.TempDir()
+	src := writeFile(t, dir, "t/k.cu", cudaSrc, 0o644)
+	ro := writeFile(t, dir, "out/k.cu", "keep me\n", 0o444)
+	r := runHipifyCmd(t, "-q", filepath.Join(dir, "t"), "-o", filepath.Join(dir, "out"))
+	assert.Equal(t, ExitFailure, r.code)
+	assert.Contains(t, r.stderr, ro+": file is read-only; not modified")
+	b, _ := os.ReadFile(ro)
+	assert.Equal(t, "keep me\n", string(b))
+
+	r = runHipifyCmd(t, "-q", src, "-o", ro)
+	assert.Equal(t, ExitFailure, r.code)
+	assert.Contains(t, r.stderr, ro+": file is read-only; not modified")
+	b, _ = os.ReadFile(ro)
+	assert.Equal(t, "keep me\n", string(b))
+}
+
+func TestHipifyInPlaceKeepsSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	real := writeFile(t, dir, "real/k.cu", cudaSrc, 0o644)
+	link := filepath.Join(dir, "k.cu")
+	require.NoError(t, os.Symlink("real/k.cu", link))
+	r := runHipifyCmd(t, "-q", "--in-place", "--backup", ".orig", link)
+	require.Equal(t, 0, r.code, r.stderr)
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.True(t, fi.Mode()&fs.ModeSymlink != 0, "the link is kept")
+	b, _ := os.ReadFile(real)
+	assert.Contains(t, string(b), "hipMalloc(&d, 4);", "its target is translated")
+	b, _ = os.ReadFile(link + ".orig")
+	assert.Equal(t, cudaSrc, string(b))
+}
+
+func TestHipifyWritesSpecialOutputsDirectly(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k.cu", cudaSrc, 0o644)
+
+	fifo := filepath.Join(dir, "out.fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	reader, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	require.NoError(t, err)
+	defer reader.Close()
+	r := runHipifyCmd(t, "-q", in, "-o", fifo)
+	require.Equal(t, 0, r.code, r.stderr)
+	b, _ := io.ReadAll(reader)
+	assert.Contains(t, string(b), "hipMalloc(&d, 4);")
+	fi, err := os.Lstat(fifo)
+	require.NoError(t, err)
+	assert.True(t, fi.Mode()&fs.ModeNamedPipe != 0, "the pipe is not replaced by a file")
+
+	// -o >(cmd): bash passes /dev/fd/N
+	pr, pw, err := os.Pipe()
+	require.NoError(t, err)
+	defer pr.Close()
+	r = runHipifyCmd(t, "-q", in, "-o", fmt.Sprintf("/dev/fd/%d", pw.Fd()))
+	pw.Close()
+	require.Equal(t, 0, r.code, r.stderr)
+	b, _ = io.ReadAll(pr)
+	assert.Contains(t, string(b), "hipMalloc(&d, 4);")
+
+	// a character device (as /dev/null), made here: as root the old code replaced it
+	null := filepath.Join(dir, "null")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+		t.Logf("mknod: %v (not root): character device case skipped", err)
+	} else {
+		r = runHipifyCmd(t, "-q", in, "-o", null)
+		require.Equal(t, 0, r.code, r.stderr)
+		fi, err = os.Lstat(null)
+		require.NoError(t, err)
+		assert.True(t, fi.Mode()&fs.ModeCharDevice != 0, "the device is not replaced by a file")
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		assert.False(t, strings.HasPrefix(e.Name(), "."), "temporary file %s left", e.Name())
+	}
+}
+
+// Issue 11 item 6: inputs that never end.
+
+// inTime runs f and fails if it has not returned after d (the old code
+// blocked for ever opening a named pipe).
+func inTime(t *testing.T, d time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("blocked for more than %v", d)
+	}
+}
+
+func TestHipifyRefusesNamedPipeInput(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "f.cu")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	inTime(t, 10*time.Second, func() {
+		r := runHipifyCmd(t, fifo)
+		assert.Equal(t, ExitFailure, r.code)
+		assert.Contains(t, r.stderr, fifo+": not a regular file (a named pipe)")
+	})
+}
+
+func TestHipifyInputLimits(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k.cu", cudaSrc, 0o644)
+	env := testEnv(map[string]string{"ROCMK_MAX_INPUT": "100B", "ROCM_PATH": filepath.Join(dir, "none")})
+	r := runRocmk(t, env, "hipify", in)
+	assert.Equal(t, ExitFailure, r.Code)
+	assert.Contains(t, r.Stderr, fmt.Sprintf("%s: %d bytes, over the limit of 100", in, len(cudaSrc)))
+	assert.Contains(t, r.Stderr, "ROCMK_MAX_INPUT")
+
+	env.Stdin = strings.NewReader(strings.Repeat("int x;\n", 100))
+	r = runRocmk(t, env, "hipify", "-")
+	assert.Equal(t, ExitFailure, r.Code)
+	assert.Contains(t, r.Stderr, "<stdin>: more than 100 bytes")
+
+	env = testEnv(map[string]string{"ROCMK_MAX_INPUT": "lots"})
+	r = runRocmk(t, env, "hipify", in)
+	assert.Equal(t, ExitUsage, r.Code)
+	assert.Contains(t, r.Stderr, "ROCMK_MAX_INPUT")
+}
