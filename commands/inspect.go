@@ -130,8 +130,12 @@ func runInspect(opts inspectOptions, env Env) error {
 		return usagef("inspect: --fail-on needs --diff")
 	}
 	budget := inspect.NewBudget(opts.MaxDecompress)
+	limit, err := inputLimit(env, inspect.MaxFileSize)
+	if err != nil {
+		return err
+	}
 	if opts.Diff {
-		return runInspectDiff(opts, ui, budget)
+		return runInspectDiff(opts, ui, limit, budget)
 	}
 	// A short-lived batch: trade memory for fewer GC cycles while parsing.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
@@ -143,7 +147,7 @@ func runInspect(opts inspectOptions, env Env) error {
 	if opts.Extract != "" {
 		x = &inspect.Extractor{Dir: opts.Extract, MaxRatio: opts.MaxExtractRatio}
 	}
-	inspectEach(opts.Files, opts.G.Jobs, budget, func(name string, f *inspect.File, err error) {
+	inspectEach(opts.Files, opts.G.Jobs, limit, budget, func(name string, f *inspect.File, err error) {
 		if fromDir[name] && errors.Is(err, inspect.ErrNoDeviceCode) {
 			return // a host program without device code found in a directory
 		}
@@ -230,10 +234,11 @@ func looksLikeDeviceCode(p string) bool {
 	return strings.HasPrefix(h, "\x7fELF") || strings.HasPrefix(h, "CCOB") || strings.HasPrefix(h, "__CLANG_OFFLOAD_BUNDLE__")
 }
 
-// inspectEach parses the files on up to jobs goroutines and calls each with
-// every result, in order, on the calling goroutine. At most jobs files are
-// held at once, so memory follows the largest files, not their sum.
-func inspectEach(names []string, jobs int, b *inspect.Budget, each func(name string, f *inspect.File, err error)) {
+// inspectEach parses the files (each at most limit bytes) on up to jobs
+// goroutines and calls each with every result, in order, on the calling
+// goroutine. At most jobs files are held at once, so memory follows the
+// largest files, not their sum.
+func inspectEach(names []string, jobs int, limit int64, b *inspect.Budget, each func(name string, f *inspect.File, err error)) {
 	type result struct {
 		f   *inspect.File
 		err error
@@ -247,7 +252,7 @@ func inspectEach(names []string, jobs int, b *inspect.Budget, each func(name str
 		for i, name := range names {
 			slots <- struct{}{}
 			go func() {
-				f, err := inspect.OpenWith(name, b)
+				f, err := openInspect(name, limit, b)
 				results[i] <- result{f, err}
 			}()
 		}
@@ -284,6 +289,16 @@ func maxLDSPerGroup() int {
 		n = max(n, p.MaxLDSPerGroup)
 	}
 	return n
+}
+
+// openInspect reads name, a regular file of at most limit bytes, and parses
+// it drawing on b.
+func openInspect(name string, limit int64, b *inspect.Budget) (*inspect.File, error) {
+	data, err := readInput(name, limit)
+	if err != nil {
+		return nil, err
+	}
+	return inspect.ParseWith(name, data, b)
 }
 
 // reportFileError prints one file's error and lets the command go on (nm's policy).
@@ -501,10 +516,10 @@ type inspectDiffDoc struct {
 	FailOn      []string             `json:"fail_on,omitempty"`
 }
 
-func runInspectDiff(opts inspectOptions, ui *UI, b *inspect.Budget) error {
+func runInspectDiff(opts inspectOptions, ui *UI, limit int64, b *inspect.Budget) error {
 	var files [2]*inspect.File
 	for i, name := range opts.Files {
-		f, err := inspect.OpenWith(name, b)
+		f, err := openInspect(name, limit, b)
 		if err != nil {
 			return withLimitHint(err)
 		}

@@ -28,10 +28,10 @@ func inputLimit(env Env, def int64) (int64, error) {
 	return n, nil
 }
 
-// readInput reads a file the user named: a regular file of at most max
+// readInput reads a file the user named: a regular file of at most limit
 // bytes. The errors say what to do about a limit or a pipe.
-func readInput(name string, max int64) ([]byte, error) {
-	b, err := safefile.Read(name, max)
+func readInput(name string, limit int64) ([]byte, error) {
+	b, err := safefile.Read(name, limit)
 	return b, inputHint(err)
 }
 

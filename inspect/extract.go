@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/rocmk/rocmk/cache/safefile"
 )
 
 // DefaultMaxExtractRatio is the default of Extractor.MaxRatio and of
@@ -83,7 +85,7 @@ func (x *Extractor) Extract(f *File) (Extracted, error) {
 		if name != stem+ext {
 			out.Renamed = append(out.Renamed, where+": written as "+p)
 		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
+		if err := safefile.Write(p, data, safefile.Options{}); err != nil {
 			return err
 		}
 		written += int64(len(data))

@@ -7,9 +7,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
+
+	"github.com/rocmk/rocmk/cache/safefile"
 )
 
 // File is everything rocmk found in one input file.
@@ -88,14 +89,20 @@ var ErrNoDeviceCode = errors.New("no .hip_fatbin, .llvm.offloading or offload bu
 // NoteBitcode is the note for inputs that hold device bitcode only.
 const NoteBitcode = "device bitcode, link first"
 
+// MaxFileSize is the size limit of Open and OpenWith: files are read whole
+// into memory.
+const MaxFileSize = 4 << 30
+
 // Open reads path and parses it with a budget of its own
 // (DefaultMaxDecompress).
 func Open(path string) (*File, error) { return OpenWith(path, nil) }
 
-// OpenWith reads path and parses it; b (nil: a budget of its own) bounds
-// what its compressed bundles may decompress to.
+// OpenWith reads path, a regular file of at most MaxFileSize bytes, and
+// parses it; b (nil: a budget of its own) bounds what its compressed
+// bundles may decompress to. A named pipe or a device is refused
+// (safefile.ErrNotRegular), never waited on or read without end.
 func OpenWith(path string, b *Budget) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}

@@ -94,38 +94,38 @@ func Open(name string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
-// Read reads the regular file name, of at most max bytes.
-func Read(name string, max int64) ([]byte, error) {
+// Read reads the regular file name, of at most limit bytes.
+func Read(name string, limit int64) ([]byte, error) {
 	f, fi, err := Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi.Size() > max {
-		return nil, &TooLargeError{Name: name, Size: fi.Size(), Max: max}
+	if fi.Size() > limit {
+		return nil, &TooLargeError{Name: name, Size: fi.Size(), Max: limit}
 	}
-	return readAll(name, f, fi.Size(), max)
+	return readAll(name, f, fi.Size(), limit)
 }
 
-// ReadAll reads r (standard input, a pipe) to its end, at most max bytes;
-// name is used in errors.
-func ReadAll(name string, r io.Reader, max int64) ([]byte, error) {
-	return readAll(name, r, 512, max)
+// ReadAll reads r (standard input, a pipe) to its end, at most limit
+// bytes; name is used in errors.
+func ReadAll(name string, r io.Reader, limit int64) ([]byte, error) {
+	return readAll(name, r, 512, limit)
 }
 
 // readAll reads r to EOF into a buffer sized for hint bytes (one more, to
-// see the end without growing), failing past max bytes: a file may grow
+// see the end without growing), failing past limit bytes: a file may grow
 // after it was measured.
-func readAll(name string, r io.Reader, hint, max int64) ([]byte, error) {
-	b := make([]byte, 0, min(hint, max)+1)
+func readAll(name string, r io.Reader, hint, limit int64) ([]byte, error) {
+	b := make([]byte, 0, min(hint, limit)+1)
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]
 		}
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
-		if int64(len(b)) > max {
-			return nil, &TooLargeError{Name: name, Size: -1, Max: max}
+		if int64(len(b)) > limit {
+			return nil, &TooLargeError{Name: name, Size: -1, Max: limit}
 		}
 		if err == io.EOF {
 			return b, nil
