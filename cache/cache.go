@@ -26,6 +26,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rocmk/rocmk/cache/safefile"
 )
 
 // Version is the cache format version. It is written into every index entry,
@@ -174,6 +176,9 @@ type indexEntry struct {
 // maxIndexSize bounds what Get reads from an index file.
 const maxIndexSize = 64 << 10
 
+// MaxDataSize is the largest output the cache stores (and so reads back).
+const MaxDataSize = 4 << 30
+
 // decodeIndex parses an index file's bytes; want, if non-nil, must match.
 func decodeIndex(b []byte, want *ActionID) (Entry, error) {
 	var ie indexEntry
@@ -199,8 +204,8 @@ func decodeIndex(b []byte, want *ActionID) (Entry, error) {
 	if want != nil && e.Action != *want {
 		return Entry{}, miss("index entry names another action")
 	}
-	if ie.Size < 0 {
-		return Entry{}, miss("bad index entry: negative size")
+	if ie.Size < 0 || ie.Size > MaxDataSize {
+		return Entry{}, miss("bad index entry: size %d", ie.Size)
 	}
 	e.Size, e.Meta, e.Created = ie.Size, ie.Meta, ie.Created
 	return e, nil
@@ -226,6 +231,10 @@ func (c *Cache) Get(id ActionID) (Entry, error) {
 	if err != nil {
 		return Entry{}, miss("data file: %v", errors.Unwrap(err))
 	}
+	if !info.Mode().IsRegular() {
+		c.drop(e.Action, e.Output)
+		return Entry{}, miss("data file is not a regular file (removed)")
+	}
 	if info.Size() != e.Size {
 		return Entry{}, miss("data file has %d bytes, want %d", info.Size(), e.Size)
 	}
@@ -237,9 +246,11 @@ func (c *Cache) readIndex(id ActionID) (Entry, error) {
 	return readIndexFile(c.fileName(id, "a"), id)
 }
 
-// readIndexFile reads the index file name, which must be about id.
+// readIndexFile reads the index file name, which must be about id. Only a
+// regular file of at most maxIndexSize bytes is read: a named pipe or a
+// device planted there is a corrupt entry, not a wait.
 func readIndexFile(name string, id ActionID) (Entry, error) {
-	f, err := os.Open(name)
+	f, info, err := safefile.Open(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Entry{}, ErrNotFound
@@ -247,6 +258,9 @@ func readIndexFile(name string, id ActionID) (Entry, error) {
 		return Entry{}, miss("%v", err)
 	}
 	defer f.Close()
+	if info.Size() > maxIndexSize {
+		return Entry{}, miss("index entry too long")
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxIndexSize+1))
 	if err != nil {
 		return Entry{}, miss("%v", err)
@@ -258,9 +272,7 @@ func readIndexFile(name string, id ActionID) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
-	if info, err := f.Stat(); err == nil {
-		e.Used = info.ModTime()
-	}
+	e.Used = info.ModTime()
 	return e, nil
 }
 
@@ -271,7 +283,11 @@ func (c *Cache) GetBytes(id ActionID) ([]byte, Entry, error) {
 	if err != nil {
 		return nil, Entry{}, err
 	}
-	data, err := os.ReadFile(c.OutputFile(e.Output))
+	data, err := safefile.Read(c.OutputFile(e.Output), e.Size)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.drop(id, e.Output)
+		return nil, Entry{}, miss("data file: %v (removed)", err)
+	}
 	if err != nil {
 		return nil, Entry{}, miss("data file: %v", errors.Unwrap(err))
 	}
@@ -294,6 +310,10 @@ func (c *Cache) GetFile(id ActionID) (string, Entry, error) {
 	}
 	name := c.OutputFile(e.Output)
 	out, size, err := hashFile(name)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.drop(id, e.Output)
+		return "", Entry{}, miss("data file: %v (removed)", err)
+	}
 	if err != nil {
 		return "", Entry{}, miss("data file: %v", errors.Unwrap(err))
 	}
@@ -305,28 +325,46 @@ func (c *Cache) GetFile(id ActionID) (string, Entry, error) {
 	return name, e, nil
 }
 
+// hashFile hashes a data file: a regular file of at most MaxDataSize bytes.
 func hashFile(name string) (OutputID, int64, error) {
-	f, err := os.Open(name)
+	f, info, err := safefile.Open(name)
 	if err != nil {
 		return OutputID{}, 0, err
 	}
 	defer f.Close()
+	if info.Size() > MaxDataSize {
+		return OutputID{}, 0, &safefile.TooLargeError{Name: name, Size: info.Size(), Max: MaxDataSize}
+	}
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, err := io.Copy(h, io.LimitReader(f, MaxDataSize+1))
 	if err != nil {
 		return OutputID{}, 0, err
+	}
+	if n > MaxDataSize {
+		return OutputID{}, 0, &safefile.TooLargeError{Name: name, Size: -1, Max: MaxDataSize}
 	}
 	var o OutputID
 	h.Sum(o[:0])
 	return o, n, nil
 }
 
+// badData reports whether the data file name cannot hold o: its content
+// hashes to something else, or it is not a regular file of a storable size.
+// A missing file, or one that cannot be read for another reason, is not
+// known to be bad.
+func badData(name string, o OutputID) bool {
+	got, _, err := hashFile(name)
+	if err != nil {
+		return errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge)
+	}
+	return got != o
+}
+
 // drop removes a bad entry: its index file, and its data file if the data
 // file is itself bad (another entry may share a good one).
 func (c *Cache) drop(id ActionID, o OutputID) {
 	os.Remove(c.fileName(id, "a"))
-	name := c.OutputFile(o)
-	if got, _, err := hashFile(name); err == nil && got != o {
+	if name := c.OutputFile(o); badData(name, o) {
 		os.Remove(name)
 	}
 }
@@ -359,6 +397,9 @@ func (c *Cache) Put(id ActionID, r io.ReadSeeker, m Meta) (Entry, error) {
 	size, err := io.Copy(h, r)
 	if err != nil {
 		return Entry{}, err
+	}
+	if size > MaxDataSize {
+		return Entry{}, fmt.Errorf("cache: %d bytes is over the %d-byte limit of an entry", size, int64(MaxDataSize))
 	}
 	var out OutputID
 	h.Sum(out[:0])

@@ -3,9 +3,10 @@ package cache
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/rocmk/rocmk/cache/safefile"
 )
 
 // Stats are the hit and miss counters since the last reset, plus the size
@@ -51,7 +52,7 @@ func (c *Cache) statsFile() string { return filepath.Join(c.dir, "stats.json") }
 // readStats reads the counters; a missing or unreadable file counts as zero.
 func (c *Cache) readStats() Stats {
 	var s Stats
-	b, err := os.ReadFile(c.statsFile())
+	b, err := safefile.Read(c.statsFile(), maxIndexSize)
 	if err == nil && json.Unmarshal(b, &s) == nil && s.Hits >= 0 && s.Misses >= 0 {
 		return s
 	}

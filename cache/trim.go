@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rocmk/rocmk/cache/safefile"
 )
 
 // Policy says what Trim removes. Target and Toolchain restrict it to the
@@ -186,7 +188,7 @@ const trimInterval = 24 * time.Hour
 func (c *Cache) AutoTrim() error {
 	now := c.now()
 	name := filepath.Join(c.dir, "trim.txt")
-	if b, err := os.ReadFile(name); err == nil {
+	if b, err := safefile.Read(name, maxIndexSize); err == nil {
 		if sec, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
 			// A time far in the future means a broken clock or file: trim anyway.
 			if d := now.Sub(time.Unix(sec, 0)); d < trimInterval && d > -mtimeInterval {

@@ -116,8 +116,7 @@ func (c *Cache) stillBad(path string) bool {
 		if err != nil {
 			return false
 		}
-		got, _, err := hashFile(path)
-		return err == nil && got != OutputID(id)
+		return badData(path, OutputID(id))
 	case strings.HasSuffix(base, "-a"):
 		id, err := ParseActionID(strings.TrimSuffix(base, "-a"))
 		if err != nil {
