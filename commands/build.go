@@ -19,6 +19,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/remote"
+	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/inspect"
@@ -386,9 +387,13 @@ func planBuild(o buildOptions, env Env, ui *UI) (compile.Request, error) {
 	}
 	req.Flags = append(flags, o.Flags...)
 	// .cu sources go through hipify first.
+	limit, err := inputLimit(env, maxSourceSize)
+	if err != nil {
+		return req, err
+	}
 	for i, s := range req.Sources {
 		if strings.HasSuffix(s, ".cu") || strings.HasSuffix(s, ".cuh") {
-			out, err := hipifySource(s, hipifyDir, strict, o.DryRun)
+			out, err := hipifySource(s, hipifyDir, strict, o.DryRun, limit)
 			if err != nil {
 				return req, err
 			}
@@ -514,19 +519,15 @@ func writeBundledKernels() (string, error) {
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("rocmk-kernels-%d-%s", os.Getuid(), hex.EncodeToString(h.Sum(nil))[:16]))
 	for _, n := range names {
 		b, _ := kernels.FS.ReadFile(n)
-		p := filepath.Join(dir, n)
-		if old, err := os.ReadFile(p); err == nil && string(old) == string(b) {
-			continue
-		}
-		if err := compile.WriteFileAtomic(p, b); err != nil {
+		if err := safefile.Write(filepath.Join(dir, n), b, safefile.Options{SkipIfSame: true}); err != nil {
 			return "", err
 		}
 	}
 	return dir, nil
 }
 
-func hipifySource(src, dir string, strict, dryRun bool) (string, error) {
-	data, err := os.ReadFile(src)
+func hipifySource(src, dir string, strict, dryRun bool, limit int64) (string, error) {
+	data, err := readInput(src, limit)
 	if err != nil {
 		return "", err
 	}
@@ -542,10 +543,8 @@ func hipifySource(src, dir string, strict, dryRun bool) (string, error) {
 	if dryRun {
 		return dst, nil
 	}
-	if old, err := os.ReadFile(dst); err != nil || string(old) != string(out) {
-		if err := compile.WriteFileAtomic(dst, out); err != nil {
-			return "", err
-		}
+	if err := safefile.Write(dst, out, safefile.Options{SkipIfSame: true}); err != nil {
+		return "", err
 	}
 	return dst, nil
 }

@@ -278,6 +278,13 @@ func portSetup(env Env, g globalOptions, ui *UI, backend string, device int, noN
 		Open:   func() (verify.Runtime, error) { return open(backend, device, env.Getenv) },
 		Images: newImageBuilder(env, g, ui, noNVCC, hipInclude, verbose, nil),
 		Info:   ui.Infof, Warn: ui.Warnf, Verbose: verbose,
+		ReadSource: func(name string) ([]byte, error) {
+			limit, err := inputLimit(env, maxSourceSize)
+			if err != nil {
+				return nil, err
+			}
+			return readInput(name, limit)
+		},
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -175,7 +174,11 @@ func runVerify(ctx context.Context, o verifyOptions, env Env) error {
 	}
 	var srcOverride []byte
 	if o.Source != "" {
-		b, err := os.ReadFile(o.Source)
+		limit, err := inputLimit(env, maxSourceSize)
+		if err != nil {
+			return err
+		}
+		b, err := readInput(o.Source, limit)
 		if err != nil {
 			return err
 		}

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -331,13 +332,11 @@ func (b *Builder) finish(res *Result, data []byte) {
 	}
 }
 
-// writeIfChanged writes data to path atomically unless path already holds
-// exactly data (so a no-op rebuild does not touch outputs).
+// writeIfChanged places an output with safefile.Write (atomic; special
+// files, links and read-only files as every rocmk output) unless path
+// already holds exactly data (so a no-op rebuild does not touch outputs).
 func writeIfChanged(path string, data []byte) error {
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
-		return nil
-	}
-	return WriteFileAtomic(path, data)
+	return safefile.Write(path, data, safefile.Options{SkipIfSame: true})
 }
 
 // mapClangError turns clang's "cannot find ROCm device library for gfxN"

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/rocmk/rocmk/cache/safefile"
 )
 
 // ProjectFile is the project manifest `rocmk build` reads when run with no
@@ -64,9 +65,13 @@ type ProjectCache struct {
 // DefaultOutDir is the output directory of a project that names none.
 const DefaultOutDir = "build/hsaco"
 
-// LoadProject reads and checks a rocmk.toml.
+// maxProjectSize bounds what LoadProject reads: a manifest is a few lines.
+const maxProjectSize = 16 << 20
+
+// LoadProject reads and checks a rocmk.toml (a regular file: a named pipe
+// is refused, not waited on).
 func LoadProject(path string) (*Project, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, maxProjectSize)
 	if err != nil {
 		return nil, err
 	}

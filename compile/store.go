@@ -4,8 +4,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/rocmk/rocmk/cache"
 )
@@ -49,35 +47,6 @@ func (s cacheStore) Get(k Key) ([]byte, error) {
 
 func (s cacheStore) Put(k Key, data []byte, m StoreMeta) error {
 	_, err := s.c.PutBytes(cache.ActionID(k), data, cache.Meta{Kind: m.Kind, Source: m.Source, Target: m.Target, Toolchain: m.Toolchain, ROCm: m.ROCm})
-	return err
-}
-
-// WriteFileAtomic writes data to a temporary file in path's directory,
-// syncs and closes it, then renames it over path: readers see the old file
-// or the new one, never a part.
-func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
 	return err
 }
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/inspect"
@@ -51,6 +52,10 @@ type Options struct {
 	Time     bool                  // time passing cases
 
 	Keep string // directory for the translation and code objects ("": a temporary one, removed)
+
+	// ReadSource reads a source file the user named (nil: a regular file
+	// of at most 256 MiB, rocmk's default limit for sources).
+	ReadSource func(name string) ([]byte, error)
 
 	// Info, Warn and Verbose receive progress messages (nil: discarded).
 	Info, Warn, Verbose func(format string, a ...any)
@@ -194,7 +199,7 @@ func (r *runner) source(ctx context.Context, g Group) (*Source, []*Verdict, erro
 		return nil, nil, err
 	}
 	hipPath := filepath.Join(r.work, name)
-	if err := os.WriteFile(hipPath, hip, 0o666); err != nil {
+	if err := safefile.Write(hipPath, hip, safefile.Options{}); err != nil {
 		return nil, nil, err
 	}
 	if r.o.Keep != "" {
@@ -221,7 +226,11 @@ func (r *runner) source(ctx context.Context, g Group) (*Source, []*Verdict, erro
 // translate reads file and hipifies it when it is CUDA (.cu, .cuh); it
 // returns the HIP file's name and text.
 func (r *runner) translate(file string) (*Source, string, []byte, error) {
-	data, err := os.ReadFile(file)
+	read := r.o.ReadSource
+	if read == nil {
+		read = func(name string) ([]byte, error) { return safefile.Read(name, 256<<20) }
+	}
+	data, err := read(file)
 	if err != nil {
 		return nil, "", nil, err
 	}
