@@ -12,8 +12,11 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/rocmk/rocmk/cache/safefile"
 )
 
 // Version is set at link time (-ldflags "-X github.com/rocmk/rocmk/commands.Version=...");
@@ -96,14 +99,45 @@ func prepare(cmd *cli.Command, st *runState) {
 	}
 }
 
+// interruptGrace is how long a command has to return after SIGINT or
+// SIGTERM cancelled its context, before Main gives up on it.
+const interruptGrace = 500 * time.Millisecond
+
 // Main runs rocmk with args (args[0] is the program name) and returns the
-// exit code. SIGINT and SIGTERM cancel the command's context.
+// exit code. SIGINT and SIGTERM cancel the command's context: compilers are
+// killed (compile.ExecRunner kills their process groups) and the command
+// returns. One still running interruptGrace later is blocked where no
+// context reaches (a read of a pipe, a system call): Main then removes the
+// temporary files of the writes in progress and returns 130 without it, as
+// it does at once on a second signal. Outputs are whole or untouched either
+// way: every write goes to a temporary file first.
 func Main(args []string, env Env) int {
 	env = env.withDefaults()
-	ctx, stop := signal.NotifyContext(env.Context, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(env.Context)
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	env.Context = ctx
-	return run(args, env)
+	done := make(chan int, 1)
+	go func() { done <- run(args, env) }()
+	select {
+	case code := <-done:
+		return code
+	case <-sigs:
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code == ExitInterrupted {
+			return code // run reported it
+		}
+	case <-sigs:
+	case <-time.After(interruptGrace):
+	}
+	safefile.RemoveTemps()
+	reportError(env, errors.New("interrupted"), ExitInterrupted, wantsJSON(args))
+	return ExitInterrupted
 }
 
 // run is Main without signal handling, for in-process tests.
