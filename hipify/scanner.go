@@ -119,9 +119,18 @@ type Scanner struct {
 	ErrorCount int
 }
 
-// Init prepares s to scan src. name is used in error positions.
+// bom is the UTF-8 byte order mark.
+const bom = "\xef\xbb\xbf"
+
+// Init prepares s to scan src. name is used in error positions. A leading
+// byte order mark is skipped, as go/scanner does, and columns count from
+// after it: the first line's tokens are seen (and translated) as in a file
+// without one, and the mark stays where it is.
 func (s *Scanner) Init(name string, src []byte, eh ErrorHandler) {
 	*s = Scanner{name: name, src: src, eh: eh, line: 1, bol: true}
+	if len(src) >= len(bom) && string(src[:len(bom)]) == bom {
+		s.off, s.lineStart = len(bom), len(bom)
+	}
 }
 
 func (s *Scanner) pos(off int) Pos {
