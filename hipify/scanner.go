@@ -11,8 +11,9 @@ import (
 	"unicode/utf8"
 )
 
-// Token is the kind of a lexical token.
-type Token int
+// Token is the kind of a lexical token (a byte: the translator keeps one
+// per token of a file).
+type Token uint8
 
 // The token kinds.
 const (
@@ -115,6 +116,7 @@ type Scanner struct {
 	bol       bool // only whitespace/comments seen since the start of the line
 	inPP      bool // inside a preprocessor directive
 	ppInclude bool // after #include: the next <...> is a HEADER
+	noLit     bool // return no literals (a pass that only counts tokens)
 
 	ErrorCount int
 }
@@ -221,22 +223,22 @@ func (s *Scanner) Scan() (pos Pos, tok Token, lit string) {
 		return pos, HASH, "#" + name
 	case isLetter(c):
 		if tok, ok := s.prefixedLiteral(); ok {
-			return pos, tok, string(s.src[start:s.off])
+			return pos, tok, s.lit(start)
 		}
 		s.off++
 		for s.off < len(s.src) && (isLetter(s.src[s.off]) || isDigit(s.src[s.off])) {
 			s.off++
 		}
-		return pos, IDENT, string(s.src[start:s.off])
+		return pos, IDENT, s.lit(start)
 	case isDigit(c) || c == '.' && s.off+1 < len(s.src) && isDigit(s.src[s.off+1]):
 		s.scanNumber()
-		return pos, NUMBER, string(s.src[start:s.off])
+		return pos, NUMBER, s.lit(start)
 	case c == '"':
 		s.scanQuoted('"')
-		return pos, STRING, string(s.src[start:s.off])
+		return pos, STRING, s.lit(start)
 	case c == '\'':
 		s.scanQuoted('\'')
-		return pos, CHAR, string(s.src[start:s.off])
+		return pos, CHAR, s.lit(start)
 	case c == '/' && s.off+1 < len(s.src) && s.src[s.off+1] == '/':
 		s.off += 2
 		for s.off < len(s.src) && s.src[s.off] != '\n' {
@@ -247,7 +249,7 @@ func (s *Scanner) Scan() (pos Pos, tok Token, lit string) {
 			s.off++
 		}
 		s.bol = wasBOL
-		return pos, COMMENT, string(s.src[start:s.off])
+		return pos, COMMENT, s.lit(start)
 	case c == '/' && s.off+1 < len(s.src) && s.src[s.off+1] == '*':
 		s.off += 2
 		for {
@@ -265,7 +267,7 @@ func (s *Scanner) Scan() (pos Pos, tok Token, lit string) {
 			s.off++
 		}
 		s.bol = wasBOL
-		return pos, COMMENT, string(s.src[start:s.off])
+		return pos, COMMENT, s.lit(start)
 	case c == '<' && s.ppInclude:
 		s.ppInclude = false
 		for s.off < len(s.src) && s.src[s.off] != '>' && s.src[s.off] != '\n' {
@@ -276,7 +278,7 @@ func (s *Scanner) Scan() (pos Pos, tok Token, lit string) {
 		} else {
 			s.error(pos, "header name not terminated")
 		}
-		return pos, HEADER, string(s.src[start:s.off])
+		return pos, HEADER, s.lit(start)
 	}
 	s.ppInclude = false
 	// punctuation
@@ -291,7 +293,7 @@ func (s *Scanner) Scan() (pos Pos, tok Token, lit string) {
 			return pos, ENDLAUNCH, ">>>"
 		case "<<=", ">>=", "->*", "...", "<=>":
 			s.off += 3
-			return pos, PUNCT, string(rest[:3])
+			return pos, PUNCT, s.lit(start)
 		}
 	}
 	if len(rest) >= 2 {
@@ -299,7 +301,7 @@ func (s *Scanner) Scan() (pos Pos, tok Token, lit string) {
 		case "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
 			"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ".*", "##":
 			s.off += 2
-			return pos, PUNCT, string(rest[:2])
+			return pos, PUNCT, s.lit(start)
 		}
 	}
 	if c < utf8.RuneSelf {
@@ -308,7 +310,15 @@ func (s *Scanner) Scan() (pos Pos, tok Token, lit string) {
 	}
 	_, n := utf8.DecodeRune(rest)
 	s.off += n
-	return pos, ILLEGAL, string(rest[:n])
+	return pos, ILLEGAL, s.lit(start)
+}
+
+// lit returns the source text of the token that started at start.
+func (s *Scanner) lit(start int) string {
+	if s.noLit {
+		return ""
+	}
+	return string(s.src[start:s.off])
 }
 
 // prefixedLiteral scans an encoding-prefixed or raw string/char literal
