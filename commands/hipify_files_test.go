@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -212,4 +213,33 @@ func TestHipifyInputLimits(t *testing.T) {
 	r = runRocmk(t, env, "hipify", in)
 	assert.Equal(t, ExitUsage, r.Code)
 	assert.Contains(t, r.Stderr, "ROCMK_MAX_INPUT")
+}
+
+// TestFaultProcessSubstitutionOutput: bash's -o >(cmd) and -o /dev/fd/1
+// with the built rocmk (the old code failed creating a temporary file
+// under /dev/fd).
+func TestFaultProcessSubstitutionOutput(t *testing.T) {
+	skipShort(t)
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	bin := rocmkBinary(t)
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k.cu", cudaSrc, 0o644)
+	out := filepath.Join(dir, "k.hip")
+	script := `"$0" hipify -q "$1" -o >(cat > "$2") && wait && "$0" hipify -q "$1" -o /dev/fd/1 | cat > "$2.stdout"`
+	msg, err := exec.Command(bash, "-c", script, bin, in, out).CombinedOutput()
+	require.NoError(t, err, "%s", msg)
+	// the substituted process may finish after bash's wait returns
+	var b []byte
+	for range 100 {
+		if b, _ = os.ReadFile(out); len(b) > 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	assert.Contains(t, string(b), "hipMalloc(&d, 4);")
+	b, _ = os.ReadFile(out + ".stdout")
+	assert.Contains(t, string(b), "hipMalloc(&d, 4);")
 }

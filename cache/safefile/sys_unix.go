@@ -5,7 +5,8 @@ package safefile
 import "syscall"
 
 // oNonblock makes opening a named pipe return at once instead of waiting
-// for the other end; it changes nothing for regular files.
+// for the other end (a reader finds no data, a writer no reader); it
+// changes nothing for regular files.
 const oNonblock = syscall.O_NONBLOCK
 
 // ID identifies a file by device and inode: two names with one ID are one

@@ -42,7 +42,7 @@ type Options struct {
 //     over. A named pipe with no reader is an error, not a wait.
 func Write(name string, data []byte, o Options) error {
 	if isDescriptor(name) {
-		return writeDirect(name, data, os.O_APPEND)
+		return writeDirect(name, data, os.O_APPEND|oNonblock)
 	}
 	fi, err := os.Stat(name)
 	switch {
@@ -63,6 +63,8 @@ func Write(name string, data []byte, o Options) error {
 		return err
 	case fi.IsDir():
 		return &fs.PathError{Op: "write", Path: name, Err: syscall.EISDIR}
+	case fi.Mode()&fs.ModeNamedPipe != 0:
+		return writeDirect(name, data, oNonblock)
 	case !fi.Mode().IsRegular():
 		return writeDirect(name, data, 0)
 	}
@@ -101,8 +103,10 @@ func isDescriptor(name string) bool {
 }
 
 // writeDirect writes data into an existing file that is not replaced.
+// flag has O_NONBLOCK for what may be a pipe: opening one with no reader
+// then fails (ENXIO) instead of waiting for a reader.
 func writeDirect(name string, data []byte, flag int) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|oNonblock|flag, 0)
+	f, err := os.OpenFile(name, os.O_WRONLY|flag, 0)
 	if errors.Is(err, syscall.ENXIO) {
 		return fmt.Errorf("%s: named pipe has no reader", name)
 	}
