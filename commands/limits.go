@@ -8,14 +8,12 @@ import (
 	"github.com/rocmk/rocmk/cache/safefile"
 )
 
-// Every command reads its input files whole, so each read has a ceiling
-// (README, "Reliability"). ROCMK_MAX_INPUT replaces both.
-const (
-	maxSourceSize = 256 << 20 // CUDA/HIP sources: hipify, build, verify --source, port
-	maxBinarySize = 4 << 30   // inspect: code objects, bundles, host executables
-)
+// maxSourceSize is the size limit of a CUDA/HIP source (hipify, build,
+// verify --source, port): commands read their inputs whole, so each read
+// has a ceiling (README, "Reliability"; inspect's is inspect.MaxFileSize).
+const maxSourceSize = 256 << 20
 
-// inputLimit returns def, or the size ROCMK_MAX_INPUT gives.
+// inputLimit returns def, or the size ROCMK_MAX_INPUT gives instead.
 func inputLimit(env Env, def int64) (int64, error) {
 	s := env.Getenv("ROCMK_MAX_INPUT")
 	if s == "" {
@@ -35,6 +33,7 @@ func readInput(name string, limit int64) ([]byte, error) {
 	return b, inputHint(err)
 }
 
+// inputHint adds what to do to a size-limit or not-a-regular-file error.
 func inputHint(err error) error {
 	switch {
 	case errors.Is(err, safefile.ErrTooLarge):
