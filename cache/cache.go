@@ -284,7 +284,7 @@ func (c *Cache) GetBytes(id ActionID) ([]byte, Entry, error) {
 		return nil, Entry{}, err
 	}
 	data, err := safefile.Read(c.OutputFile(e.Output), e.Size)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if notData(err) {
 		c.drop(id, e.Output)
 		return nil, Entry{}, miss("data file: %v (removed)", err)
 	}
@@ -310,7 +310,7 @@ func (c *Cache) GetFile(id ActionID) (string, Entry, error) {
 	}
 	name := c.OutputFile(e.Output)
 	out, size, err := hashFile(name)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if notData(err) {
 		c.drop(id, e.Output)
 		return "", Entry{}, miss("data file: %v (removed)", err)
 	}
@@ -348,14 +348,20 @@ func hashFile(name string) (OutputID, int64, error) {
 	return o, n, nil
 }
 
+// notData reports whether a read of a data file failed because the file
+// cannot be one: not a regular file (a named pipe, a device, a link to
+// /dev/zero), or larger than its entry or any entry. A missing file, or one
+// that cannot be read for another reason, is not known to be bad.
+func notData(err error) bool {
+	return errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge)
+}
+
 // badData reports whether the data file name cannot hold o: its content
-// hashes to something else, or it is not a regular file of a storable size.
-// A missing file, or one that cannot be read for another reason, is not
-// known to be bad.
+// hashes to something else, or notData.
 func badData(name string, o OutputID) bool {
 	got, _, err := hashFile(name)
 	if err != nil {
-		return errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge)
+		return notData(err)
 	}
 	return got != o
 }
