@@ -6,8 +6,9 @@ import "fmt"
 // fixed buffer).
 const maxArgBytes = 256
 
-// packArgs lays args out at natural alignment, as the kernel ABI does, and
-// returns the buffer and each argument's offset plus the total size at the end.
+// packArgs lays args out at their alignment (natural for scalars), as the
+// kernel ABI does, and returns the buffer and each argument's offset plus the
+// total size at the end.
 func packArgs(args []Arg) ([]byte, []int32, error) {
 	if len(args) > 64 {
 		return nil, nil, fmt.Errorf("%d kernel arguments: at most 64", len(args))
@@ -18,7 +19,10 @@ func packArgs(args []Arg) ([]byte, []int32, error) {
 		if _, isBuf := a.IsBuf(); isBuf {
 			return nil, nil, fmt.Errorf("argument %d is an unresolved buffer reference", i)
 		}
-		for len(buf)%a.size != 0 {
+		if al := a.Align(); al <= 0 || al&(al-1) != 0 || al > maxArgBytes {
+			return nil, nil, fmt.Errorf("argument %d: alignment %d is not a power of two up to %d", i, al, maxArgBytes)
+		}
+		for len(buf)%a.Align() != 0 {
 			buf = append(buf, 0)
 		}
 		offs[i] = int32(len(buf))

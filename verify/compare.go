@@ -21,10 +21,17 @@ type Tolerance struct {
 }
 
 // DefaultTolerance is torch.testing's default for d: f32 (1.3e-6, 1e-5),
-// f16 (1e-3, 1e-5), bf16 (1.6e-2, 1e-5), f64 (1e-7, 1e-7); integers exact.
-// NaN matches NaN.
+// f16 (1e-3, 1e-5), bf16 (1.6e-2, 1e-5), f64 (1e-7, 1e-7); integers and
+// bool exact. torch has none for fp8: e4m3 (0.125, 2^-9) and e5m2 (0.25,
+// 2^-16) allow one unit in the last place (eps relative, the smallest
+// subnormal absolute), what a kernel that rounds from float32 where the
+// reference rounds from float64 can differ by. NaN matches NaN.
 func DefaultTolerance(d DType) Tolerance {
 	switch d {
+	case E4M3:
+		return Tolerance{RTol: 0.125, ATol: 0x1p-9, EqualNaN: true}
+	case E5M2:
+		return Tolerance{RTol: 0.25, ATol: 0x1p-16, EqualNaN: true}
 	case F32:
 		return Tolerance{RTol: 1.3e-6, ATol: 1e-5, EqualNaN: true}
 	case F16:
@@ -146,6 +153,15 @@ func ulpDistance(d DType, a, b float64) float64 {
 			}
 		case F32:
 			u = int64(math.Float32bits(float32(v)) & 0x7fffffff)
+			if math.Signbit(v) {
+				u = -u
+			}
+		case E4M3, E5M2:
+			code := F64ToE4M3(v, true)
+			if d == E5M2 {
+				code = F64ToE5M2(v, true)
+			}
+			u = int64(code & 0x7f)
 			if math.Signbit(v) {
 				u = -u
 			}
@@ -305,10 +321,34 @@ func compareElems(d DType, got, want []byte, t Tolerance, lo, hi int, c *Compari
 				c.note(d, t, i, gf, wf)
 			}
 		}
+	case I64, U64:
+		// Beyond 2^53 two integers can decode to one float64: compare
+		// the integers, and only then their values.
+		for i := lo; i < hi; i++ {
+			g, w := le.Uint64(got[8*i:]), le.Uint64(want[8*i:])
+			gf, wf := Decode(d, got, i), Decode(d, want, i)
+			if g != w && gf == wf {
+				c.noteUnequal(i, gf, wf)
+				continue
+			}
+			c.note(d, t, i, gf, wf)
+		}
 	default:
 		for i := lo; i < hi; i++ {
 			c.note(d, t, i, Decode(d, got, i), Decode(d, want, i))
 		}
+	}
+}
+
+// noteUnequal accounts element i as a mismatch whose values (g, w) are
+// equal as float64 although the elements differ.
+func (c *Comparison) noteUnequal(i int, g, w float64) {
+	c.Mismatches++
+	if c.FirstBad < 0 {
+		c.FirstBad = i
+	}
+	if !c.worstBad {
+		c.Worst, c.WorstGot, c.WorstWant, c.worstScore, c.worstBad = i, g, w, math.Inf(1), true
 	}
 }
 

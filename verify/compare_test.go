@@ -181,3 +181,44 @@ func nudge(d DType, b []byte, i int) {
 		binary.LittleEndian.PutUint16(b[2*i:], binary.LittleEndian.Uint16(b[2*i:])+1)
 	}
 }
+
+func TestCompareNewDTypes(t *testing.T) {
+	assert.Equal(t, Tolerance{RTol: 0.125, ATol: 0x1p-9, EqualNaN: true}, DefaultTolerance(E4M3))
+	assert.Equal(t, Tolerance{RTol: 0.25, ATol: 0x1p-16, EqualNaN: true}, DefaultTolerance(E5M2))
+	for _, d := range []DType{U64, I8, U16, I16, Bool} {
+		assert.Equal(t, Tolerance{EqualNaN: true}, DefaultTolerance(d), d.String())
+	}
+	enc := func(d DType, v ...float64) []byte {
+		b := NewBuffer(d, len(v))
+		for i, x := range v {
+			Encode(d, b, i, x)
+		}
+		return b
+	}
+	// e4m3: one code apart passes by default, two fail.
+	want := enc(E4M3, 1, 2, 300, 0x1p-9)
+	c := Compare(E4M3, enc(E4M3, 1.125, 2, 320, 0x2p-9), want, DefaultTolerance(E4M3))
+	assert.True(t, c.OK(), "%v", c)
+	c = Compare(E4M3, enc(E4M3, 1.25, 2, 300, 0x1p-9), want, DefaultTolerance(E4M3))
+	assert.Equal(t, 1, c.Mismatches)
+	c = Compare(E4M3, enc(E4M3, 1.25, 2, 300, 0x1p-9), want, Tolerance{MaxULP: 2})
+	assert.True(t, c.OK(), "2 ulps apart within max-ulp 2: %v", c)
+	assert.Equal(t, 2.0, c.MaxULP)
+	assert.Equal(t, 3.0, ulpDistance(E5M2, -0x1p-16, 0x2p-16), "across zero")
+
+	// u64 beyond 2^53: equal as float64, different as integers.
+	g, w := NewBuffer(U64, 2), NewBuffer(U64, 2)
+	binary.LittleEndian.PutUint64(g[8:], 1<<60+1)
+	binary.LittleEndian.PutUint64(w[8:], 1<<60)
+	c = Compare(U64, g, w, DefaultTolerance(U64))
+	assert.Equal(t, 1, c.Mismatches)
+	assert.Equal(t, 1, c.FirstBad)
+	assert.Equal(t, 1, c.Worst)
+	c = CompareParallel(I64, g, w, DefaultTolerance(I64))
+	assert.Equal(t, 1, c.Mismatches)
+
+	c = Compare(I8, enc(I8, -3, 127, -128), enc(I8, -3, 127, -128), DefaultTolerance(I8))
+	assert.True(t, c.OK())
+	c = Compare(Bool, enc(Bool, 1, 0), enc(Bool, 0.5, 0), DefaultTolerance(Bool))
+	assert.True(t, c.OK(), "0.5 is true")
+}

@@ -20,9 +20,22 @@ const (
 	I64
 	U32
 	U8
+	U64
+	I8
+	U16
+	I16
+	Bool
+	E4M3 // OCP FP8 E4M3 (CUDA __nv_fp8_e4m3): no infinities, max 448
+	E5M2 // OCP FP8 E5M2 (CUDA __nv_fp8_e5m2): IEEE-like, max 57344
 )
 
-var dtypeNames = map[DType]string{F32: "f32", F16: "f16", BF16: "bf16", F64: "f64", I32: "i32", I64: "i64", U32: "u32", U8: "u8"}
+var dtypeNames = map[DType]string{F32: "f32", F16: "f16", BF16: "bf16", F64: "f64", I32: "i32", I64: "i64", U32: "u32", U8: "u8",
+	U64: "u64", I8: "i8", U16: "u16", I16: "i16", Bool: "bool", E4M3: "e4m3", E5M2: "e5m2"}
+
+// DTypes lists every dtype, in declaration order.
+func DTypes() []DType {
+	return []DType{F32, F16, BF16, F64, I32, I64, U32, U8, U64, I8, U16, I16, Bool, E4M3, E5M2}
+}
 
 func (d DType) String() string {
 	if s, ok := dtypeNames[d]; ok {
@@ -31,33 +44,63 @@ func (d DType) String() string {
 	return fmt.Sprintf("dtype(%d)", uint8(d))
 }
 
-// ParseDType parses "f32", "f16", "bf16", "f64", "i32", "i64", "u32", "u8".
+// ParseDType parses a dtype name: f32, f16, bf16, f64, e4m3, e5m2, i8, i16,
+// i32, i64, u8, u16, u32, u64 or bool.
 func ParseDType(s string) (DType, error) {
 	for d, n := range dtypeNames {
 		if strings.EqualFold(s, n) {
 			return d, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown dtype %q (want f32, f16, bf16, f64, i32, i64, u32 or u8)", s)
+	var names []string
+	for _, d := range DTypes() {
+		names = append(names, d.String())
+	}
+	return 0, fmt.Errorf("unknown dtype %q (want one of %s)", s, strings.Join(names, ", "))
 }
 
 // Size is the element size in bytes.
 func (d DType) Size() int {
 	switch d {
-	case F16, BF16:
+	case F16, BF16, U16, I16:
 		return 2
 	case F32, I32, U32:
 		return 4
-	case F64, I64:
+	case F64, I64, U64:
 		return 8
-	case U8:
+	case U8, I8, Bool, E4M3, E5M2:
 		return 1
 	}
 	return 0
 }
 
 // IsFloat reports whether d is a floating-point type.
-func (d DType) IsFloat() bool { return d == F32 || d == F16 || d == BF16 || d == F64 }
+func (d DType) IsFloat() bool {
+	return d == F32 || d == F16 || d == BF16 || d == F64 || d == E4M3 || d == E5M2
+}
+
+// IsSigned reports whether d holds negative values.
+func (d DType) IsSigned() bool {
+	switch d {
+	case U8, U16, U32, U64, Bool:
+		return false
+	}
+	return true
+}
+
+// IntRange is the smallest and largest value of an integer dtype (bool: 0
+// and 1); 64-bit bounds are rounded to float64 (2^63, 2^64), which Encode
+// saturates.
+func (d DType) IntRange() (lo, hi float64) {
+	if d == Bool {
+		return 0, 1
+	}
+	bits := d.Size() * 8
+	if d.IsSigned() {
+		return -math.Ldexp(1, bits-1), math.Ldexp(1, bits-1) - 1
+	}
+	return 0, math.Ldexp(1, bits) - 1
+}
 
 // Eps is the machine epsilon (distance from 1 to the next value); 0 for ints.
 func (d DType) Eps() float64 {
@@ -70,12 +113,19 @@ func (d DType) Eps() float64 {
 		return 0x1p-7
 	case F64:
 		return 0x1p-52
+	case E4M3:
+		return 0x1p-3
+	case E5M2:
+		return 0x1p-2
 	}
 	return 0
 }
 
-// Round rounds v to the nearest value representable in d (round to nearest
-// even for floats; saturating truncation toward zero for ints).
+// Round converts v to d and back, as the device's conversion does: round to
+// nearest even for floats (fp8 saturating to the largest finite value, as
+// CUDA's __nv_fp8_* constructors do with __NV_SATFINITE); for integers
+// truncation toward zero, saturated to the type's range (NaN is 0); for bool
+// 1 for any non-zero value (NaN included, as C++'s conversion).
 func (d DType) Round(v float64) float64 {
 	switch d {
 	case F32:
@@ -86,8 +136,21 @@ func (d DType) Round(v float64) float64 {
 		return BF16ToF32(F32ToBF16(float32(v)))
 	case F64:
 		return v
+	case E4M3:
+		return E4M3ToF64(F64ToE4M3(v, true))
+	case E5M2:
+		return E5M2ToF64(F64ToE5M2(v, true))
+	case Bool:
+		if v != 0 {
+			return 1
+		}
+		return 0
 	}
-	return math.Trunc(v)
+	if math.IsNaN(v) {
+		return 0
+	}
+	lo, hi := d.IntRange()
+	return math.Max(lo, math.Min(hi, math.Trunc(v)))
 }
 
 // F32ToF16 converts with round-to-nearest-even, like __float2half_rn.
@@ -189,11 +252,28 @@ func Decode(d DType, b []byte, i int) float64 {
 		return float64(int64(binary.LittleEndian.Uint64(b[8*i:])))
 	case U8:
 		return float64(b[i])
+	case U64:
+		return float64(binary.LittleEndian.Uint64(b[8*i:]))
+	case I8:
+		return float64(int8(b[i]))
+	case U16:
+		return float64(binary.LittleEndian.Uint16(b[2*i:]))
+	case I16:
+		return float64(int16(binary.LittleEndian.Uint16(b[2*i:])))
+	case Bool:
+		if b[i] != 0 {
+			return 1
+		}
+		return 0
+	case E4M3:
+		return E4M3ToF64(b[i])
+	case E5M2:
+		return E5M2ToF64(b[i])
 	}
 	panic("verify: Decode of " + d.String())
 }
 
-// Encode writes v, rounded to d, as element i.
+// Encode writes v, rounded to d (see Round), as element i.
 func Encode(d DType, b []byte, i int, v float64) {
 	switch d {
 	case F32:
@@ -204,17 +284,41 @@ func Encode(d DType, b []byte, i int, v float64) {
 		binary.LittleEndian.PutUint16(b[2*i:], F32ToBF16(float32(v)))
 	case F64:
 		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
-	case I32:
-		binary.LittleEndian.PutUint32(b[4*i:], uint32(int32(v)))
-	case U32:
-		binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
-	case I64:
-		binary.LittleEndian.PutUint64(b[8*i:], uint64(int64(v)))
-	case U8:
-		b[i] = uint8(v)
+	case E4M3:
+		b[i] = F64ToE4M3(v, true)
+	case E5M2:
+		b[i] = F64ToE5M2(v, true)
+	case I32, U32, I64, U64, U8, I8, U16, I16, Bool:
+		v = d.Round(v)
+		switch d.Size() {
+		case 1:
+			b[i] = uint8(intBits(d, v))
+		case 2:
+			binary.LittleEndian.PutUint16(b[2*i:], uint16(intBits(d, v)))
+		case 4:
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(intBits(d, v)))
+		case 8:
+			binary.LittleEndian.PutUint64(b[8*i:], intBits(d, v))
+		}
 	default:
 		panic("verify: Encode of " + d.String())
 	}
+}
+
+// intBits is the two's complement bit pattern of v (already rounded to the
+// integer dtype d, so in range but for the 2^63 and 2^64 that float64 bounds
+// round to).
+func intBits(d DType, v float64) uint64 {
+	if !d.IsSigned() {
+		if v >= 0x1p64 {
+			return math.MaxUint64
+		}
+		return uint64(v)
+	}
+	if v >= 0x1p63 {
+		return math.MaxInt64
+	}
+	return uint64(int64(v))
 }
 
 // NewBuffer allocates n elements of d.

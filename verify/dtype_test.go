@@ -74,10 +74,10 @@ func TestBF16HandValues(t *testing.T) {
 }
 
 func TestEncodeDecodeAllTypes(t *testing.T) {
-	for _, d := range []DType{F32, F16, BF16, F64, I32, I64, U32, U8} {
+	for _, d := range DTypes() {
 		b := NewBuffer(d, 3)
 		Encode(d, b, 1, 5)
-		assert.Equal(t, 5.0, Decode(d, b, 1), d.String())
+		assert.Equal(t, d.Round(5), Decode(d, b, 1), d.String())
 		assert.Equal(t, 0.0, Decode(d, b, 0), d.String())
 		p, err := ParseDType(d.String())
 		assert.NoError(t, err)
@@ -97,10 +97,62 @@ func TestArgsPackAtNaturalAlignment(t *testing.T) {
 	assert.Equal(t, []byte{0xff, 0xff, 0xff, 0xff}, buf[8:12])
 	_, _, err = packArgs([]Arg{Buf(0)})
 	assert.Error(t, err, "an unresolved buffer reference cannot be packed")
+
+	// A 12-byte struct aligned to 4 after a 2-byte scalar, then a pointer.
+	st := Raw([]byte{1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0}, 4)
+	buf, offs, err = packArgs([]Arg{Raw([]byte{0x34, 0x12}, 2), st, Ptr(0x2000), Raw([]byte{7}, 1)})
+	assert.NoError(t, err)
+	assert.Equal(t, []int32{0, 4, 16, 24, 25}, offs)
+	assert.Equal(t, []byte{0x34, 0x12, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0}, buf[:16])
+	assert.Equal(t, 12, st.Size())
+	assert.Equal(t, uint64(0x0000000200000001), st.Uint64())
+	_, _, err = packArgs([]Arg{Raw([]byte{1, 2, 3}, 3)})
+	assert.ErrorContains(t, err, "alignment 3 is not a power of two")
 }
 
 func TestPeakBandwidth(t *testing.T) {
 	// H100 SXM: 2619 MHz x 5120 bits x 2 = 3352 GB/s.
 	d := Device{MemClockKHz: 2619000, BusWidthBits: 5120}
 	assert.InDelta(t, 3352.32e9, d.PeakBandwidth(), 1e6)
+}
+
+func TestNewIntegerDTypes(t *testing.T) {
+	for _, c := range []struct {
+		d      DType
+		size   int
+		lo, hi float64
+	}{
+		{U64, 8, 0, 0x1p64 - 1}, {I8, 1, -128, 127}, {U16, 2, 0, 65535}, {I16, 2, -32768, 32767}, {Bool, 1, 0, 1},
+	} {
+		assert.Equal(t, c.size, c.d.Size(), c.d.String())
+		assert.False(t, c.d.IsFloat(), c.d.String())
+		if c.d != Bool {
+			assert.Equal(t, c.lo, c.d.Round(-1e30), "%s saturates below", c.d)
+			assert.Equal(t, c.hi, c.d.Round(1e30), "%s saturates above", c.d)
+		}
+		b := NewBuffer(c.d, 4)
+		for i, v := range []float64{c.lo, c.hi, 1.9, -0.9} {
+			Encode(c.d, b, i, v)
+		}
+		assert.Equal(t, c.lo, Decode(c.d, b, 0), c.d.String())
+		assert.Equal(t, c.d.Round(c.hi), Decode(c.d, b, 1), c.d.String())
+		assert.Equal(t, 1.0, Decode(c.d, b, 2), "%s truncates", c.d)
+		assert.Equal(t, c.d.Round(-0.9), Decode(c.d, b, 3), c.d.String())
+	}
+	b := NewBuffer(U64, 1)
+	Encode(U64, b, 0, 1e30)
+	assert.Equal(t, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, b, "u64 saturates to 2^64-1")
+	Encode(I64, b, 0, 0x1p63)
+	assert.Equal(t, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, b, "i64 saturates to 2^63-1")
+	Encode(I8, b, 0, -5)
+	assert.Equal(t, byte(0xfb), b[0])
+	assert.Equal(t, 1.0, Bool.Round(math.NaN()), "NaN converts to true, as in C++")
+	assert.Equal(t, 0.0, I32.Round(math.NaN()))
+	for _, d := range DTypes() {
+		p, err := ParseDType(d.String())
+		assert.NoError(t, err)
+		assert.Equal(t, d, p)
+	}
+	_, err := ParseDType("fp8")
+	assert.ErrorContains(t, err, "want one of f32, f16, bf16, f64, i32, i64, u32, u8, u64, i8, u16, i16, bool, e4m3, e5m2")
 }

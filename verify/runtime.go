@@ -88,13 +88,25 @@ const (
 )
 
 // Arg is one kernel argument: a scalar of 4 or 8 bytes (a pointer is an 8-byte
-// scalar), or a reference to a Case buffer.
+// scalar), raw bytes (a struct or a smaller scalar), or a reference to a Case
+// buffer.
 type Arg struct {
-	kind argKind
-	size int    // 4 or 8
-	bits uint64 // little-endian value
-	buf  int    // buffer index for argBuf
-	desc string // for messages
+	kind  argKind
+	size  int    // 4 or 8; len(raw) for raw bytes
+	bits  uint64 // little-endian value (raw: its first 8 bytes)
+	buf   int    // buffer index for argBuf
+	desc  string // for messages
+	raw   []byte // by-value bytes of any size (Raw)
+	align int    // raw: alignment in the argument buffer
+}
+
+// Raw passes b by value at an alignment of align bytes (a power of two): a
+// struct laid out by the caller, or a scalar of 1 or 2 bytes.
+func Raw(b []byte, align int) Arg {
+	var first [8]byte
+	copy(first[:], b)
+	return Arg{size: len(b), bits: binary.LittleEndian.Uint64(first[:]), raw: append([]byte(nil), b...), align: align,
+		desc: fmt.Sprintf("%d bytes", len(b))}
 }
 
 // Ptr passes a device pointer.
@@ -126,8 +138,20 @@ func Buf(i int) Arg { return Arg{kind: argBuf, size: 8, buf: i, desc: fmt.Sprint
 // Size is the argument's size in bytes.
 func (a Arg) Size() int { return a.size }
 
+// Align is the argument's alignment in the argument buffer: its size, or
+// what Raw was given.
+func (a Arg) Align() int {
+	if a.align > 0 {
+		return a.align
+	}
+	return a.size
+}
+
 // Bytes is the argument's little-endian encoding.
 func (a Arg) Bytes() []byte {
+	if a.raw != nil {
+		return append([]byte(nil), a.raw...)
+	}
 	b := make([]byte, 8)
 	binary.LittleEndian.PutUint64(b, a.bits)
 	return b[:a.size]
