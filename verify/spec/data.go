@@ -3,12 +3,15 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/expr-lang/expr/vm"
 
 	"github.com/rocmk/rocmk/verify"
 )
@@ -38,31 +41,13 @@ func parseDType(s string) (DType, bool) {
 	if err != nil {
 		return DType{}, false
 	}
-	return DType{Name: v.String(), Size: v.Size(), Float: v.IsFloat(), Signed: v != verify.U32 && v != verify.U8, V: v}, true
+	return DType{Name: v.String(), Size: v.Size(), Float: v.IsFloat(), Signed: v.IsSigned(), V: v}, true
 }
 
 // round converts x to the nearest value the dtype can hold (what the device
-// sees), so references are computed from exactly the device's inputs.
-// Integers are truncated and saturated.
-func (d DType) round(x float64) float64 {
-	if d.Float {
-		return d.V.Round(x)
-	}
-	if math.IsNaN(x) {
-		return 0
-	}
-	x = math.Trunc(x)
-	lo, hi := d.limits()
-	return math.Max(lo, math.Min(hi, x))
-}
-
-func (d DType) limits() (lo, hi float64) {
-	bits := d.Size * 8
-	if d.Signed {
-		return -math.Ldexp(1, bits-1), math.Ldexp(1, bits-1) - 1
-	}
-	return 0, math.Ldexp(1, bits) - 1
-}
+// sees), so references are computed from exactly the device's inputs (see
+// verify.DType.Round: integers truncate and saturate, fp8 saturates).
+func (d DType) round(x float64) float64 { return d.V.Round(x) }
 
 // Encode writes vals as little-endian dtype elements.
 func (d DType) Encode(vals []float64) []byte {
@@ -84,7 +69,7 @@ func (d DType) Decode(b []byte) []float64 {
 
 // Init is how a buffer's initial contents are made.
 type Init struct {
-	Kind     string // "zero", "random", "iota", "constant", "file"
+	Kind     string // "zero", "random", "iota", "constant", "values", "expr", "file"
 	Seed     uint64
 	Min, Max float64
 	Start    float64
@@ -92,11 +77,12 @@ type Init struct {
 	Value    float64
 	Path     string
 	Values   []string // expressions, one per element
+	Expr     string   // expression of the flat index i, for every element
 }
 
 // parseInit reads an init value: absent (zeros), "iota", "zero", or a table
 // with one key: random = {seed, min, max}, iota = {start, step},
-// constant = V, file = "path".
+// constant = V, values = [...], expr = "f(i)", file = "path".
 func parseInit(v any) (Init, error) {
 	switch x := v.(type) {
 	case nil:
@@ -110,7 +96,7 @@ func parseInit(v any) (Init, error) {
 		case "random":
 			return Init{Kind: "random", Seed: 1, Min: -1, Max: 1}, nil
 		}
-		return Init{}, fmt.Errorf("unknown init %q (want random, iota, constant, values, file or zero)", x)
+		return Init{}, fmt.Errorf("unknown init %q (want random, iota, constant, values, expr, file or zero)", x)
 	case map[string]any:
 		if len(x) != 1 {
 			var keys []string
@@ -118,7 +104,7 @@ func parseInit(v any) (Init, error) {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
-			return Init{}, fmt.Errorf("want one of random, iota, constant, values, file; got %s", strings.Join(keys, ", "))
+			return Init{}, fmt.Errorf("want one of random, iota, constant, values, expr, file; got %s", strings.Join(keys, ", "))
 		}
 		for k, val := range x {
 			switch k {
@@ -189,6 +175,12 @@ func parseInit(v any) (Init, error) {
 					in.Values = append(in.Values, src)
 				}
 				return in, nil
+			case "expr":
+				src, ok := val.(string)
+				if !ok || strings.TrimSpace(src) == "" {
+					return Init{}, fmt.Errorf("expr: want an expression of the element index i, got %v", val)
+				}
+				return Init{Kind: "expr", Expr: src}, nil
 			case "file":
 				p, ok := val.(string)
 				if !ok || p == "" {
@@ -196,7 +188,7 @@ func parseInit(v any) (Init, error) {
 				}
 				return Init{Kind: "file", Path: p}, nil
 			default:
-				return Init{}, fmt.Errorf("unknown init %q (want random, iota, constant, values, file or zero)", k)
+				return Init{}, fmt.Errorf("unknown init %q (want random, iota, constant, values, expr, file or zero)", k)
 			}
 		}
 	}
@@ -207,6 +199,8 @@ func number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case int64:
 		return float64(x), true
+	case int:
+		return float64(x), true
 	case float64:
 		return x, true
 	}
@@ -214,7 +208,7 @@ func number(v any) (float64, bool) {
 }
 
 // fill makes count elements of dtype d; dir resolves file paths, env holds
-// the sizes for values expressions.
+// the sizes for values and expr expressions.
 func (in Init) fill(d DType, count int, dir string, env map[string]any) ([]float64, error) {
 	out := make([]float64, count)
 	switch in.Kind {
@@ -227,6 +221,29 @@ func (in Init) fill(d DType, count int, dir string, env map[string]any) ([]float
 			x, err := evalNumber(src, env)
 			if err != nil {
 				return nil, fmt.Errorf("values[%d]: %v", i, err)
+			}
+			out[i] = d.round(x)
+		}
+	case "expr":
+		local := make(map[string]any, len(env)+1)
+		for k, v := range env {
+			local[k] = v
+		}
+		local["i"] = 0
+		prog, err := compileExpr(in.Expr, local)
+		if err != nil {
+			return nil, fmt.Errorf("expr: %w", err)
+		}
+		var machine vm.VM
+		for i := range out {
+			local["i"] = i
+			v, err := machine.Run(prog, local)
+			if err != nil {
+				return nil, fmt.Errorf("expr: at i=%d: %w", i, exprError(err))
+			}
+			x, ok := number(v)
+			if !ok {
+				return nil, fmt.Errorf("expr: at i=%d: %v is not a number", i, v)
 			}
 			out[i] = d.round(x)
 		}
@@ -251,18 +268,41 @@ func (in Init) fill(d DType, count int, dir string, env map[string]any) ([]float
 			out[i] = d.round(x)
 		}
 	case "file":
-		p := in.Path
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		b, err := os.ReadFile(p)
+		b, err := readPrefix(in.Path, dir, count*d.Size)
 		if err != nil {
 			return nil, err
 		}
 		if len(b) < count*d.Size {
 			return nil, fmt.Errorf("%s has %d bytes, the buffer needs %d (%d × %s)", in.Path, len(b), count*d.Size, count, d.Name)
 		}
-		copy(out, d.Decode(b[:count*d.Size]))
+		for i := range out {
+			out[i] = verify.Decode(d.V, b, i)
+		}
 	}
 	return out, nil
+}
+
+// readPrefix reads at most n bytes of a regular file (a FIFO or a device
+// would block or never end).
+func readPrefix(path, dir string, n int) ([]byte, error) {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	b := make([]byte, min(int64(n), st.Size()))
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
 }

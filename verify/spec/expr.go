@@ -9,12 +9,16 @@ import (
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/rocmk/rocmk/verify"
 )
 
 // Expressions are github.com/expr-lang/expr programs. Besides expr's own
 // builtins (abs, ceil, floor, round, int, float, max, min, sum, mean,
-// median, map, filter, ranges a..b, let) they can call the functions below,
-// all in float64.
+// median, map, filter, sortBy, findIndex, ranges a..b, let) they can call the
+// functions below (float64 in, float64 out unless said), and integer rules
+// are added by patching expr's tree (patch.go): a // b, % on whole floats,
+// whole floats as indices, negative indices refused.
 
 func toF(v any) float64 {
 	switch x := v.(type) {
@@ -87,6 +91,33 @@ func argIndex(name string, better func(a, b float64) bool) expr.Option {
 	})
 }
 
+// fp8Bits is NAME(x) or NAME(x, sat): the fp8 code of x (an integer),
+// saturating unless sat is false (__NV_SATFINITE / __NV_NOSAT).
+func fp8Bits(name string, enc func(float64, bool) uint8) expr.Option {
+	return expr.Function(name, func(p ...any) (any, error) {
+		sat := true
+		if len(p) > 1 {
+			b, ok := p[1].(bool)
+			if !ok {
+				return nil, fmt.Errorf("%s: sat is %v, want true or false", name, p[1])
+			}
+			sat = b
+		}
+		return int(enc(toF(p[0]), sat)), nil
+	}, new(func(float64) int), new(func(float64, bool) int))
+}
+
+// fp8Value is NAME(code): the value of an fp8 code (0 to 255).
+func fp8Value(name string, dec func(uint8) float64) expr.Option {
+	return expr.Function(name, func(p ...any) (any, error) {
+		c := toF(p[0])
+		if c < 0 || c > 255 || c != math.Trunc(c) {
+			return nil, fmt.Errorf("%s: %v is not a code from 0 to 255", name, c)
+		}
+		return dec(uint8(c)), nil
+	}, new(func(float64) float64))
+}
+
 // functions are the names expressions can call beyond expr's builtins.
 var functions = []expr.Option{
 	fn1("exp", math.Exp), fn1("exp2", math.Exp2), fn1("expm1", math.Expm1),
@@ -117,6 +148,12 @@ var functions = []expr.Option{
 	}, new(func(float64, float64, float64) float64)),
 	argIndex("argmax", func(a, b float64) bool { return a > b }),
 	argIndex("argmin", func(a, b float64) bool { return a < b }),
+	fn1("to_f32", verify.F32.Round), fn1("to_f16", verify.F16.Round), fn1("to_bf16", verify.BF16.Round),
+	fn1("to_e4m3", verify.E4M3.Round), fn1("to_e5m2", verify.E5M2.Round),
+	fp8Bits("bits_e4m3", verify.F64ToE4M3), fp8Bits("bits_e5m2", verify.F64ToE5M2),
+	fp8Value("from_e4m3", verify.E4M3ToF64), fp8Value("from_e5m2", verify.E5M2ToF64),
+	expr.Function("isnan", func(p ...any) (any, error) { return math.IsNaN(toF(p[0])), nil }, new(func(float64) bool)),
+	expr.Function("isinf", func(p ...any) (any, error) { return math.IsInf(toF(p[0]), 0), nil }, new(func(float64) bool)),
 	expr.Function("col", func(p ...any) (any, error) {
 		m, ok := p[0].([][]float64)
 		if !ok {
@@ -142,32 +179,40 @@ func init() {
 	for _, n := range []string{"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt",
 		"cbrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "erf", "erfc",
 		"sigmoid", "relu", "gelu", "trunc", "sign", "pow", "atan2", "fmod", "fmin", "fmax", "hypot",
-		"cdiv", "clamp", "argmax", "argmin", "col",
+		"cdiv", "clamp", "argmax", "argmin", "col", "to_f32", "to_f16", "to_bf16", "to_e4m3", "to_e5m2",
+		"bits_e4m3", "bits_e5m2", "from_e4m3", "from_e5m2", "isnan", "isinf",
 		"abs", "ceil", "floor", "round", "int", "float", "max", "min", "sum", "mean", "median",
 		"map", "filter", "len", "let", "true", "false", "nil", "in", "and", "or", "not"} {
 		reservedNames[n] = struct{}{}
 	}
 }
 
-// compileExpr compiles src against env (whose values give the types) and
-// turns expr's error into one that shows src and the position.
+// compileExpr compiles src against env (whose values give the types and
+// say which buffers are null) and turns expr's error into one that shows
+// src and the position.
 func compileExpr(src string, env map[string]any) (*vm.Program, error) {
-	opts := append([]expr.Option{expr.Env(env)}, functions...)
-	p, err := expr.Compile(src, opts...)
+	text, floorDivs := markFloorDivs(src)
+	opts := append([]expr.Option{expr.Env(env), expr.Patch(&intPatcher{floorDivs: floorDivs, env: env}), expr.Patch(retype{})}, functions...)
+	opts = append(opts, intOps...)
+	p, err := expr.Compile(text, opts...)
 	if err != nil {
-		return nil, exprError(err)
+		return nil, exprError(err).withSource(src)
 	}
 	return p, nil
 }
 
 // exprError rewrites expr's multi-line error ("msg (1:5)\n | src\n | ....^")
 // as one message with the position and the snippet.
-func exprError(err error) error {
+func exprError(err error) *ExprError {
+	var ee *ExprError
+	if errors.As(err, &ee) {
+		return ee
+	}
 	var fe *file.Error
 	if errors.As(err, &fe) {
 		return &ExprError{Msg: fe.Message, Line: fe.Line, Column: fe.Column + 1, Snippet: fe.Snippet}
 	}
-	return err
+	return &ExprError{Msg: err.Error()}
 }
 
 // ExprError is an error in an expression, at a 1-based line and column.
@@ -178,7 +223,19 @@ type ExprError struct {
 }
 
 func (e *ExprError) Error() string {
+	if e.Column == 0 {
+		return e.Msg
+	}
 	return fmt.Sprintf("%s (at column %d)%s", e.Msg, e.Column, e.Snippet)
+}
+
+// withSource redraws the snippet over src, the expression as written (expr
+// saw // rewritten, and prints what it saw).
+func (e *ExprError) withSource(src string) *ExprError {
+	if e.Column == 0 || e.Line > 1 || strings.Contains(src, "\n") {
+		return e
+	}
+	return e.shift(0, src)
 }
 
 // shift moves the error's column by off runes and redraws the snippet over
@@ -216,13 +273,33 @@ func evalNumber(src string, env map[string]any) (float64, error) {
 	}
 	v, err := expr.Run(p, env)
 	if err != nil {
-		return 0, exprError(err)
+		return 0, exprError(err).withSource(src)
 	}
 	switch v.(type) {
 	case int, float64, int64:
 		return toF(v), nil
 	}
 	return 0, fmt.Errorf("%q is not a number (it is %T)", src, v)
+}
+
+// evalBool evaluates src in env as a condition: a bool, or a number that
+// is true when non-zero (as in C).
+func evalBool(src string, env map[string]any) (bool, error) {
+	p, err := compileExpr(src, env)
+	if err != nil {
+		return false, err
+	}
+	v, err := expr.Run(p, env)
+	if err != nil {
+		return false, exprError(err).withSource(src)
+	}
+	switch x := v.(type) {
+	case bool:
+		return x, nil
+	case int, float64, int64:
+		return toF(x) != 0, nil
+	}
+	return false, fmt.Errorf("%q is not a condition (it is %T)", src, v)
 }
 
 // evalInt evaluates src in env and requires a whole number.

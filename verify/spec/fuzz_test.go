@@ -16,16 +16,16 @@ func FuzzParse(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	old := maxBufferBytes
-	maxBufferBytes = 1 << 20
-	defer func() { maxBufferBytes = old }()
+	old := maxHostBytes
+	maxHostBytes = 16 << 20
+	defer func() { maxHostBytes = old }()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := Parse("fuzz.toml", data)
 		if err != nil {
 			return
 		}
 		for _, s := range file.Specs {
-			// Expanding allocates the buffers: only small sweeps.
+			// References take time: only small sweeps.
 			lists, err := s.sizeLists()
 			if err != nil {
 				continue

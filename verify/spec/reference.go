@@ -1,8 +1,10 @@
 package spec
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -11,90 +13,139 @@ import (
 	"github.com/expr-lang/expr/vm"
 )
 
-// view presents flat data with a shape as what expressions index:
-// []float64, [][]float64 or [][][]float64 (rows share data's memory).
+// view presents flat data with a shape as what expressions index: []float64
+// for one dimension, [][]float64 for two, up to six levels of nesting (the
+// rows share data's memory).
 func view(data []float64, shape []int) any {
-	switch len(shape) {
-	case 2:
-		rows := make([][]float64, shape[0])
-		for r := range rows {
-			rows[r] = data[r*shape[1] : (r+1)*shape[1] : (r+1)*shape[1]]
-		}
-		return rows
-	case 3:
-		planes := make([][][]float64, shape[0])
-		for p := range planes {
-			planes[p] = view(data[p*shape[1]*shape[2]:(p+1)*shape[1]*shape[2]], shape[1:]).([][]float64)
-		}
-		return planes
+	r := len(shape)
+	if r <= 1 {
+		return data
 	}
-	return data
+	lead := func(k int) int { // elements of the first k dimensions
+		n := 1
+		for _, d := range shape[:k] {
+			n *= d
+		}
+		return n
+	}
+	l1 := group(data, lead(r-1), shape[r-1])
+	if r == 2 {
+		return l1
+	}
+	l2 := group(l1, lead(r-2), shape[r-2])
+	if r == 3 {
+		return l2
+	}
+	l3 := group(l2, lead(r-3), shape[r-3])
+	if r == 4 {
+		return l3
+	}
+	l4 := group(l3, lead(r-4), shape[r-4])
+	if r == 5 {
+		return l4
+	}
+	return group(l4, lead(r-5), shape[r-5])
+}
+
+// group splits items into count slices of size elements.
+func group[T any](items []T, count, size int) [][]T {
+	out := make([][]T, count)
+	for i := range out {
+		out[i] = items[i*size : (i+1)*size : (i+1)*size]
+	}
+	return out
+}
+
+// nilView is a null buffer of rank dimensions: a nil slice of the type view
+// gives, so that "x == nil" is true and reading it is an error.
+func nilView(rank int) any {
+	t := reflect.TypeOf([]float64(nil))
+	for i := 1; i < rank; i++ {
+		t = reflect.SliceOf(t)
+	}
+	return reflect.Zero(t).Interface()
 }
 
 // Reference computes the expected contents of the case's output buffers, in
-// float64, from the case's inputs. Lines run in order; each line reads the
-// values as they were before it (so "x[i] = 2 * x[i]" reads the input x),
-// elements a line does not assign keep their initial values.
+// float64, from the case's inputs (filling them first). Lines run in order;
+// each line reads the values as they were before it (so "x[i] = 2 * x[i]"
+// reads the input x), elements a line does not assign keep their initial
+// values.
 func (c *Case) Reference() (map[string][]float64, error) {
-	out, err := c.reference()
-	if err != nil {
-		msg := err.Error()
-		if sizes := c.SortedSizes(); sizes != "" {
-			msg = "with " + strings.ReplaceAll(sizes, " ", ", ") + ": " + msg
-		}
-		return nil, &Error{File: c.Spec.file, Spec: c.Spec.Label(), Msg: msg}
-	}
-	return out, nil
+	return c.ReferenceContext(context.Background())
 }
 
-func (c *Case) reference() (map[string][]float64, error) {
+// ReferenceContext is Reference that stops, with ctx's error, when ctx
+// ends (a reference can take long: each element may sum a whole row).
+func (c *Case) ReferenceContext(ctx context.Context) (map[string][]float64, error) {
+	if err := c.Fill(); err != nil {
+		return nil, err
+	}
+	return c.reference(ctx)
+}
+
+// env is what the case's expressions see: sizes, scalars, structs and
+// buffers (data: the buffers' current values by name).
+func (c *Case) env(data map[string][]float64) map[string]any {
 	s := c.Spec
 	env := map[string]any{}
-	shapes := map[string][]int{}
-	data := map[string][]float64{}
 	for k, v := range c.Sizes {
 		env[k] = int(v)
 	}
 	for i := range c.Args {
 		v := &c.Args[i]
-		if !v.Arg.IsBuffer() {
-			if v.DType.Float {
-				env[v.Arg.Name] = v.Scalar
-			} else {
-				env[v.Arg.Name] = int(v.Scalar)
-			}
-			continue
+		n := s.names[v.Arg.Name]
+		if n == nil || n.decl != v.Arg || n.ambiguous {
+			continue // a later step's own value of a scalar
 		}
-		d := append([]float64(nil), v.Data...)
-		data[v.Arg.Name] = d
-		shapes[v.Arg.Name] = v.Shape
-		env[v.Arg.Name] = view(d, v.Shape)
+		switch {
+		case v.Arg.IsStruct():
+			env[v.Arg.Name] = structValue(v.Arg, v.Fields)
+		case v.Arg.IsBuffer() && v.Null:
+			env[v.Arg.Name] = nilView(len(v.Shape))
+		case v.Arg.IsBuffer():
+			data[v.Arg.Name] = v.Data
+			env[v.Arg.Name] = view(v.Data, v.Shape)
+		case v.DType.Float:
+			env[v.Arg.Name] = v.Scalar
+		default:
+			env[v.Arg.Name] = int(v.Scalar)
+		}
+	}
+	return env
+}
+
+func (c *Case) reference(ctx context.Context) (map[string][]float64, error) {
+	s := c.Spec
+	data := map[string][]float64{}
+	shapes := map[string][]int{}
+	env := c.env(data)
+	for i := range c.Args {
+		if v := &c.Args[i]; v.Arg.IsBuffer() {
+			shapes[v.Arg.Name] = v.Shape
+		}
 	}
 	for k, dims := range s.Temps {
 		var shape []int
+		n := int64(1)
 		for _, d := range dims.([]any) {
 			src, _ := exprSource(d)
-			n, err := evalInt(src, env)
+			x, err := evalInt(src, env)
 			if err != nil {
-				return nil, fmt.Errorf("temps.%s: %v", k, err)
+				return nil, c.errAt("temps."+k, "temps.%s: %v", k, err)
 			}
-			shape = append(shape, int(n))
-		}
-		n := int64(1)
-		for _, d := range shape {
-			if d < 0 || int64(d) > maxBufferBytes {
-				return nil, fmt.Errorf("temps.%s: dimension %d is out of range", k, d)
+			if x < 0 || x > 0 && n > maxHostBytes/16/x {
+				return nil, c.errAt("temps."+k, "temps.%s: %v×%d is out of range (a temp is held twice as float64, within %s)", k, shape, x, fmtBytes(maxHostBytes))
 			}
-			if d > 0 && n > maxBufferBytes/8/int64(d) {
-				return nil, fmt.Errorf("temps.%s: %v is over the %s limit", k, shape, fmtBytes(maxBufferBytes))
-			}
-			n *= int64(d)
+			n *= x
+			shape = append(shape, int(x))
 		}
 		data[k] = make([]float64, n)
 		shapes[k] = shape
 		env[k] = view(data[k], shape)
 	}
 	for li, l := range s.lines {
+		at := fmt.Sprintf("reference.%d", li)
 		for _, ix := range l.indices {
 			env[ix] = 0
 		}
@@ -107,11 +158,14 @@ func (c *Case) reference() (map[string][]float64, error) {
 			if errors.As(err, &ee) {
 				err = ee.shift(l.rhsOff, l.src)
 			}
-			return nil, fmt.Errorf("reference[%d]: %v", li, err)
+			return nil, c.errAt(at, "reference[%d]: %v", li, err)
 		}
 		next := append([]float64(nil), data[l.target]...)
-		if err := evalLine(prog, env, l, shapes[l.target], next); err != nil {
-			return nil, fmt.Errorf("reference[%d] (%s): %v", li, l.src, err)
+		if err := evalLine(ctx, prog, env, l, shapes[l.target], next); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, c.errAt(at, "reference[%d] (%s): %v", li, l.src, err)
 		}
 		data[l.target] = next
 		env[l.target] = view(next, shapes[l.target])
@@ -125,8 +179,9 @@ func (c *Case) reference() (map[string][]float64, error) {
 
 // evalLine evaluates prog at every index of shape, in parallel over chunks
 // of the flat index range, writing into out.
-func evalLine(prog *vm.Program, env map[string]any, l *refLine, shape []int, out []float64) error {
+func evalLine(ctx context.Context, prog *vm.Program, env map[string]any, l *refLine, shape []int, out []float64) error {
 	total := len(out)
+	done := ctx.Done()
 	if total == 0 {
 		return nil
 	}
@@ -154,6 +209,11 @@ func evalLine(prog *vm.Program, env map[string]any, l *refLine, shape []int, out
 			var machine vm.VM
 			idx := make([]int, len(shape))
 			for flat := lo; flat < hi; flat++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
 				rem := flat
 				for d := len(shape) - 1; d >= 0; d-- {
 					idx[d] = rem % shape[d]
@@ -183,6 +243,9 @@ func evalLine(prog *vm.Program, env map[string]any, l *refLine, shape []int, out
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	return firstErr
 }
 

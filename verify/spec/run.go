@@ -14,7 +14,10 @@ import (
 type RunOptions struct {
 	Runtime verify.Runtime
 	Module  verify.Module // the loaded image holding the kernel
-	Symbol  string        // the kernel's symbol in that image (see Resolve)
+	// Symbol is the kernel's symbol in that image (see Resolve). A spec
+	// with steps launches the symbols Resolve recorded for its steps (the
+	// kernels as written when it was not called).
+	Symbol string
 	// Time measures passing cases with events (2 warm-ups, 10 launches).
 	Time bool
 	// LaunchTimeout bounds each launch (default 20s), so a hung kernel is
@@ -51,14 +54,27 @@ func (r *Result) Failed() int {
 type CaseResult struct {
 	Case    string           `json:"case"`
 	Sizes   map[string]int64 `json:"sizes,omitempty"`
-	Grid    [3]int           `json:"grid"`
+	Grid    [3]int           `json:"grid"` // the first launch's
 	Block   [3]int           `json:"block"`
 	Shared  int              `json:"shared_bytes"`
 	OK      bool             `json:"ok"`
 	Error   string           `json:"error,omitempty"`
 	Outputs []OutputResult   `json:"outputs,omitempty"`
 	RefTime time.Duration    `json:"reference_ns"`
-	GPUTime time.Duration    `json:"gpu_median_ns,omitempty"`
+	// GPUTime is the median of the launch (the sum of the steps' medians).
+	GPUTime time.Duration `json:"gpu_median_ns,omitempty"`
+	// Steps are the launches of a spec with steps.
+	Steps []StepResult `json:"steps,omitempty"`
+}
+
+// StepResult is one launch of a case of a spec with steps.
+type StepResult struct {
+	Step    string        `json:"step"`
+	Symbol  string        `json:"symbol"`
+	Grid    [3]int        `json:"grid"`
+	Block   [3]int        `json:"block"`
+	Shared  int           `json:"shared_bytes"`
+	GPUTime time.Duration `json:"gpu_median_ns,omitempty"`
 }
 
 // OutputResult is one output buffer's comparison.
@@ -101,33 +117,50 @@ func (s *Spec) ToleranceFor(name string) verify.Tolerance {
 	return t
 }
 
-// scalarArg passes a scalar value as the kernel expects it.
-func scalarArg(v *Value) (verify.Arg, error) {
+// scalarArg passes a scalar value as the kernel expects it: the dtype's
+// bytes at the dtype's alignment.
+func scalarArg(v *Value) verify.Arg {
 	switch v.DType.V {
 	case verify.F32:
-		return verify.Float32(float32(v.Scalar)), nil
+		return verify.Float32(float32(v.Scalar))
 	case verify.F64:
-		return verify.Float64(v.Scalar), nil
+		return verify.Float64(v.Scalar)
 	case verify.I32:
-		return verify.Int32(int32(v.Scalar)), nil
+		return verify.Int32(int32(v.Scalar))
 	case verify.U32:
-		return verify.Uint32(uint32(v.Scalar)), nil
+		return verify.Uint32(uint32(v.Scalar))
 	case verify.I64:
-		return verify.Int64(int64(v.Scalar)), nil
+		return verify.Int64(int64(v.Scalar))
 	}
-	return verify.Arg{}, fmt.Errorf("scalar %s: %s scalars are not supported (use f32, f64, i32, u32 or i64)", v.Arg.Name, v.DType.Name)
+	return verify.Raw(v.DType.Encode([]float64{v.Scalar}), v.DType.Size)
 }
 
 // Run runs every case of s and compares the outputs with the reference.
-// A case that ran but did not match is a failed case in the result, not an
-// error; errors are for what stops the run (runtime failures, bad specs).
+// With nil cases it goes through the whole sweep one case at a time (a case
+// is built, filled, run and dropped before the next). A case that ran but did
+// not match is a failed case in the result, not an error; errors are for what
+// stops the run (runtime failures, bad specs, ctx ending).
 func Run(ctx context.Context, s *Spec, cases []*Case, o RunOptions) (*Result, error) {
 	res := &Result{Spec: s.Label(), Kernel: s.Kernel, Symbol: o.Symbol, OK: true}
-	for _, c := range cases {
+	seq := s.Cases()
+	if cases != nil {
+		seq = func(yield func(*Case, error) bool) {
+			for _, c := range cases {
+				if !yield(c, nil) {
+					return
+				}
+			}
+		}
+	}
+	for c, err := range seq {
+		if err != nil {
+			return res, err
+		}
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
 		cr, err := runCase(ctx, c, o)
+		c.release()
 		if err != nil {
 			return res, err
 		}
@@ -152,6 +185,24 @@ func Run(ctx context.Context, s *Spec, cases []*Case, o RunOptions) (*Result, er
 	return res, nil
 }
 
+// CheckCases builds every case, fills its inputs and computes its
+// reference on the CPU, one case at a time: what can be checked without a
+// GPU (a reference reading out of a buffer's bounds, a geometry that is not
+// whole, an init file too short). It returns the first error, or ctx's.
+func (s *Spec) CheckCases(ctx context.Context) error {
+	for c, err := range s.Cases() {
+		if err != nil {
+			return err
+		}
+		_, err := c.ReferenceContext(ctx)
+		c.release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func worseErr(a, b verify.Comparison) bool {
 	if a.MaxRel != b.MaxRel && !math.IsNaN(a.MaxRel) {
 		return a.MaxRel > b.MaxRel
@@ -159,15 +210,30 @@ func worseErr(a, b verify.Comparison) bool {
 	return a.MaxAbs > b.MaxAbs
 }
 
+// symbol is the symbol step i launches.
+func (s *Spec) symbol(i int, o RunOptions) string {
+	switch {
+	case len(s.steps) == 1 && o.Symbol != "":
+		return o.Symbol
+	case len(s.symbols) == len(s.steps):
+		return s.symbols[i]
+	}
+	return s.steps[i].kernel
+}
+
 func runCase(ctx context.Context, c *Case, o RunOptions) (*CaseResult, error) {
+	s := c.Spec
 	cr := &CaseResult{Case: c.Name, Sizes: c.Sizes, Grid: c.Grid, Block: c.Block, Shared: c.Shared}
 	t0 := time.Now()
-	want, err := c.Reference()
+	want, err := c.ReferenceContext(ctx)
 	if err != nil {
 		return nil, err
 	}
 	cr.RefTime = time.Since(t0)
 	rt := o.Runtime
+	if _, device, _ := c.hostBytes(); rt.Device().MemBytes > 0 && uint64(device) > rt.Device().MemBytes {
+		return nil, c.errAt("", "the case needs %s of device memory, %s has %s", fmtBytes(device), rt.Device().Name, fmtBytes(int64(rt.Device().MemBytes)))
+	}
 	var ptrs []verify.DevPtr
 	defer func() {
 		for _, p := range ptrs {
@@ -178,12 +244,15 @@ func runCase(ctx context.Context, c *Case, o RunOptions) (*CaseResult, error) {
 	dev := make([]verify.DevPtr, len(c.Args))
 	for i := range c.Args {
 		v := &c.Args[i]
-		if !v.Arg.IsBuffer() {
-			a, err := scalarArg(v)
-			if err != nil {
-				return nil, &Error{File: c.Spec.file, Spec: c.Spec.Label(), Msg: err.Error()}
-			}
-			args[i] = a
+		switch {
+		case v.Arg.IsStruct():
+			args[i] = verify.Raw(encodeStruct(v.Arg, v.Fields), structLayout(v.Arg).align)
+			continue
+		case !v.Arg.IsBuffer():
+			args[i] = scalarArg(v)
+			continue
+		case v.Null:
+			args[i] = verify.Ptr(0)
 			continue
 		}
 		n := len(v.Data) * v.DType.Size
@@ -200,30 +269,56 @@ func runCase(ctx context.Context, c *Case, o RunOptions) (*CaseResult, error) {
 		}
 		args[i] = verify.Ptr(p)
 	}
-	grid := verify.Dim3{X: uint32(c.Grid[0]), Y: uint32(c.Grid[1]), Z: uint32(c.Grid[2])}
-	block := verify.Dim3{X: uint32(c.Block[0]), Y: uint32(c.Block[1]), Z: uint32(c.Block[2])}
 	if o.LaunchTimeout <= 0 {
 		o.LaunchTimeout = 20 * time.Second
 	}
-	lctx, cancel := context.WithTimeout(ctx, o.LaunchTimeout)
-	err = o.Module.Launch(lctx, o.Symbol, grid, block, c.Shared, args...)
-	cancel()
-	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-		return nil, fmt.Errorf("%s: %s did not finish within %s (a hung kernel?)", c.Name, o.Symbol, o.LaunchTimeout)
+	type launch struct {
+		symbol      string
+		grid, block verify.Dim3
+		shared      int
+		args        []verify.Arg
 	}
-	if err != nil {
-		var ve *verify.Error
-		if errors.As(err, &ve) && ve.Sticky() {
-			// The kernel faulted: report it as this case's failure and
-			// recover the context for the next one.
-			cr.Error = err.Error()
-			ptrs = nil
-			if rerr := rt.Reset(); rerr != nil {
-				return nil, fmt.Errorf("%s: %v; reset failed: %w", c.Name, err, rerr)
-			}
-			return cr, nil
+	var launches []launch
+	for _, l := range c.Launches {
+		la := launch{symbol: s.symbol(l.Step, o), shared: l.Shared,
+			grid:  verify.Dim3{X: uint32(l.Grid[0]), Y: uint32(l.Grid[1]), Z: uint32(l.Grid[2])},
+			block: verify.Dim3{X: uint32(l.Block[0]), Y: uint32(l.Block[1]), Z: uint32(l.Block[2])}}
+		for _, ai := range l.Args {
+			la.args = append(la.args, args[ai])
 		}
-		return nil, fmt.Errorf("%s: launch %s: %w", c.Name, o.Symbol, err)
+		launches = append(launches, la)
+		if len(c.Launches) > 1 {
+			cr.Steps = append(cr.Steps, StepResult{Step: l.Label, Symbol: la.symbol, Grid: l.Grid, Block: l.Block, Shared: l.Shared})
+		}
+	}
+	for li, la := range launches {
+		what := la.symbol
+		if l := c.Launches[li]; l.Label != "" {
+			what = fmt.Sprintf("%s (step %d of %d, %s)", l.Label, li+1, len(launches), la.symbol)
+		}
+		lctx, cancel := context.WithTimeout(ctx, o.LaunchTimeout)
+		err = o.Module.Launch(lctx, la.symbol, la.grid, la.block, la.shared, la.args...)
+		cancel()
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s: %s did not finish within %s (a hung kernel?)", c.Name, what, o.LaunchTimeout)
+		}
+		if err != nil {
+			var ve *verify.Error
+			if errors.As(err, &ve) && ve.Sticky() {
+				// The kernel faulted: report it as this case's failure and
+				// recover the context for the next one.
+				cr.Error = err.Error()
+				if len(launches) > 1 {
+					cr.Error = what + ": " + cr.Error
+				}
+				ptrs = nil
+				if rerr := rt.Reset(); rerr != nil {
+					return nil, fmt.Errorf("%s: %v; reset failed: %w", c.Name, err, rerr)
+				}
+				return cr, nil
+			}
+			return nil, fmt.Errorf("%s: launch %s: %w", c.Name, what, err)
+		}
 	}
 	cr.OK = true
 	for i := range c.Args {
@@ -237,7 +332,7 @@ func runCase(ctx context.Context, c *Case, o RunOptions) (*CaseResult, error) {
 				return nil, fmt.Errorf("%s: copy %s from the device: %w", c.Name, v.Arg.Name, err)
 			}
 		}
-		tol := c.Spec.ToleranceFor(v.Arg.Name)
+		tol := s.ToleranceFor(v.Arg.Name)
 		cmp := verify.CompareParallel(v.DType.V, got, v.DType.Encode(want[v.Arg.Name]), tol)
 		or := OutputResult{Name: v.Arg.Name, DType: v.DType.Name, Tolerance: tol, Comparison: cmp}
 		if cmp.Worst >= 0 {
@@ -250,12 +345,21 @@ func runCase(ctx context.Context, c *Case, o RunOptions) (*CaseResult, error) {
 		cr.Outputs = append(cr.Outputs, or)
 	}
 	if o.Time && cr.OK {
-		tctx, cancel := context.WithTimeout(ctx, 13*o.LaunchTimeout)
-		t, err := o.Module.Time(tctx, 2, 10, o.Symbol, grid, block, c.Shared, args...)
-		cancel()
-		if err == nil {
-			cr.GPUTime = t.Median
+		var total time.Duration
+		for li, la := range launches {
+			tctx, cancel := context.WithTimeout(ctx, 13*o.LaunchTimeout)
+			t, err := o.Module.Time(tctx, 2, 10, la.symbol, la.grid, la.block, la.shared, la.args...)
+			cancel()
+			if err != nil {
+				total = 0
+				break
+			}
+			total += t.Median
+			if len(cr.Steps) > 0 {
+				cr.Steps[li].GPUTime = t.Median
+			}
 		}
+		cr.GPUTime = total
 	}
 	return cr, nil
 }

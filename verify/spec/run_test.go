@@ -153,6 +153,7 @@ func TestRunReportsMismatch(t *testing.T) {
 	i := w.Comparison.Worst
 	c, err := readSpec(t, "mismatch.toml").Specs[0].Expand()
 	require.NoError(t, err)
+	require.NoError(t, c[0].Fill())
 	x := c[0].Args[0].Data[i]
 	assert.InDelta(t, 0.5*x*(1+math.Erf(x/math.Sqrt2)), w.Want, 1e-12)
 	assert.InDelta(t, 0.5*x*(1+math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x))), w.Got, 1e-5)

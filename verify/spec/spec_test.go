@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/verify"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -124,6 +126,7 @@ func TestTestdataSpecs(t *testing.T) {
 				if testing.Short() && c.Args[0].Count() > 100000 {
 					continue
 				}
+				require.NoError(t, c.Fill())
 				in := map[string][]float64{}
 				for _, v := range c.Args {
 					if v.Arg.IsBuffer() {
@@ -170,15 +173,15 @@ func TestRandomInitIsSeededAndRounded(t *testing.T) {
 
 func TestDTypeRoundTrip(t *testing.T) {
 	vals := []float64{0, 1, -1, 0.5, 65504, -3.25, 1e-3}
-	for _, name := range dtypeNames {
-		d, ok := parseDType(name)
+	for _, vd := range verify.DTypes() {
+		d, ok := parseDType(vd.String())
 		require.True(t, ok)
 		var in []float64
 		for _, v := range vals {
 			in = append(in, d.round(v))
 		}
 		got := d.Decode(d.Encode(in))
-		assert.Equal(t, in, got, name)
+		assert.Equal(t, in, got, vd.String())
 	}
 	h, _ := parseDType("f16")
 	assert.Equal(t, 0.0010004043579101562, h.round(1e-3))
@@ -369,7 +372,7 @@ reference = ["y[a, b, c] = 0"]
 	require.NoError(t, err)
 	_, err = f.Specs[0].Expand()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `args[0] (y): 1000000×1000000 elements of f64 is over the 8 GiB limit for one buffer`)
+	assert.Contains(t, err.Error(), `huge.toml:7:52: spec "k": with n=1000000: args[0] (y): 1000000×1000000 elements of f64: over the 8 GiB a case may use`)
 }
 
 func TestFileAndConstantInit(t *testing.T) {
@@ -393,11 +396,12 @@ reference = ["y[i] = x[i] + c[i]"]
 	f, err := ReadFile(path)
 	require.NoError(t, err)
 	cases, err := f.Specs[0].Expand()
+	require.NoError(t, err)
+	require.Len(t, cases, 2)
+	err = cases[1].Fill()
 	require.Error(t, err, "n=5 needs 20 bytes, the file has 16")
 	assert.Contains(t, err.Error(), "with n=5: args[0] (x): init: x.bin has 16 bytes, the buffer needs 20 (5 × f32)")
-	f.Specs[0].Sizes["n"] = int64(3)
-	cases, err = f.Specs[0].Expand()
-	require.NoError(t, err)
+	require.NoError(t, cases[0].Fill())
 	assert.Equal(t, []float64{1.5, -2, 3.25}, cases[0].Args[0].Data)
 	assert.Equal(t, []float64{7, 7, 7}, cases[0].Args[1].Data, "i32 constant truncated")
 	out, err := cases[0].Reference()
