@@ -62,6 +62,10 @@ func (v *Value) Count() int {
 // maxRank is the most dimensions a buffer or temp can have.
 const maxRank = 6
 
+// maxElems bounds a buffer's element count before the memory check (which
+// counts bytes) so that the counting cannot overflow.
+const maxElems = 1 << 50
+
 // maxCases bounds a sweep (the product of the sizes' list lengths).
 const maxCases = 1 << 30
 
@@ -122,8 +126,9 @@ func (s *Spec) Cases() iter.Seq2[*Case, error] {
 			yield(nil, err)
 			return
 		}
+		lists, _ := s.sizeLists()
 		for i := 0; i < n; i++ {
-			c, err := s.Case(i)
+			c, err := s.caseOf(i, lists)
 			if !yield(c, err) || err != nil {
 				return
 			}
@@ -158,6 +163,10 @@ func (s *Spec) Case(i int) (*Case, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.caseOf(i, lists)
+}
+
+func (s *Spec) caseOf(i int, lists []sizeList) (*Case, error) {
 	sizes := map[string]int64{}
 	rest := i
 	for j := len(lists) - 1; j >= 0; j-- { // the last size varies fastest
@@ -287,8 +296,8 @@ func (c *Case) value(a *Arg, env map[string]any) (Value, error) {
 		if n < 0 {
 			return v, c.errAt(key, "%s: %s is %d elements", where, src, n)
 		}
-		if n > 0 && total > (maxHostBytes/8)/n {
-			return v, c.errAt(key, "%s: %s elements of %s: over the %s a case may use", where, fmtShape(v.Shape, n), d.Name, fmtBytes(maxHostBytes))
+		if n > 0 && total > maxElems/n {
+			return v, c.errAt(key, "%s: %s elements of %s is more than a case can hold in %s of host memory", where, fmtShape(v.Shape, n), d.Name, fmtBytes(maxHostBytes))
 		}
 		total *= n
 		v.Shape = append(v.Shape, int(n))
@@ -419,7 +428,7 @@ func rowBytes(shape []int) int64 {
 func (c *Case) checkMemory() error {
 	host, _, biggest := c.hostBytes()
 	if host > maxHostBytes {
-		return c.errAt("", "the case needs %s of host memory, most for buffer %s (values are held as float64 beside their encoding, outputs twice more for the reference), over the limit of %s",
+		return c.errAt("sizes", "the case needs %s of host memory, most for buffer %s (values are held as float64 beside their encoding, outputs twice more for the reference), over the limit of %s",
 			fmtBytes(host), biggest, fmtBytes(maxHostBytes))
 	}
 	return nil

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/file"
@@ -187,10 +190,62 @@ func init() {
 	}
 }
 
+// compiled memoizes compileExpr: a sweep evaluates the same expressions
+// for every case, and compiling one costs far more than running it.
+var compiled struct {
+	sync.Mutex
+	progs map[string]*vm.Program
+}
+
+// maxCompiled bounds the memo (it is emptied when full).
+const maxCompiled = 4096
+
 // compileExpr compiles src against env (whose values give the types and
 // say which buffers are null) and turns expr's error into one that shows
-// src and the position.
+// src and the position. Programs are reused for the same source and the
+// same names of the same types.
 func compileExpr(src string, env map[string]any) (*vm.Program, error) {
+	key := envKey(src, env)
+	compiled.Lock()
+	p, ok := compiled.progs[key]
+	compiled.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := compileNew(src, env)
+	if err != nil {
+		return nil, err
+	}
+	compiled.Lock()
+	if compiled.progs == nil || len(compiled.progs) >= maxCompiled {
+		compiled.progs = map[string]*vm.Program{}
+	}
+	compiled.progs[key] = p
+	compiled.Unlock()
+	return p, nil
+}
+
+// envKey is src and env's names with their types (and whether a slice is
+// nil: a null buffer compiles to another program).
+func envKey(src string, env map[string]any) string {
+	names := make([]string, 0, len(env))
+	for k := range env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString(src)
+	for _, k := range names {
+		v := env[k]
+		fmt.Fprintf(&b, "\x00%s %T", k, v)
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.IsNil() {
+			b.WriteString(" nil")
+		}
+	}
+	return b.String()
+}
+
+func compileNew(src string, env map[string]any) (*vm.Program, error) {
 	text, floorDivs := markFloorDivs(src)
 	opts := append([]expr.Option{expr.Env(env), expr.Patch(&intPatcher{floorDivs: floorDivs, env: env}), expr.Patch(retype{})}, functions...)
 	opts = append(opts, intOps...)

@@ -372,7 +372,7 @@ reference = ["y[a, b, c] = 0"]
 	require.NoError(t, err)
 	_, err = f.Specs[0].Expand()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `huge.toml:7:52: spec "k": with n=1000000: args[0] (y): 1000000×1000000 elements of f64: over the 8 GiB a case may use`)
+	assert.Contains(t, err.Error(), `huge.toml:7:57: spec "k": with n=1000000: args[0] (y): 1000000×1000000×1000000 elements of f64 is more than a case can hold in 8 GiB of host memory`)
 }
 
 func TestFileAndConstantInit(t *testing.T) {
