@@ -44,6 +44,19 @@ func (k *KernelInfo) display() string {
 
 func squash(s string) string { return strings.Join(strings.Fields(s), "") }
 
+// unscoped drops the namespaces that qualify a name: vllm::f<a::b> is
+// f<a::b>.
+func unscoped(name string) string {
+	end := strings.IndexByte(name, '<')
+	if end < 0 {
+		end = len(name)
+	}
+	if i := strings.LastIndex(name[:end], "::"); i >= 0 {
+		return name[i+2:]
+	}
+	return name
+}
+
 // Resolve finds the spec's kernel among kernels: by symbol, by its C++ name
 // with template arguments ("scale<float, 4>", spaces ignored), or by a plain
 // name when exactly one kernel has it. An unknown name lists the kernels the
@@ -88,11 +101,13 @@ func resolveOne(s *Spec, kernel, prefix string, kernels []KernelInfo) (*KernelIn
 		if err != nil {
 			continue
 		}
-		if squash(full) == want {
+		// A name without its namespaces matches too ("rope<float>" is
+		// "vllm::rope<float>", "k" is "(anonymous namespace)::k").
+		if squash(full) == want || unscoped(squash(full)) == want {
 			byTemplate = append(byTemplate, k)
 		}
 		base, _ := demangle.ToString(k.Name, demangle.NoParams, demangle.NoTemplateParams)
-		if base == kernel {
+		if base == kernel || unscoped(base) == kernel {
 			byName = append(byName, k)
 		}
 	}

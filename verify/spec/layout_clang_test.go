@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -97,6 +98,31 @@ reference = ["x[i] = 0"]`)
 		} else {
 			require.Error(t, err, c.kernel)
 			assert.Contains(t, err.Error(), c.err)
+		}
+	}
+}
+
+// TestDraftPassesMetadataCheck: the draft of each (non-template) test
+// kernel, hipified and built with the real compiler, agrees with the code
+// object's argument metadata: count, pointer or value, sizes, offsets.
+func TestDraftPassesMetadataCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles with clang")
+	}
+	for _, name := range []string{"elementwise.cu", "scalar.cu", "reduce.cu", "softmax.cu", "strided.cu"} {
+		src, err := os.ReadFile(filepath.Join(testdata, name))
+		require.NoError(t, err)
+		hip, _, err := hipify.Translate(name, src, hipify.Options{})
+		require.NoError(t, err)
+		ks := clangKernels(t, string(hip))
+		draft, err := Draft(name, src, nil)
+		require.NoError(t, err)
+		f, err := Parse(name+".toml", draft)
+		require.NoError(t, err)
+		for _, s := range f.Specs {
+			k, err := Resolve(s, ks)
+			require.NoError(t, err, name)
+			assert.NoError(t, CheckArgs(s, k), "%s: %s", name, s.Label())
 		}
 	}
 }
