@@ -47,6 +47,7 @@ func commandList() []*cli.Command {
 		inspectCommand(),
 		verifyCommand(),
 		portCommand(),
+		specCommand(),
 		targetsCommand(),
 		doctorCommand(),
 		completionCommand(),

@@ -215,7 +215,7 @@ func (r *runner) source(ctx context.Context, g Group) (*Source, []*Verdict, erro
 	}
 	checkMetadata(g.Specs, verdicts, amdKernels)
 	if r.rt == nil {
-		return src, verdicts, nil
+		return src, verdicts, checkOnCPU(ctx, g.Specs, verdicts)
 	}
 	if err := r.runOnDevice(ctx, name, hip, src, g.Specs, verdicts, amdKernels); err != nil {
 		return nil, nil, err

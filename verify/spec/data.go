@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/expr-lang/expr/vm"
 
@@ -283,12 +284,12 @@ func (in Init) fill(d DType, count int, dir string, env map[string]any) ([]float
 }
 
 // readPrefix reads at most n bytes of a regular file (a FIFO or a device
-// would block or never end).
+// would block or never end; it is opened without blocking and refused).
 func readPrefix(path, dir string, n int) ([]byte, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
