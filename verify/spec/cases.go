@@ -223,6 +223,11 @@ func (s *Spec) newCase(index int, sizes map[string]int64, lists []sizeList) (*Ca
 
 // declPath is where a declaration is in the file, for messages.
 func (s *Spec) declPath(a *Arg) (where, path string) {
+	for i := range s.Buffers {
+		if &s.Buffers[i] == a {
+			return fmt.Sprintf("buffers[%d] (%s)", i, a.Name), fmt.Sprintf("buffers.%d", i)
+		}
+	}
 	for _, st := range s.steps {
 		for i, x := range st.args {
 			if x == a {

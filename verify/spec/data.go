@@ -79,11 +79,17 @@ type Init struct {
 	Path     string
 	Values   []string // expressions, one per element
 	Expr     string   // expression of the flat index i, for every element
+	// Pointers names the buffer a table of device addresses points into:
+	// element j is its address plus j*Stride elements (the reference sees
+	// the offsets j*Stride).
+	Pointers string
+	Stride   string
 }
 
 // parseInit reads an init value: absent (zeros), "iota", "zero", or a table
 // with one key: random = {seed, min, max}, iota = {start, step},
-// constant = V, values = [...], expr = "f(i)", file = "path".
+// constant = V, values = [...], expr = "f(i)", file = "path",
+// pointers = { buffer = "name", stride = "expr" }.
 func parseInit(v any) (Init, error) {
 	switch x := v.(type) {
 	case nil:
@@ -97,7 +103,7 @@ func parseInit(v any) (Init, error) {
 		case "random":
 			return Init{Kind: "random", Seed: 1, Min: -1, Max: 1}, nil
 		}
-		return Init{}, fmt.Errorf("unknown init %q (want random, iota, constant, values, expr, file or zero)", x)
+		return Init{}, fmt.Errorf("unknown init %q (want random, iota, constant, values, expr, file, pointers or zero)", x)
 	case map[string]any:
 		if len(x) != 1 {
 			var keys []string
@@ -105,7 +111,7 @@ func parseInit(v any) (Init, error) {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
-			return Init{}, fmt.Errorf("want one of random, iota, constant, values, expr, file; got %s", strings.Join(keys, ", "))
+			return Init{}, fmt.Errorf("want one of random, iota, constant, values, expr, file, pointers; got %s", strings.Join(keys, ", "))
 		}
 		for k, val := range x {
 			switch k {
@@ -182,6 +188,30 @@ func parseInit(v any) (Init, error) {
 					return Init{}, fmt.Errorf("expr: want an expression of the element index i, got %v", val)
 				}
 				return Init{Kind: "expr", Expr: src}, nil
+			case "pointers":
+				t, ok := val.(map[string]any)
+				in := Init{Kind: "pointers", Stride: "0"}
+				if !ok {
+					return Init{}, errors.New("pointers: want a table { buffer = \"name\", stride = \"elements between pointers\" }")
+				}
+				for tk, tv := range t {
+					switch tk {
+					case "buffer":
+						in.Pointers, _ = tv.(string)
+					case "stride":
+						src, err := exprSource(tv)
+						if err != nil {
+							return Init{}, fmt.Errorf("pointers.stride: %v", err)
+						}
+						in.Stride = src
+					default:
+						return Init{}, fmt.Errorf("pointers: unknown key %q (want buffer, stride)", tk)
+					}
+				}
+				if in.Pointers == "" {
+					return Init{}, errors.New("pointers: want buffer = \"name\", the buffer the addresses point into")
+				}
+				return in, nil
 			case "file":
 				p, ok := val.(string)
 				if !ok || p == "" {
@@ -189,7 +219,7 @@ func parseInit(v any) (Init, error) {
 				}
 				return Init{Kind: "file", Path: p}, nil
 			default:
-				return Init{}, fmt.Errorf("unknown init %q (want random, iota, constant, values, expr, file or zero)", k)
+				return Init{}, fmt.Errorf("unknown init %q (want random, iota, constant, values, expr, file, pointers or zero)", k)
 			}
 		}
 	}
@@ -267,6 +297,14 @@ func (in Init) fill(d DType, count int, dir string, env map[string]any) ([]float
 				x = lo + math.Floor(r.Float64()*(hi-lo+1))
 			}
 			out[i] = d.round(x)
+		}
+	case "pointers":
+		stride, err := evalInt(in.Stride, env)
+		if err != nil {
+			return nil, fmt.Errorf("pointers.stride: %v", err)
+		}
+		for i := range out {
+			out[i] = float64(int64(i) * stride)
 		}
 	case "file":
 		b, err := readPrefix(in.Path, dir, count*d.Size)

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -566,4 +569,55 @@ func TestCheckCasesFindsWhatNoVerifyMissed(t *testing.T) {
 			assert.NoError(t, s.CheckCases(context.Background()), ok)
 		}
 	}
+}
+
+func TestToleranceZeroMeansExact(t *testing.T) {
+	s := parseOne(t, `
+[[verify]]
+kernel = "k"
+grid = 1
+block = 1
+args = [
+  { name = "a", dtype = "f32", count = 1, output = true },
+  { name = "b", dtype = "f32", count = 1, output = true },
+  { name = "c", dtype = "f16", count = 1, output = true },
+  { name = "d", dtype = "e4m3", count = 1, output = true },
+]
+reference = ["a[i] = 0", "b[i] = 0", "c[i] = 0", "d[i] = 0"]
+tolerance = { a = { atol = 0, rtol = 0 }, b = { rtol = 1e-3 }, c = { ulp = 0 } }
+`)
+	assert.Equal(t, verify.Tolerance{EqualNaN: true}, s.ToleranceFor("a"), "given as 0: exact")
+	assert.Equal(t, verify.Tolerance{RTol: 1e-3, EqualNaN: true}, s.ToleranceFor("b"), "atol left out is 0 beside a given rtol")
+	assert.Equal(t, verify.Tolerance{EqualNaN: true}, s.ToleranceFor("c"), "ulp = 0: exact")
+	assert.Equal(t, verify.DefaultTolerance(verify.E4M3), s.ToleranceFor("d"), "none given: the dtype's default")
+}
+
+func TestInitFileMustBeRegular(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "x.bin"), 0o644))
+	path := filepath.Join(dir, "spec.toml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+[[verify]]
+kernel = "k"
+grid = 1
+block = 1
+args = [
+  { name = "x", dtype = "f32", count = 4, init = { file = "x.bin" } },
+  { name = "y", dtype = "f32", count = 4, output = true },
+]
+reference = ["y[i] = x[i]"]
+`), 0o644))
+	f, err := ReadFile(path)
+	require.NoError(t, err)
+	c, err := f.Specs[0].Case(0)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- c.Fill() }()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Fill blocked on a FIFO")
+	}
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "x.bin is not a regular file")
 }

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -102,17 +103,25 @@ func fmtNum(v float64) string { return fmt.Sprintf("%.8g", v) }
 
 // Tolerance is the tolerance for output name: the spec's values over the
 // dtype's defaults (verify.DefaultTolerance).
+// A key given as 0 means 0: { atol = 0, rtol = 0 } (or { ulp = 0 }) asks
+// for equal values.
 func (s *Spec) ToleranceFor(name string) verify.Tolerance {
 	a := s.arg(name)
 	d, _ := parseDType(a.DType)
 	t := verify.DefaultTolerance(d.V)
-	if ts, ok := s.Tolerance[name]; ok {
-		if ts.ATol != 0 || ts.RTol != 0 {
-			t.ATol, t.RTol = ts.ATol, ts.RTol
-		}
-		if ts.ULP > 0 {
-			t.MaxULP = ts.ULP
-		}
+	ts, ok := s.Tolerance[name]
+	if !ok {
+		return t
+	}
+	given := s.tolGiven[name]
+	if given["atol"] || given["rtol"] || ts.ATol != 0 || ts.RTol != 0 {
+		t.ATol, t.RTol = ts.ATol, ts.RTol
+	}
+	switch {
+	case ts.ULP > 0:
+		t.MaxULP = ts.ULP
+	case given["ulp"]:
+		t.ATol, t.RTol, t.MaxULP = 0, 0, 0
 	}
 	return t
 }
@@ -203,6 +212,22 @@ func (s *Spec) CheckCases(ctx context.Context) error {
 	return nil
 }
 
+// pointerTable encodes a table of device addresses: the target buffer's
+// address plus each element's offset (v.Data) in the target's elements.
+func (c *Case) pointerTable(v *Value, in Init, dev []verify.DevPtr) []byte {
+	out := make([]byte, 8*len(v.Data))
+	for i := range c.Args {
+		t := &c.Args[i]
+		if t.Arg.Name != in.Pointers || t.Arg != c.Spec.arg(in.Pointers) {
+			continue
+		}
+		for j, off := range v.Data {
+			binary.LittleEndian.PutUint64(out[8*j:], uint64(dev[i])+uint64(int64(off)*int64(t.DType.Size)))
+		}
+	}
+	return out
+}
+
 func worseErr(a, b verify.Comparison) bool {
 	if a.MaxRel != b.MaxRel && !math.IsNaN(a.MaxRel) {
 		return a.MaxRel > b.MaxRel
@@ -262,12 +287,20 @@ func runCase(ctx context.Context, c *Case, o RunOptions) (*CaseResult, error) {
 		}
 		ptrs = append(ptrs, p)
 		dev[i] = p
-		if n > 0 {
-			if err := rt.CopyIn(p, v.DType.Encode(v.Data)); err != nil {
-				return nil, fmt.Errorf("%s: copy %s to the device: %w", c.Name, v.Arg.Name, err)
-			}
-		}
 		args[i] = verify.Ptr(p)
+	}
+	for i := range c.Args {
+		v := &c.Args[i]
+		if dev[i] == 0 || len(v.Data) == 0 {
+			continue
+		}
+		data := v.DType.Encode(v.Data)
+		if in, _ := parseInit(v.Arg.Init); in.Kind == "pointers" {
+			data = c.pointerTable(v, in, dev)
+		}
+		if err := rt.CopyIn(dev[i], data); err != nil {
+			return nil, fmt.Errorf("%s: copy %s to the device: %w", c.Name, v.Arg.Name, err)
+		}
 	}
 	if o.LaunchTimeout <= 0 {
 		o.LaunchTimeout = 20 * time.Second

@@ -66,7 +66,10 @@ type Spec struct {
 	Args   []Arg          `toml:"args"`
 	// Steps, when given, replace kernel, grid, block, shared and args: one
 	// launch each, in order.
-	Steps     []Step             `toml:"steps"`
+	Steps []Step `toml:"steps"`
+	// Buffers are device buffers no launch takes as an argument: kernels
+	// reach them through a table of pointers (init = { pointers = ... }).
+	Buffers   []Arg              `toml:"buffers"`
 	Temps     map[string]any     `toml:"temps"`
 	Reference []string           `toml:"reference"`
 	Tolerance map[string]TolSpec `toml:"tolerance"`
@@ -83,6 +86,9 @@ type Spec struct {
 	// CheckArgs and Run use.
 	resolved []*KernelInfo
 	symbols  []string
+	// tolGiven are the keys each tolerance table gives (a key given as 0
+	// is not a key left out).
+	tolGiven map[string]map[string]bool
 }
 
 // Step is one launch of a spec with steps.
@@ -283,7 +289,8 @@ func Parse(name string, data []byte) (*File, error) {
 		return nil, &Error{File: name, Msg: "no [[verify]] tables"}
 	}
 	pos := indexPositions(data)
-	if err := checkKeys(data, name, pos); err != nil {
+	raw, err := checkKeys(data, name, pos)
+	if err != nil {
 		return nil, err
 	}
 	f := &File{Path: name, Specs: doc.Verify}
@@ -293,6 +300,17 @@ func Parse(name string, data []byte) (*File, error) {
 		s.file = name
 		s.index = i
 		s.pos = pos
+		s.tolGiven = map[string]map[string]bool{}
+		if i < len(raw) {
+			tols, _ := raw[i]["tolerance"].(map[string]any)
+			for out, v := range tols {
+				keys, _ := v.(map[string]any)
+				s.tolGiven[out] = map[string]bool{}
+				for k := range keys {
+					s.tolGiven[out][k] = true
+				}
+			}
+		}
 		if err := s.validate(); err != nil {
 			return nil, err
 		}
@@ -356,6 +374,21 @@ func (s *Spec) validate() error {
 		s.names[k] = &name{kind: "size"}
 	}
 	s.decls = nil
+	if len(s.Buffers) > 0 {
+		st := &step{label: "buffers"}
+		for i := range s.Buffers {
+			a := &s.Buffers[i]
+			if !a.IsBuffer() || a.IsStruct() || a.Null != nil {
+				return s.errAt(fmt.Sprintf("buffers.%d", i), "buffers[%d]: give a dtype and count or shape (a buffer no launch takes directly)", i)
+			}
+			st.args = append(st.args, a)
+			st.paths = append(st.paths, fmt.Sprintf("buffers.%d", i))
+			st.where = append(st.where, fmt.Sprintf("buffers[%d] (%s)", i, a.Name))
+		}
+		if err := s.declare(0, st); err != nil {
+			return err
+		}
+	}
 	for si, st := range s.steps {
 		if err := s.declare(si, st); err != nil {
 			return err
@@ -365,6 +398,12 @@ func (s *Spec) validate() error {
 	for _, a := range s.decls {
 		if a.Output {
 			outputs++
+		}
+		if in, _ := parseInit(a.Init); in.Kind == "pointers" {
+			where, path := s.declPath(a)
+			if n := s.names[in.Pointers]; n == nil || n.kind != "buffer" || n.decl.Null != nil {
+				return s.errAt(path+".init", "%s: init: pointers: %s is not a buffer of the spec (one that is never null)", where, in.Pointers)
+			}
 		}
 	}
 	if outputs == 0 {
@@ -587,8 +626,12 @@ func (s *Spec) checkArg(a *Arg, where, path string) error {
 	if len(a.Shape) > maxRank {
 		return s.errAt(path+".shape", "%s: %d dimensions: at most %d", where, len(a.Shape), maxRank)
 	}
-	if _, err := parseInit(a.Init); err != nil {
+	in, err := parseInit(a.Init)
+	if err != nil {
 		return s.errAt(path+".init", "%s: init: %v", where, err)
+	}
+	if in.Kind == "pointers" && a.DType != "i64" && a.DType != "u64" {
+		return s.errAt(path+".dtype", "%s: a table of pointers holds i64 or u64, not %s", where, a.DType)
 	}
 	if a.Null != nil {
 		always, err := nullSource(a.Null)
@@ -696,7 +739,7 @@ type sizeList struct {
 }
 
 var (
-	specKeys  = []string{"name", "source", "kernel", "sizes", "grid", "block", "shared", "args", "steps", "temps", "reference", "tolerance"}
+	specKeys  = []string{"name", "source", "kernel", "sizes", "grid", "block", "shared", "args", "steps", "buffers", "temps", "reference", "tolerance"}
 	stepKeys  = []string{"name", "kernel", "grid", "block", "shared", "args"}
 	argKeys   = []string{"name", "dtype", "count", "shape", "init", "output", "value", "min_count", "null", "struct", "align"}
 	fieldKeys = []string{"name", "dtype", "value"}
@@ -704,14 +747,14 @@ var (
 )
 
 // checkKeys rejects keys a [[verify]] table does not know (a misspelt
-// "tolerence" would otherwise be ignored). Other top-level tables of a
-// rocmk.toml are not looked at.
-func checkKeys(data []byte, file string, pos positions) error {
+// "tolerence" would otherwise be ignored), and returns the tables as
+// decoded maps. Other top-level tables of a rocmk.toml are not looked at.
+func checkKeys(data []byte, file string, pos positions) ([]map[string]any, error) {
 	var raw struct {
 		Verify []map[string]any `toml:"verify"`
 	}
 	if err := toml.Unmarshal(data, &raw); err != nil {
-		return &Error{File: file, Msg: err.Error()}
+		return nil, &Error{File: file, Msg: err.Error()}
 	}
 	for i, t := range raw.Verify {
 		label := ""
@@ -742,7 +785,7 @@ func checkKeys(data []byte, file string, pos positions) error {
 			return e
 		}
 		if err := unknown("", "", t, specKeys); err != nil {
-			return err
+			return nil, err
 		}
 		checkArgs := func(where, path string, v any) error {
 			args, _ := v.([]any)
@@ -767,7 +810,16 @@ func checkKeys(data []byte, file string, pos positions) error {
 			return nil
 		}
 		if err := checkArgs("", "", t["args"]); err != nil {
-			return err
+			return nil, err
+		}
+		if bufs, ok := t["buffers"].([]any); ok {
+			for j, b := range bufs {
+				if m, ok := b.(map[string]any); ok {
+					if err := unknown(fmt.Sprintf("buffers[%d]: ", j), fmt.Sprintf("buffers.%d", j), m, argKeys); err != nil {
+						return nil, err
+					}
+				}
+			}
 		}
 		steps, _ := t["steps"].([]any)
 		for j, st := range steps {
@@ -777,22 +829,22 @@ func checkKeys(data []byte, file string, pos positions) error {
 			}
 			w, p := fmt.Sprintf("steps[%d]: ", j), fmt.Sprintf("steps.%d", j)
 			if err := unknown(w, p, m, stepKeys); err != nil {
-				return err
+				return nil, err
 			}
 			if err := checkArgs(w, p+".", m["args"]); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		tols, _ := t["tolerance"].(map[string]any)
 		for k, v := range tols {
 			if m, ok := v.(map[string]any); ok {
 				if err := unknown(fmt.Sprintf("tolerance.%s: ", k), "tolerance."+k, m, tolKeys); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		}
 	}
-	return nil
+	return raw.Verify, nil
 }
 
 func contains(list []string, s string) bool {
