@@ -28,7 +28,9 @@ func (f *fakeRuntime) at(addr uint64) []byte {
 	panic("fake: no allocation holds the address")
 }
 
-func getF32(b []byte, i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])) }
+func getF32(b []byte, i int) float32 {
+	return math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+}
 func setF32(b []byte, i int, v float32) {
 	binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
 }
