@@ -621,3 +621,68 @@ reference = ["y[i] = x[i]"]
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "x.bin is not a regular file")
 }
+
+// TestFP8CheckSpec runs testdata/verify/fp8/fp8_check.toml (the GPU check
+// of the fp8 conversions against CUDA's) on kernels written with this
+// project's conversions: the spec, its data files and the pipeline agree,
+// and one wrong rounding in a kernel is found.
+func TestFP8CheckSpec(t *testing.T) {
+	f, err := ReadFile(filepath.Join("..", "..", "testdata", "verify", "fp8", "fp8_check.toml"))
+	require.NoError(t, err)
+	encode := func(f64 bool, e4 func(float64, bool) uint8) fakeKernel {
+		return func(rt *fakeRuntime, g, b verify.Dim3, args []verify.Arg) error {
+			x := rt.bytes(args[0])
+			for i := 0; i < argInt(args[5]); i++ {
+				v := float64(getF32(x, i))
+				if f64 {
+					v = math.Float64frombits(binary.LittleEndian.Uint64(x[8*i:]))
+				}
+				rt.bytes(args[1])[i] = e4(v, true)
+				rt.bytes(args[2])[i] = e4(v, false)
+				rt.bytes(args[3])[i] = verify.F64ToE5M2(v, true)
+				rt.bytes(args[4])[i] = verify.F64ToE5M2(v, false)
+			}
+			return nil
+		}
+	}
+	kernels := map[string]fakeKernel{
+		"fp8_encode":     encode(false, verify.F64ToE4M3),
+		"fp8_encode_f64": encode(true, verify.F64ToE4M3),
+		"fp8_construct": func(rt *fakeRuntime, g, b verify.Dim3, args []verify.Arg) error {
+			for i := 0; i < argInt(args[3]); i++ {
+				v := float64(getF32(rt.bytes(args[0]), i))
+				rt.bytes(args[1])[i] = verify.F64ToE4M3(v, true)
+				rt.bytes(args[2])[i] = verify.F64ToE5M2(v, true)
+			}
+			return nil
+		},
+		"fp8_decode": func(rt *fakeRuntime, g, b verify.Dim3, args []verify.Arg) error {
+			for c := 0; c < 256; c++ {
+				setF32(rt.bytes(args[1]), c, float32(verify.E4M3ToF64(uint8(c))))
+				setF32(rt.bytes(args[2]), c, float32(verify.E5M2ToF64(uint8(c))))
+			}
+			return nil
+		},
+	}
+	for _, s := range f.Specs {
+		res, _, err := runInline(t, s, map[string]fakeKernel{s.Kernel: kernels[s.Kernel]})
+		require.NoError(t, err, s.Label())
+		assert.True(t, res.OK, "%s: %+v", s.Label(), res.Worst)
+	}
+	// Ties away from zero instead of to even: caught, bit for bit.
+	away := func(v float64, sat bool) uint8 {
+		c := verify.F64ToE4M3(v, sat)
+		lo, hi := verify.E4M3ToF64(c&0x80|(c&0x7f-1)), verify.E4M3ToF64(c)
+		if c&0x7f > 0 && c&0x7f < 0x7e && math.Abs(v) == (math.Abs(lo)+math.Abs(hi))/2 && math.Abs(hi) < math.Abs(v) {
+			return c + 1
+		}
+		if c&0x7f > 0 && c&0x7f < 0x7e && math.Abs(v) == (math.Abs(verify.E4M3ToF64(c+1))+math.Abs(hi))/2 {
+			return c + 1
+		}
+		return c
+	}
+	res, _, err := runInline(t, f.Specs[0], map[string]fakeKernel{"fp8_encode": encode(false, away)})
+	require.NoError(t, err)
+	assert.False(t, res.OK)
+	assert.Greater(t, res.Worst.Comparison.Mismatches, 10)
+}
