@@ -205,14 +205,21 @@ const maxCompiled = 4096
 // src and the position. Programs are reused for the same source and the
 // same names of the same types.
 func compileExpr(src string, env map[string]any) (*vm.Program, error) {
-	key := envKey(src, env)
+	return compileNatural(src, env, nil)
+}
+
+// compileNatural is compileExpr knowing that the names in natural are never
+// negative (sizes, a reference's indices), so indexing with them needs no
+// check of its own.
+func compileNatural(src string, env map[string]any, natural map[string]bool) (*vm.Program, error) {
+	key := envKey(src, env, natural)
 	compiled.Lock()
 	p, ok := compiled.progs[key]
 	compiled.Unlock()
 	if ok {
 		return p, nil
 	}
-	p, err := compileNew(src, env)
+	p, err := compileNew(src, env, natural)
 	if err != nil {
 		return nil, err
 	}
@@ -226,8 +233,8 @@ func compileExpr(src string, env map[string]any) (*vm.Program, error) {
 }
 
 // envKey is src and env's names with their types (and whether a slice is
-// nil: a null buffer compiles to another program).
-func envKey(src string, env map[string]any) string {
+// nil: a null buffer compiles to another program; which are natural).
+func envKey(src string, env map[string]any, natural map[string]bool) string {
 	names := make([]string, 0, len(env))
 	for k := range env {
 		names = append(names, k)
@@ -241,13 +248,16 @@ func envKey(src string, env map[string]any) string {
 		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.IsNil() {
 			b.WriteString(" nil")
 		}
+		if natural[k] {
+			b.WriteString(" natural")
+		}
 	}
 	return b.String()
 }
 
-func compileNew(src string, env map[string]any) (*vm.Program, error) {
+func compileNew(src string, env map[string]any, natural map[string]bool) (*vm.Program, error) {
 	text, floorDivs := markFloorDivs(src)
-	opts := append([]expr.Option{expr.Env(env), expr.Patch(&intPatcher{floorDivs: floorDivs, env: env}), expr.Patch(retype{})}, functions...)
+	opts := append([]expr.Option{expr.Env(env), expr.Patch(&intPatcher{floorDivs: floorDivs, env: env, natural: natural}), expr.Patch(retype{})}, functions...)
 	opts = append(opts, intOps...)
 	p, err := expr.Compile(text, opts...)
 	if err != nil {

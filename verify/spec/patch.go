@@ -61,6 +61,10 @@ func markFloorDivs(src string) (string, map[int]bool) {
 type intPatcher struct {
 	floorDivs map[int]bool   // rune offsets of // operators
 	env       map[string]any // a nil slice in it is a null buffer
+	// natural are names that are never negative (sizes, a reference's
+	// indices): x[i] needs no check (expr's own bound check stays), which
+	// keeps the hot path of a reference a plain index.
+	natural map[string]bool
 }
 
 var (
@@ -85,6 +89,9 @@ func (p *intPatcher) Visit(node *ast.Node) {
 		buf := rootName(n.Node)
 		if p.isNull(buf) {
 			p.call(&n.Property, "__null", intType, &ast.StringNode{Value: buf})
+			return
+		}
+		if p.isNatural(n.Property) {
 			return
 		}
 		p.call(&n.Property, "__index", intType, n.Property, &ast.StringNode{Value: bufLabel(buf)})
@@ -124,6 +131,18 @@ func (p *intPatcher) call(node *ast.Node, fn string, t reflect.Type, args ...ast
 	c := &ast.CallNode{Callee: &ast.IdentifierNode{Value: fn}, Arguments: args}
 	ast.Patch(node, c)
 	c.SetType(t)
+}
+
+// isNatural: an index known not to be negative (a non-negative literal,
+// a natural name).
+func (p *intPatcher) isNatural(n ast.Node) bool {
+	switch x := n.(type) {
+	case *ast.IntegerNode:
+		return x.Value >= 0
+	case *ast.IdentifierNode:
+		return p.natural[x.Value]
+	}
+	return false
 }
 
 func (p *intPatcher) isNull(name string) bool {

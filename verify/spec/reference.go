@@ -144,14 +144,20 @@ func (c *Case) reference(ctx context.Context) (map[string][]float64, error) {
 		shapes[k] = shape
 		env[k] = view(data[k], shape)
 	}
+	natural := map[string]bool{}
+	for k := range c.Sizes {
+		natural[k] = true
+	}
 	for li, l := range s.lines {
 		at := fmt.Sprintf("reference.%d", li)
 		for _, ix := range l.indices {
 			env[ix] = 0
+			natural[ix] = true
 		}
-		prog, err := compileExpr(l.rhs, env)
+		prog, err := compileNatural(l.rhs, env, natural)
 		for _, ix := range l.indices {
 			delete(env, ix)
+			delete(natural, ix)
 		}
 		if err != nil {
 			var ee *ExprError
