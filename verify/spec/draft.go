@@ -419,15 +419,21 @@ func draftOne(b *strings.Builder, file string, s Signature, structs map[string]s
 		}
 		kernel += "<" + strings.Join(args, ", ") + ">"
 	}
-	// Sizes: integer scalars named like sizes.
+	// Names: the parameters' (unique, valid), then the sizes: integer
+	// scalars named like sizes, or a new n.
+	names := paramNames(s.Params)
 	var sizes []string
 	for i, p := range s.Params {
 		d := cTypes[p.Base]
-		if !p.Pointer && d != "" && d[0] != 'f' && d != "bool" && d != "e4m3" && d != "e5m2" && sizeName.MatchString(paramName(p, i)) {
-			sizes = append(sizes, paramName(p, i))
+		if !p.Pointer && d != "" && d[0] != 'f' && d != "bool" && d != "e4m3" && d != "e5m2" && sizeName.MatchString(names[i]) {
+			sizes = append(sizes, names[i])
 		}
 	}
-	count := "n"
+	size := "n"
+	for contains(names, size) {
+		size += "_"
+	}
+	count := size
 	if len(sizes) > 0 {
 		count = strings.Join(sizes, " * ")
 	}
@@ -443,7 +449,7 @@ func draftOne(b *strings.Builder, file string, s Signature, structs map[string]s
 	b.WriteString("\n")
 	switch len(sizes) {
 	case 0:
-		b.WriteString("sizes = { n = [1, 1024] }  # TODO: the problem sizes to sweep\n")
+		fmt.Fprintf(b, "sizes = { %s = [1, 1024] }  # TODO: the problem sizes to sweep\n", size)
 	case 1:
 		fmt.Fprintf(b, "sizes = { %s = [1, 1024] }  # TODO: the problem sizes to sweep\n", sizes[0])
 	default:
@@ -459,7 +465,7 @@ func draftOne(b *strings.Builder, file string, s Signature, structs map[string]s
 	var outputs []string
 	sawBuffer := false
 	for i, p := range s.Params {
-		n := paramName(p, i)
+		n := names[i]
 		d, known := cTypes[p.Base]
 		todo := ""
 		if typeParams[p.Base] {
@@ -509,6 +515,9 @@ func draftOne(b *strings.Builder, file string, s Signature, structs map[string]s
 	}
 	if len(outputs) == 0 {
 		n := "out"
+		for contains(names, n) {
+			n += "_"
+		}
 		writeArg(b, fmt.Sprintf("  { name = %q, dtype = \"f32\", count = %q, output = true },", n, count),
 			"TODO: no non-const pointer: which buffer does the kernel write? (not a kernel argument as drafted)")
 		outputs = append(outputs, n)
@@ -518,8 +527,12 @@ func draftOne(b *strings.Builder, file string, s Signature, structs map[string]s
 		b.WriteString("# TODO: the kernel takes no pointer: the spec needs the buffer it writes\n")
 	}
 	b.WriteString("reference = [  # TODO: what each output must hold (these say: unchanged)\n")
+	ix := "i"
+	for contains(names, ix) || ix == size {
+		ix += "_"
+	}
 	for _, o := range outputs {
-		fmt.Fprintf(b, "  \"%s[i] = %s[i]\",\n", o, o)
+		fmt.Fprintf(b, "  \"%s[%s] = %s[%s]\",\n", o, ix, o, ix)
 	}
 	b.WriteString("]\n")
 }
@@ -532,11 +545,21 @@ func writeArg(b *strings.Builder, line, comment string) {
 	b.WriteString("\n")
 }
 
-func paramName(p Param, i int) string {
-	if p.Name == "" || checkIdent(p.Name) != nil {
-		return fmt.Sprintf("arg%d", i)
+// paramNames are the parameters' names, made valid (argN for an unnamed
+// one or a reserved word) and unique.
+func paramNames(ps []Param) []string {
+	var out []string
+	for i, p := range ps {
+		n := p.Name
+		if n == "" || checkIdent(n) != nil {
+			n = fmt.Sprintf("arg%d", i)
+		}
+		for contains(out, n) {
+			n += "_"
+		}
+		out = append(out, n)
 	}
-	return p.Name
+	return out
 }
 
 func placeholder(d string) string {

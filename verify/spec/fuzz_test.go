@@ -59,3 +59,29 @@ func totalElems(c *Case) int {
 	}
 	return n
 }
+
+// FuzzDraft feeds arbitrary source to spec init's scanner: it returns a
+// draft or an error, never panics, and a draft always parses.
+func FuzzDraft(f *testing.F) {
+	for _, dir := range []string{testdata, filepath.Join(testdata, "draft")} {
+		paths, _ := filepath.Glob(filepath.Join(dir, "*.cu"))
+		for _, p := range paths {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Add([]byte("template <typename T, int N = 4> __global__ void k(T* __restrict__ x, const T y[], struct P p, unsigned long long n)"))
+	f.Add([]byte("__global__(0 n 0"))                                     // a parameter named like the default size
+	f.Add([]byte("__global__(0 i!"))                                      // and like the reference's index
+	f.Add([]byte("__global__ void k(int x, float x, int exp, int arg2)")) // duplicate and reserved names
+	f.Fuzz(func(t *testing.T, src []byte) {
+		out, err := Draft("f.cu", src, nil)
+		if err != nil {
+			return
+		}
+		if _, err := Parse("f.toml", out); err != nil {
+			t.Fatalf("the draft does not parse: %v\n%s", err, out)
+		}
+	})
+}
