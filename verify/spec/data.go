@@ -6,14 +6,13 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/expr-lang/expr/vm"
 
+	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/verify"
 )
 
@@ -321,25 +320,19 @@ func (in Init) fill(d DType, count int, dir string, env map[string]any) ([]float
 	return out, nil
 }
 
-// readPrefix reads at most n bytes of a regular file (a FIFO or a device
-// would block or never end; it is opened without blocking and refused).
+// readPrefix reads the first n bytes of a regular file (fewer when it is
+// shorter); a named pipe or a device is refused, never waited on or read
+// forever.
 func readPrefix(path, dir string, n int) ([]byte, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, fi, err := safefile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	b := make([]byte, min(int64(n), st.Size()))
+	b := make([]byte, min(int64(n), fi.Size()))
 	if _, err := io.ReadFull(f, b); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

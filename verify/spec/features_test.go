@@ -619,7 +619,7 @@ reference = ["y[i] = x[i]"]
 		t.Fatal("Fill blocked on a FIFO")
 	}
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "x.bin is not a regular file")
+	assert.Contains(t, err.Error(), "x.bin: not a regular file (a named pipe)")
 }
 
 // TestFP8CheckSpec runs testdata/verify/fp8/fp8_check.toml (the GPU check
@@ -685,4 +685,18 @@ func TestFP8CheckSpec(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, res.OK)
 	assert.Greater(t, res.Worst.Comparison.Mismatches, 10)
+}
+
+func TestReadFileRefusesPipes(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "spec.toml")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	done := make(chan error, 1)
+	go func() { _, err := ReadFile(fifo); done <- err }()
+	select {
+	case err := <-done:
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "not a regular file (a named pipe)")
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadFile blocked on a FIFO")
+	}
 }

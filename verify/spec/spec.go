@@ -36,7 +36,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -44,6 +43,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/verify"
 )
 
@@ -261,9 +261,13 @@ func (s *Spec) locate(e *Error, path string, a ...any) {
 	}
 }
 
-// ReadFile reads and validates a spec file.
+// MaxFileSize bounds a spec file (or the rocmk.toml holding the specs).
+const MaxFileSize = 16 << 20
+
+// ReadFile reads and validates a spec file: a regular file of at most
+// MaxFileSize bytes (a named pipe is refused, not waited on).
 func ReadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
