@@ -627,8 +627,14 @@ reference = ["y[i] = x[i]"]
 // project's conversions: the spec, its data files and the pipeline agree,
 // and one wrong rounding in a kernel is found.
 func TestFP8CheckSpec(t *testing.T) {
-	f, err := ReadFile(filepath.Join("..", "..", "testdata", "verify", "fp8", "fp8_check.toml"))
+	dir := filepath.Join("..", "..", "testdata", "verify", "fp8")
+	f, err := ReadFile(filepath.Join(dir, "fp8_check.toml"))
 	require.NoError(t, err)
+	in, err := os.Stat(filepath.Join(dir, "inputs.f32"))
+	require.NoError(t, err)
+	for _, s := range f.Specs[:3] {
+		assert.Equal(t, in.Size()/4, s.Sizes["n"], "%s: n is every input", s.Label())
+	}
 	encode := func(f64 bool, e4 func(float64, bool) uint8) fakeKernel {
 		return func(rt *fakeRuntime, g, b verify.Dim3, args []verify.Arg) error {
 			x := rt.bytes(args[0])
