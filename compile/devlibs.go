@@ -41,8 +41,9 @@ type DeviceLibs struct {
 	Target     string // the processor: "gfx1201"
 	ISAVersion int    // the __oclc_ISA_version it defines: 12001
 	Generated  bool   // rocmk generated oclc_isa_version_<N>.bc (Base has none for Target)
-	// ID identifies the bitcode for cache keys: the content of every file
-	// in Dir, and which processor it is for.
+	// ID identifies the bitcode for cache keys: the processor, and the
+	// names and contents of the files clang may link for it (every file
+	// but the other processors' ISA libraries).
 	ID string
 }
 
@@ -201,9 +202,10 @@ func generate(ctx context.Context, r DeviceLibRequest, root, dir, proc string, i
 }
 
 // replaceDir puts tmp in the place of a damaged dir: the damaged one is
-// moved aside first, so dir is never missing files while in use by us.
+// moved aside (under tmp's unique name) and removed, then tmp renamed in.
+// Another run may win that last rename; its directory is as good.
 func replaceDir(tmp, dir string) error {
-	aside := filepath.Join(filepath.Dir(dir), fmt.Sprintf(".tmp-damaged-%d-%s", os.Getpid(), filepath.Base(dir)))
+	aside := tmp + "-damaged"
 	if err := os.Rename(dir, aside); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("device libraries: %w", err)
 	}
@@ -255,7 +257,7 @@ func removeStale(root string) {
 	}
 }
 
-// bitcodeFiles lists the .bc files of dir (links followed).
+// bitcodeFiles lists the names of dir's .bc files.
 func bitcodeFiles(dir string) (map[string]bool, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {

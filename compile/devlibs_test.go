@@ -271,7 +271,7 @@ func TestPrepareDeviceLibsAfterACrash(t *testing.T) {
 	assert.FileExists(t, filepath.Join(libs.Dir, "oclc_isa_version_1100.bc"))
 	assert.FileExists(t, filepath.Join(libs.Dir, "ocml.bc"))
 	assert.Equal(t, 2, run.calls())
-	left, _ := filepath.Glob(filepath.Join(root, ".tmp-damaged-*"))
+	left, _ := filepath.Glob(filepath.Join(root, ".tmp-*-damaged"))
 	assert.Empty(t, left)
 }
 
