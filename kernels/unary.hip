@@ -104,7 +104,7 @@ template <typename S> struct rk_vec {
 #else
 template <typename S> struct rk_vec {
   union { uint4 v; S e[16 / sizeof(S)]; } u;
-  __device__ __forceinline__ rk_vec() { u.v = make_uint4(0u, 0u, 0u, 0u); }
+  __device__ __forceinline__ rk_vec() { u.v.x = u.v.y = u.v.z = u.v.w = 0u; }
   __device__ __forceinline__ explicit rk_vec(uint4 v) { u.v = v; }
   __device__ __forceinline__ S get(int k) const { return u.e[k]; }
   __device__ __forceinline__ void set(int k, S s) { u.e[k] = s; }
