@@ -76,8 +76,41 @@ struct rk_bf16 { typedef unsigned short S;
   static __device__ __forceinline__ float ld(unsigned short v) { return rk_bf16_to_f32(v); }
   static __device__ __forceinline__ unsigned short st(float v) { return rk_f32_to_bf16(v); } };
 
-// 16-byte vector of storage elements, for coalesced wide loads.
-template <typename S> union rk_vec { uint4 v; S e[16 / sizeof(S)]; };
+// 16-byte vector of storage elements, for coalesced wide loads: built from a
+// uint4 (rk_vec<S> a(p[i])), read with get(k), written with set(k, s) (each
+// element once, starting from zero) and stored with u4(). On AMDGPU it is
+// four 32-bit words, each a clang vector of 4 / sizeof(S) elements, held in
+// registers: the vectorizer pairs f16 math into packed instructions
+// (v_pk_add_f16). A union {uint4; S[8]} written element by element stayed a
+// private array with clang-15, which AMDGPU's promote-alloca pass moved to
+// LDS (32 KiB per f16/bf16 kernel: 2 waves per SIMD on gfx90a); one clang
+// vector of 8 halves kept the LDS away but unpaired some f16 math. Elsewhere
+// (nvcc, NVRTC), the union.
+#if defined(__AMDGCN__)
+template <typename S> struct rk_vec {
+  typedef S W __attribute__((ext_vector_type(4 / sizeof(S))));
+  enum { P = 4 / sizeof(S) };
+  W w[4];
+  __device__ __forceinline__ rk_vec() : w{(S)0, (S)0, (S)0, (S)0} {}
+  __device__ __forceinline__ explicit rk_vec(uint4 v)
+      : w{__builtin_bit_cast(W, v.x), __builtin_bit_cast(W, v.y), __builtin_bit_cast(W, v.z), __builtin_bit_cast(W, v.w)} {}
+  __device__ __forceinline__ S get(int k) const { return w[k / P][k % P]; }
+  __device__ __forceinline__ void set(int k, S s) { w[k / P][k % P] = s; }
+  __device__ __forceinline__ uint4 u4() const {
+    return make_uint4(__builtin_bit_cast(unsigned, w[0]), __builtin_bit_cast(unsigned, w[1]), __builtin_bit_cast(unsigned, w[2]),
+                      __builtin_bit_cast(unsigned, w[3]));
+  }
+};
+#else
+template <typename S> struct rk_vec {
+  union { uint4 v; S e[16 / sizeof(S)]; } u;
+  __device__ __forceinline__ rk_vec() { u.v.x = u.v.y = u.v.z = u.v.w = 0u; }
+  __device__ __forceinline__ explicit rk_vec(uint4 v) { u.v = v; }
+  __device__ __forceinline__ S get(int k) const { return u.e[k]; }
+  __device__ __forceinline__ void set(int k, S s) { u.e[k] = s; }
+  __device__ __forceinline__ uint4 u4() const { return u.v; }
+};
+#endif
 
 __device__ __forceinline__ long long rk_tid() { return (long long)blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ __forceinline__ long long rk_nthreads() { return (long long)gridDim.x * blockDim.x; }
@@ -120,10 +153,9 @@ __device__ __forceinline__ void rk_row_for(const typename D::S* __restrict__ row
     const uint4* r4 = (const uint4*)row;
 #pragma unroll 4
     for (int i = threadIdx.x; i < cols / V; i += blockDim.x) {
-      rk_vec<S> a;
-      a.v = r4[i];
+      const rk_vec<S> a(r4[i]);
 #pragma unroll
-      for (int k = 0; k < V; k++) f(i * V + k, D::ld(a.e[k]));
+      for (int k = 0; k < V; k++) f(i * V + k, D::ld(a.get(k)));
     }
   } else {
     for (int c = threadIdx.x; c < cols; c += blockDim.x) f(c, D::ld(row[c]));
@@ -139,11 +171,11 @@ __device__ __forceinline__ void rk_row_map(const typename D::S* __restrict__ row
     const uint4* r4 = (const uint4*)row;
     uint4* o4 = (uint4*)orow;
     for (int i = threadIdx.x; i < cols / V; i += blockDim.x) {
-      rk_vec<S> a, z;
-      a.v = r4[i];
+      const rk_vec<S> a(r4[i]);
+      rk_vec<S> z;
 #pragma unroll
-      for (int k = 0; k < V; k++) z.e[k] = D::st(f(i * V + k, D::ld(a.e[k])));
-      o4[i] = z.v;
+      for (int k = 0; k < V; k++) z.set(k, D::st(f(i * V + k, D::ld(a.get(k)))));
+      o4[i] = z.u4();
     }
   } else {
     for (int c = threadIdx.x; c < cols; c += blockDim.x) orow[c] = D::st(f(c, D::ld(row[c])));

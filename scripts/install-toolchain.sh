@@ -33,7 +33,49 @@ fi
 # Cache servers for the remote-cache integration tests.
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-extras)
 command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || need+=(redis-server)
-if [ ${#need[@]} -eq 0 ]; then
+
+# --- New GPU targets: gfx942, gfx1100-gfx1102, gfx1150/gfx1151, gfx1200/gfx1201 ---
+# They build with Debian's clang-19 + lld-19 and ROCm 6.0 device libraries:
+# Debian trixie's rocm-device-libs-17 (LLVM 17 bitcode, no dependencies),
+# downloaded by sha256, unpacked with dpkg -x into a directory rocmk owns
+# ($ROCMK_DEVICE_LIBS_DIR, default /usr/local/lib/rocmk/device-libs), never
+# installed as a package. llvm-19 gives llvm-objdump-19 for the disassembly
+# tests. docs/targets-and-doctor.md says why this set. Opt-in with
+# ROCMK_NEW_TARGETS=1 until rocmk chooses the toolchain per target: today's
+# discovery takes the newest clang++-N, so clang-19 would also build the
+# targets clang-15 builds now.
+devlibs_root="${ROCMK_DEVICE_LIBS_DIR:-/usr/local/lib/rocmk/device-libs}"
+devlibs_pkg=rocm-device-libs-17_6.0+git20231212.5a852ed-2
+devlibs_url="http://deb.debian.org/debian/pool/main/r/rocm-device-libs/${devlibs_pkg}_amd64.deb"
+devlibs_sha256=fa10f0f5be5269c715492e4e3d3816f956a4d8b9098443d54052d351cfda9213
+devlibs_dir="$devlibs_root/$devlibs_pkg"
+fetch_devlibs=""
+if [ "${ROCMK_NEW_TARGETS:-0}" = 1 ]; then
+  command -v clang++-19 >/dev/null 2>&1 || need+=(clang-19)
+  [ -x /usr/lib/llvm-19/bin/ld.lld ] || need+=(lld-19)
+  command -v llvm-objdump-19 >/dev/null 2>&1 || need+=(llvm-19)
+  [ -e "$devlibs_dir/amdgcn/bitcode/oclc_isa_version_1100.bc" ] || fetch_devlibs=1
+fi
+# Fetches the pinned .deb and unpacks its bitcode to $devlibs_dir, whole or
+# not at all (built beside it, then renamed).
+fetch_device_libs() {
+  $sudo mkdir -p "$devlibs_root"
+  devlibs_tmp=$($sudo mktemp -d "$devlibs_root/.tmp.XXXXXX")
+  trap '$sudo rm -rf "$devlibs_tmp"' EXIT
+  $sudo /usr/lib/apt/apt-helper -o APT::Sandbox::User=root download-file "$devlibs_url" "$devlibs_tmp/pkg.deb" "SHA256:$devlibs_sha256" >/dev/null
+  echo "$devlibs_sha256  $devlibs_tmp/pkg.deb" | sha256sum -c --quiet -
+  $sudo dpkg -x "$devlibs_tmp/pkg.deb" "$devlibs_tmp/root"
+  $sudo mkdir -p "$devlibs_tmp/dir/amdgcn"
+  $sudo mv "$devlibs_tmp/root/usr/lib/llvm-17/lib/clang/17/amdgcn/bitcode" "$devlibs_tmp/dir/amdgcn/bitcode"
+  $sudo cp "$devlibs_tmp/root/usr/share/doc/rocm-device-libs-17/copyright" "$devlibs_tmp/dir/copyright"
+  printf 'package %s\nurl %s\nsha256 %s\n' "$devlibs_pkg" "$devlibs_url" "$devlibs_sha256" | $sudo tee "$devlibs_tmp/dir/SOURCE" >/dev/null
+  $sudo rm -rf "$devlibs_dir"
+  $sudo mv -T "$devlibs_tmp/dir" "$devlibs_dir"
+  say "device libraries for the new targets: $devlibs_dir/amdgcn/bitcode (ROCm 6.0, $devlibs_pkg)"
+}
+# --- end of the new GPU targets' block ---
+
+if [ ${#need[@]} -eq 0 ] && [ -z "$fetch_devlibs" ]; then
   say "already installed: ROCm toolchain (hipcc $(dpkg-query -W -f='${Version}' hipcc 2>/dev/null || echo present)), nginx, redis-server"
   exit 0
 fi
@@ -51,8 +93,11 @@ if [ "$(id -u)" -ne 0 ]; then
     exit 4
   fi
 fi
-say "installing: ${need[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq "${need[@]}" >/dev/null
-say "done: ${need[*]}"
+if [ ${#need[@]} -gt 0 ]; then
+  say "installing: ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+  say "done: ${need[*]}"
+fi
+[ -z "$fetch_devlibs" ] || fetch_device_libs
