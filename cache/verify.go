@@ -51,8 +51,15 @@ func (c *Cache) Verify(fix bool) (VerifyReport, error) {
 	}
 	badData := map[OutputID]bool{}
 	for o, p := range si.dataPath {
-		got, n, err := hashFile(p)
 		r.DataFiles++
+		if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+			// A directory, link or FIFO where a data file should be:
+			// never read it (a FIFO would block), remove it with fix.
+			badData[o] = true
+			r.Problems = append(r.Problems, Problem{Path: p, Reason: fmt.Sprintf("not a regular file (%s)", fi.Mode().Type())})
+			continue
+		}
+		got, n, err := hashFile(p)
 		r.Bytes += n
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -99,7 +106,7 @@ func (c *Cache) Verify(fix bool) (VerifyReport, error) {
 	defer unlock()
 	for i := range r.Problems {
 		pr := &r.Problems[i]
-		if c.stillBad(pr.Path) && os.Remove(pr.Path) == nil {
+		if c.stillBad(pr.Path) && removeBad(pr.Path) == nil {
 			pr.Fixed = true
 			r.Removed++
 		}
@@ -107,9 +114,21 @@ func (c *Cache) Verify(fix bool) (VerifyReport, error) {
 	return r, nil
 }
 
+// removeBad removes a bad cache file, or a directory put in a file's place
+// (os.Remove alone fails on a non-empty one, so verify would never fix it).
+func removeBad(path string) error {
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		return os.RemoveAll(path)
+	}
+	return os.Remove(path)
+}
+
 // stillBad re-checks a file Verify found bad, under the exclusive lock.
 func (c *Cache) stillBad(path string) bool {
 	base := path[strings.LastIndexByte(path, os.PathSeparator)+1:]
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return strings.HasSuffix(base, "-d") || strings.HasSuffix(base, "-a")
+	}
 	switch {
 	case strings.HasSuffix(base, "-d"):
 		id, err := ParseActionID(strings.TrimSuffix(base, "-d"))
@@ -125,6 +144,9 @@ func (c *Cache) stillBad(path string) bool {
 		e, err := c.readIndex(id)
 		if err != nil {
 			return !errors.Is(err, fs.ErrNotExist) && err != ErrNotFound
+		}
+		if fi, err := os.Lstat(c.OutputFile(e.Output)); err == nil && !fi.Mode().IsRegular() {
+			return true
 		}
 		got, n, err := hashFile(c.OutputFile(e.Output))
 		return err != nil || got != e.Output || n != e.Size
