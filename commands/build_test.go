@@ -3,11 +3,13 @@ package commands
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -51,7 +53,10 @@ func TestBuildDryRunGolden(t *testing.T) {
 	requireToolchain(t)
 	src := compileTestdata("vadd.hip")
 	r := runRocmk(t, testEnv(nil), "build", "-n", "--arch", "gfx90a,gfx1030", "-o", "/out", "-D", "N=4", "-X", "-ffast-math", src)
+	wd, err := os.Getwd()
+	require.NoError(t, err)
 	r.Stdout = strings.ReplaceAll(r.Stdout, filepath.Dir(src), "$TESTDATA")
+	r.Stdout = strings.ReplaceAll(r.Stdout, "cd "+wd+" ", "cd $CWD ")
 	golden(t, "build/dry-run.golden", r.transcript())
 	assert.Equal(t, 0, r.Code)
 }
@@ -436,14 +441,19 @@ func TestBuildNoArgs(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 	assert.Len(t, lines, 13, "one command per bundled kernel module")
-	assert.Contains(t, r.Stdout, " -c softmax.hip -o "+filepath.Join(empty, "build", "hsaco", "softmax-gfx90a.hsaco"))
+	// The bundled kernels live outside the current directory: named absolute.
+	assert.Regexp(t, "(?m)^cd "+regexp.QuoteMeta(empty)+` && .* -c /\S+/rocmk-kernels-[^/]+/softmax\.hip -o `+
+		regexp.QuoteMeta(filepath.Join(empty, "build", "hsaco", "softmax-gfx90a.hsaco"))+"$", r.Stdout)
 
 	t.Chdir(filepath.Join(proj, "project"))
 	r = runRocmk(t, testEnv(nil), "build", "-n")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.Equal(t, 4, strings.Count(r.Stdout, "\n"), r.Stdout) // 2 sources x the manifest's 2 targets
 	assert.Contains(t, r.Stdout, "--offload-arch=gfx1030")
-	assert.Contains(t, r.Stdout, "-ffast-math -DBLOCK=256 -DUSE_FMA -I"+filepath.Join(proj, "project", "include"))
+	// clang runs in the project (the current directory): the include
+	// directory and the sources are named relative to it.
+	assert.Contains(t, r.Stdout, "cd "+filepath.Join(proj, "project")+" && ")
+	assert.Contains(t, r.Stdout, "-ffast-math -DBLOCK=256 -DUSE_FMA -Iinclude -c src/axpy.hip -o ")
 	// --arch overrides the manifest.
 	r = runRocmk(t, testEnv(nil), "build", "-n", "--arch", "gfx908")
 	assert.Equal(t, 2, strings.Count(r.Stdout, "--offload-arch=gfx908"))
@@ -464,4 +474,125 @@ func TestBuildCUDASource(t *testing.T) {
 	obj, err := os.ReadFile(filepath.Join(out, "saxpy-gfx90a.hsaco"))
 	require.NoError(t, err)
 	assert.NoError(t, compile.CheckObject(obj, mustTarget("gfx90a")))
+}
+
+// ---- regression tests for issue 11 (real binary, real clang, real files) ----
+
+// runIn runs the rocmk binary in dir with the exit code.
+func runIn(t *testing.T, bin, dir string, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	default:
+		t.Fatalf("%s: %v", bin, err)
+	}
+	return o.String(), e.String(), code
+}
+
+// buildStatus builds one source for gfx90a in dir through the cache and
+// returns the job's status ("hit" or "compiled") and the object; it checks
+// that the object is what a build without the cache makes (byte for byte:
+// clang-15 writes no random IDs or paths when given relative paths).
+func buildStatus(t *testing.T, bin, dir, cacheDir string, args ...string) (string, []byte) {
+	t.Helper()
+	env := []string{"ROCMK_CACHE_DIR=" + cacheDir}
+	out, errs, code := runIn(t, bin, dir, env, append([]string{"build", "--json", "-a", "gfx90a", "-o", "out"}, args...)...)
+	require.Equal(t, 0, code, errs)
+	var doc struct {
+		Jobs []struct{ Status, File string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc), out)
+	require.Len(t, doc.Jobs, 1)
+	obj, err := os.ReadFile(filepath.Join(dir, doc.Jobs[0].File))
+	require.NoError(t, err)
+	_, errs, code = runIn(t, bin, dir, env, append([]string{"build", "-q", "--no-cache", "-a", "gfx90a", "-o", "out-nocache"}, args...)...)
+	require.Equal(t, 0, code, errs)
+	want, err := os.ReadFile(filepath.Join(dir, "out-nocache", filepath.Base(doc.Jobs[0].File)))
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(want, obj), "%s: the cached build (%s) differs from --no-cache", dir, doc.Jobs[0].Status)
+	return doc.Jobs[0].Status, obj
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	}
+}
+
+// TestIssue11CopiedProjectChangedHeader: two copies of a project, one
+// header changed in the second: the second build must compile, not hit the
+// first copy's object (it did: x*2 where the source says x*3). An
+// identical copy may hit, and gets the object --no-cache makes.
+func TestIssue11CopiedProjectChangedHeader(t *testing.T) {
+	requireToolchain(t)
+	bin := rocmkBinary(t)
+	root := t.TempDir()
+	cacheDir := filepath.Join(root, "cache")
+	p1 := filepath.Join(root, "p1")
+	writeFiles(t, p1, map[string]string{
+		"k.hip":     "#include <hip/hip_runtime.h>\n#include \"inc/h.h\"\n__global__ void k(float* p) { p[threadIdx.x] *= SCALE; }\n",
+		"inc/h.h":   "#define SCALE 2.0f\n",
+		"other.txt": "not an input\n",
+	})
+	require.NoError(t, exec.Command("cp", "-r", p1, filepath.Join(root, "p2")).Run())
+	require.NoError(t, exec.Command("cp", "-r", p1, filepath.Join(root, "p3")).Run())
+	writeFiles(t, filepath.Join(root, "p2"), map[string]string{"inc/h.h": "#define SCALE 3.0f\n"})
+
+	st, o1 := buildStatus(t, bin, p1, cacheDir, "k.hip")
+	assert.Equal(t, "compiled", st)
+	st, o2 := buildStatus(t, bin, filepath.Join(root, "p2"), cacheDir, "k.hip")
+	assert.Equal(t, "compiled", st, "p2's header differs: a hit would be p1's object")
+	assert.NotEqual(t, o1, o2)
+	st, o3 := buildStatus(t, bin, filepath.Join(root, "p3"), cacheDir, "k.hip")
+	assert.Equal(t, "hit", st, "a byte-identical copy shares the cache")
+	assert.Equal(t, o1, o3)
+	st, _ = buildStatus(t, bin, filepath.Join(root, "p2"), cacheDir, "k.hip")
+	assert.Equal(t, "hit", st, "each copy finds its own object")
+}
+
+// TestIssue11NewHeaderEarlierInSearchPath: a header created in a directory
+// searched before the one that held it, and a file created behind
+// __has_include, must both be misses (they were stale hits).
+func TestIssue11NewHeaderEarlierInSearchPath(t *testing.T) {
+	requireToolchain(t)
+	bin := rocmkBinary(t)
+	dir := t.TempDir()
+	cacheDir := filepath.Join(dir, "cache")
+	writeFiles(t, dir, map[string]string{
+		"k.hip": "#include <hip/hip_runtime.h>\n#include \"h.h\"\n#if __has_include(\"opt.h\")\n#include \"opt.h\"\n#else\n#define OPT 0.0f\n#endif\n" +
+			"__global__ void k(float* p) { p[threadIdx.x] = p[threadIdx.x] * SCALE + OPT; }\n",
+		"inc2/h.h": "#define SCALE 2.0f\n",
+	})
+	args := []string{"-I", "inc1", "-I", "inc2", "k.hip"}
+	st, o1 := buildStatus(t, bin, dir, cacheDir, args...)
+	assert.Equal(t, "compiled", st)
+	st, _ = buildStatus(t, bin, dir, cacheDir, args...)
+	assert.Equal(t, "hit", st)
+
+	writeFiles(t, dir, map[string]string{"inc1/h.h": "#define SCALE 5.0f\n"})
+	st, o2 := buildStatus(t, bin, dir, cacheDir, args...)
+	assert.Equal(t, "compiled", st, "inc1/h.h now shadows inc2/h.h")
+	assert.NotEqual(t, o1, o2)
+
+	writeFiles(t, dir, map[string]string{"opt.h": "#define OPT 7.0f\n"})
+	st, o3 := buildStatus(t, bin, dir, cacheDir, args...)
+	assert.Equal(t, "compiled", st, "__has_include(\"opt.h\") is now true")
+	assert.NotEqual(t, o2, o3)
+
+	require.NoError(t, os.Remove(filepath.Join(dir, "opt.h")))
+	st, o4 := buildStatus(t, bin, dir, cacheDir, args...)
+	assert.Equal(t, o2, o4, "back to the state of the second object")
+	assert.Equal(t, "hit", st, "the deps entry keeps earlier record sets")
 }

@@ -12,10 +12,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rocmk/rocmk/cache/safefile"
@@ -24,7 +22,7 @@ import (
 
 // cacheFormat is the first line of every action key: bump it when the key
 // or the stored data changes meaning.
-const cacheFormat = "rocmk-compile v1"
+const cacheFormat = "rocmk-compile v2"
 
 // EventKind says what happened to a job.
 type EventKind int
@@ -55,7 +53,10 @@ type Builder struct {
 	ReadUsage func(data []byte) ([]KernelUsage, error)
 
 	hashes fileHashes
-	stats  statMemo
+	paths  pathMemo   // one stat per path per build
+	scans  scanMemo   // include scans, while the file is unchanged
+	search searchMemo // the compiler's search path per command line, per build
+	groups groupMemo  // shared deps groups checked, per build
 }
 
 // Build runs every job of r and writes the outputs. It returns the report
@@ -80,6 +81,14 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 	if outDir == "" {
 		outDir = "."
 	}
+	baseDir, err := filepath.Abs(r.BaseDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckOutputNames(r.Sources, r.Targets, outDir, len(r.Embed) > 0); err != nil {
+		return nil, err
+	}
+	flags := relFlags(r.Flags, baseDir)
 	rep := &Report{}
 	// Plan: sources in order, targets in order.
 	type work struct {
@@ -93,13 +102,21 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 			return nil, err
 		}
 		if !b.DryRun {
-			if _, err := os.Stat(abs); err != nil {
+			fi, err := os.Stat(abs)
+			if err != nil {
 				return nil, fmt.Errorf("source %s: %w", src, err)
 			}
+			if !fi.Mode().IsRegular() {
+				return nil, fmt.Errorf("source %s: not a regular file (%s)", src, fi.Mode().Type())
+			}
 		}
+		// clang runs in the base directory and names the source relative
+		// to it when it is inside: then nothing it records (file names in
+		// the object, the dependency list) depends on where the project is.
+		name := relPath(abs, baseDir)
 		for _, t := range r.Targets {
 			res := &Result{Src: src, Target: t, Status: StatusSkipped, Out: filepath.Join(outDir, ObjectName(src, t))}
-			j := Job{Src: filepath.Base(abs), Dir: filepath.Dir(abs), Target: t, Flags: r.Flags}
+			j := Job{Src: name, Dir: baseDir, Target: t, Flags: flags}
 			all = append(all, &work{res: res, job: j})
 			rep.Results = append(rep.Results, res)
 		}
@@ -126,7 +143,9 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	b.stats.reset()
+	b.paths.reset()
+	b.search.reset()
+	b.groups.reset()
 	tcID, err := b.toolchainID(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -242,15 +261,14 @@ func (b *Builder) fail(res *Result, stderr []byte, err error) {
 	res.Err = &CompileError{Src: res.Src, Target: res.Target, Stderr: stderr, Err: err}
 }
 
-// do runs one job: cache lookup, else compile and record.
+// do runs one job: cache lookup, else scan the includes, compile and record.
 func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 	started := time.Now().UnixNano()
 	if err := b.TC.Check(j.Target); err != nil {
 		b.fail(res, []byte(err.Error()), err)
 		return
 	}
-	srcPath := filepath.Join(j.Dir, j.Src)
-	base, err := b.baseKey(tcID, j, srcPath)
+	base, err := b.baseKey(tcID, j)
 	if err != nil {
 		b.fail(res, nil, err)
 		return
@@ -262,6 +280,23 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 			b.finish(res, data)
 			return
 		}
+	}
+	// The scan runs before the compiler so that an include of a FIFO or a
+	// device is refused instead of hanging the compiler. Without a search
+	// path (the compiler rejected the flags) the compiler's own error says why.
+	why := ""
+	sp, err := b.searchPath(ctx, j)
+	var g *includeGraph
+	if err == nil {
+		g, err = b.scanJob(j.Dir, sp, j.Src)
+		var refused *refusedIncludeError
+		if errors.As(err, &refused) {
+			b.fail(res, []byte(err.Error()), err)
+			return
+		}
+	}
+	if err != nil {
+		why = err.Error()
 	}
 	res.Argv = b.TC.Argv(j)
 	out, err := b.Run.Run(ctx, Cmd{Dir: j.Dir, Argv: res.Argv})
@@ -275,7 +310,7 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 		b.fail(res, mapClangError(out.Stderr, j.Target, b.TC), err)
 		return
 	}
-	data, err := os.ReadFile(j.Out)
+	data, err := readRegular(j.Out, maxObjectSize)
 	if err != nil {
 		b.fail(res, out.Stderr, fmt.Errorf("compiler wrote no output: %w", err))
 		return
@@ -284,25 +319,23 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 		b.fail(res, nil, err)
 		return
 	}
-	var deps []string
-	if j.DepFile != "" {
-		if df, err := os.ReadFile(j.DepFile); err == nil {
-			if list, err := b.TC.Deps(df); err == nil {
-				deps = b.headerList(j.Dir, srcPath, list)
+	if b.Cache != nil {
+		var own, shared []depRecord
+		if why == "" {
+			var list []string
+			if df, err := readRegular(j.DepFile, maxScanSize); err != nil {
+				why = err.Error()
+			} else if list, err = b.TC.Deps(df); err != nil {
+				why = err.Error()
+			} else {
+				own, shared, why = b.recordDeps(j, g, sp, list, started)
 			}
 		}
-	}
-	if b.Cache != nil {
-		// A source or header changed while the compiler ran may not match
-		// the object: store nothing then (ccache's "too new" rule).
-		if full, recs, err := b.fullKey(base, deps, nil); err == nil && !changedSince(srcPath, recs, started) {
-			dj := depsEntry{Recorded: time.Now().UnixNano(), Files: recs}.marshal()
-			dm := meta
-			dm.Kind = "deps"
-			if err := b.Cache.Put(depsKey(base), dj, dm); err == nil {
-				meta.Kind = "object"
-				_ = b.Cache.Put(full, data, meta)
-			}
+		if why != "" {
+			// Logged with ROCMK_DEBUG=cachehash=1, next to the keys.
+			b.newHash("not stored "+j.Src+" "+j.Target.String()).line("reason %s", why)
+		} else {
+			b.storeDeps(base, own, shared, data, meta)
 		}
 	}
 	res.Status = StatusCompiled
@@ -364,9 +397,10 @@ func rocmOf(tc Toolchain) string {
 }
 
 // baseKey is the action key without headers: everything known before
-// compiling. It also names the job's "deps" entry (the header list recorded
-// by the last compile), as in ccache's direct mode.
-func (b *Builder) baseKey(tcID string, j Job, srcPath string) (Key, error) {
+// compiling. It also names the job's "deps" entry (what the last compile
+// depended on), as in ccache's direct mode. Paths in it are as the compiler
+// sees them: relative to the base directory inside it, absolute outside.
+func (b *Builder) baseKey(tcID string, j Job) (Key, error) {
 	h := b.newHash("compile " + j.Src + " " + j.Target.String())
 	h.line("%s", cacheFormat)
 	h.line("toolchain %s", tcID)
@@ -377,15 +411,20 @@ func (b *Builder) baseKey(tcID string, j Job, srcPath string) (Key, error) {
 	h.line("devicelibs %s", lib)
 	h.line("target %s", j.Target)
 	tmpl := j
-	tmpl.Src, tmpl.Out, tmpl.DepFile, tmpl.Dir = "SRC", "OUT", "DEP", ""
+	tmpl.Out, tmpl.DepFile, tmpl.Dir = "OUT", "DEP", ""
 	h.line("argv %q", b.TC.Argv(tmpl))
+	if f := locationFlag(j.Flags); f != "" {
+		// The object records where it was built (debug info, profiles):
+		// the base directory is an input.
+		h.line("location %s (%s)", j.Dir, f)
+	}
 	for _, k := range b.TC.KeyEnv() {
 		if v := b.Getenv(k); v != "" {
 			h.line("env %s=%s", k, v)
 		}
 	}
 	h.line("src %s", j.Src)
-	sum, err := b.hashes.sum(srcPath)
+	sum, err := b.hashes.sum(absName(j.Dir, j.Src))
 	if err != nil {
 		return Key{}, err
 	}
@@ -401,65 +440,132 @@ func depsKey(base Key) Key {
 	return h.Sum()
 }
 
-// depsEntry is the "deps" cache entry: the headers the last compile read,
-// each with the stat data and hash it had then. It is stored as text
-// (a version line, the record time, then "size mtime ctime ino sha256 path"
-// per header) because every cached job reads one and JSON decoding of
-// hundreds of records per job was most of a cached rebuild's time.
-type depsEntry struct {
-	Recorded int64 // unix ns when recorded
-	Files    []depRecord
+// objectKey is the base key plus every record with its value, and the
+// digest of each shared group's current values.
+func (b *Builder) objectKey(base Key, recs []depRecord, groups []Key) Key {
+	h := b.newHash("object " + base.String()[:12])
+	h.line("base %s", base)
+	for _, g := range groups {
+		h.line("group %s", g)
+	}
+	for _, r := range recs {
+		h.line("%s", r.keyLine())
+	}
+	return h.Sum()
 }
 
-type depRecord struct {
-	Path  string
-	Size  int64
-	MTime int64
-	CTime int64
-	Ino   uint64
-	Hash  string
+// groupDigest identifies a group of records with their values: the group's
+// name in deps entries when recorded, and what the object key holds.
+func (b *Builder) groupDigest(recs []depRecord) Key {
+	h := b.newHash("deps-group")
+	for _, r := range recs {
+		h.line("%s", r.keyLine())
+	}
+	return h.Sum()
 }
 
-const depsMagic = "rocmk-deps v1"
-
-func (d depsEntry) marshal() []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n%d\n", depsMagic, d.Recorded)
-	for _, r := range d.Files {
-		fmt.Fprintf(&b, "%d %d %d %d %s %s\n", r.Size, r.MTime, r.CTime, r.Ino, r.Hash, r.Path)
-	}
-	return b.Bytes()
+func groupKey(id Key) Key {
+	h := newKeyHash("deps-group")
+	h.line("group %s", id)
+	return h.Sum()
 }
 
-func parseDepsEntry(data []byte) (depsEntry, error) {
-	var d depsEntry
-	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	if len(lines) < 2 || lines[0] != depsMagic {
-		return d, errors.New("bad deps entry")
+// groupMemo checks each shared group once per build.
+type groupMemo struct {
+	mu sync.Mutex
+	m  map[string]*groupOnce
+}
+
+type groupOnce struct {
+	once   sync.Once
+	digest Key
+	err    error
+}
+
+func (s *groupMemo) reset() {
+	s.mu.Lock()
+	s.m = nil
+	s.mu.Unlock()
+}
+
+// currentGroup reads a shared group and returns the digest of its records'
+// current values (errStale if one no longer holds).
+func (b *Builder) currentGroup(id, baseDir string) (Key, error) {
+	b.groups.mu.Lock()
+	if b.groups.m == nil {
+		b.groups.m = map[string]*groupOnce{}
 	}
-	var err error
-	if d.Recorded, err = strconv.ParseInt(lines[1], 10, 64); err != nil {
-		return d, err
+	o := b.groups.m[id]
+	if o == nil {
+		o = &groupOnce{}
+		b.groups.m[id] = o
 	}
-	d.Files = make([]depRecord, 0, len(lines)-2)
-	for _, l := range lines[2:] {
-		f := strings.SplitN(l, " ", 6)
-		if len(f) != 6 || len(f[4]) != 64 || f[5] == "" {
-			return d, errors.New("bad deps record")
+	b.groups.mu.Unlock()
+	o.once.Do(func() {
+		var k Key
+		if _, err := hex.Decode(k[:], []byte(id)); err != nil {
+			o.err = err
+			return
 		}
-		var r depRecord
-		var e1, e2, e3, e4 error
-		r.Size, e1 = strconv.ParseInt(f[0], 10, 64)
-		r.MTime, e2 = strconv.ParseInt(f[1], 10, 64)
-		r.CTime, e3 = strconv.ParseInt(f[2], 10, 64)
-		r.Ino, e4 = strconv.ParseUint(f[3], 10, 64)
-		if err := errors.Join(e1, e2, e3, e4); err != nil {
-			return d, err
+		data, err := b.Cache.Get(groupKey(k))
+		if err != nil {
+			o.err = err
+			return
 		}
-		r.Hash, r.Path = f[4], f[5]
-		d.Files = append(d.Files, r)
+		g, err := parseDepsEntry(data, groupMagic)
+		if err == nil && len(g.Alts) != 1 {
+			err = errors.New("bad deps group")
+		}
+		if err != nil {
+			o.err = err
+			return
+		}
+		cur, err := b.currentRecords(baseDir, g.Alts[0])
+		if err != nil {
+			o.err = err
+			return
+		}
+		o.digest = b.groupDigest(cur)
+	})
+	return o.digest, o.err
+}
+
+// storeDeps stores a compile's records: the shared group (unless the cache
+// has it), then the job's deps entry with this record set first, then the
+// object.
+func (b *Builder) storeDeps(base Key, own, shared []depRecord, data []byte, meta StoreMeta) {
+	now := time.Now().UnixNano()
+	dm := meta
+	dm.Kind = "deps"
+	alt := depsAlt{Recorded: now, Files: own}
+	var groups []Key
+	if len(shared) > 0 {
+		id := b.groupDigest(shared)
+		if _, err := b.Cache.Get(groupKey(id)); err != nil {
+			gm := dm
+			gm.Source = "(shared)"
+			g := depsEntry{Alts: []depsAlt{{Recorded: now, Files: shared}}}
+			if b.Cache.Put(groupKey(id), g.marshal(groupMagic), gm) != nil {
+				return
+			}
+		}
+		alt.Groups = []string{id.String()}
+		groups = []Key{id}
 	}
-	return d, nil
+	de := depsEntry{Alts: []depsAlt{alt}}
+	if old, err := b.Cache.Get(depsKey(base)); err == nil {
+		if prev, err := parseDepsEntry(old, depsMagic); err == nil {
+			for _, a := range prev.Alts {
+				if len(de.Alts) < maxAlts && !a.sameInputs(alt) {
+					de.Alts = append(de.Alts, a)
+				}
+			}
+		}
+	}
+	if err := b.Cache.Put(depsKey(base), de.marshal(depsMagic), dm); err == nil {
+		meta.Kind = "object"
+		_ = b.Cache.Put(b.objectKey(base, own, groups), data, meta)
+	}
 }
 
 // statSlack is how much older than the deps entry a file's ctime must be
@@ -468,149 +574,271 @@ func parseDepsEntry(data []byte) (depsEntry, error) {
 // always re-read).
 var statSlack = 2 * time.Second
 
-// fullKey adds every header's content hash to the base key. With prev (the
-// recorded deps entry), a header whose size, mtime, ctime and inode are
-// unchanged since it was recorded, and that was not changed just before,
-// keeps its recorded hash; every other header is read and hashed. ctime
-// cannot be set by users, so "touch" (or any write) means a re-read, and
-// an edit is never missed.
-func (b *Builder) fullKey(base Key, deps []string, prev *depsEntry) (Key, []depRecord, error) {
-	known := map[string]depRecord{}
-	if prev != nil {
-		for _, r := range prev.Files {
-			known[r.Path] = r
-		}
-	}
-	h := b.newHash("object " + base.String()[:12])
-	h.line("base %s", base)
-	recs := make([]depRecord, 0, len(deps))
-	for _, d := range deps {
-		var st depRecord
-		var err error
-		if prev != nil {
-			st, err = b.stats.stat(d)
-		} else {
-			st, err = statOf(d) // fresh after a compile: changedSince needs the real ctime
-		}
-		if err != nil {
-			return Key{}, nil, err
-		}
-		if r, ok := known[d]; ok && r.Size == st.Size && r.MTime == st.MTime && r.CTime == st.CTime && r.Ino == st.Ino &&
-			st.CTime < prev.Recorded-int64(statSlack) {
-			st.Hash = r.Hash
-		} else {
-			sum, err := b.hashes.sum(d)
-			if err != nil {
-				return Key{}, nil, err
+// errStale says a recorded input no longer holds: a cache miss.
+var errStale = errors.New("recorded input changed")
+
+// currentRecords checks a deps entry against the tree as this build sees it
+// (one stat per path per build) and returns the records with their current
+// values. A probe whose state changed, or a file that is gone, is a miss
+// (errStale). A file whose size, mtime, ctime and inode are unchanged since
+// it was recorded, and that was not changed just before, keeps its recorded
+// hash; every other file is read and hashed. ctime cannot be set by users,
+// so "touch" (or any write) means a re-read, and an edit is never missed.
+func (b *Builder) currentRecords(baseDir string, de depsAlt) ([]depRecord, error) {
+	cur := make([]depRecord, len(de.Files))
+	for i, r := range de.Files {
+		pi := b.paths.stat(absName(baseDir, r.Path))
+		switch r.Kind {
+		case recFile:
+			if !pi.regular() {
+				return nil, errStale
 			}
-			st.Hash = sum
+			if r.Size == pi.Size && r.MTime == pi.MTime && r.CTime == pi.CTime && r.Ino == pi.Ino &&
+				pi.CTime < de.Recorded-int64(statSlack) {
+				break
+			}
+			sum, err := b.hashes.sum(absName(baseDir, r.Path))
+			if err != nil {
+				return nil, errStale
+			}
+			r.Hash = sum
+		case recProbe:
+			if pi.headerState() != r.State {
+				return nil, errStale
+			}
+		case recSearchDir:
+			if pi.dirState() != r.State {
+				return nil, errStale
+			}
+		case recInstall:
+			if pi.stamp() != r.State {
+				return nil, errStale
+			}
 		}
-		h.line("dep %s %s", d, st.Hash)
-		recs = append(recs, st)
+		cur[i] = r
 	}
-	return h.Sum(), recs, nil
+	return cur, nil
 }
 
-// statMemo remembers stat data for one Build, so a header shared by many
-// jobs is stat'ed once (the build sees the tree as it was when it looked).
-type statMemo struct {
-	mu sync.Mutex
-	m  map[string]depRecord
-}
-
-func (s *statMemo) reset() {
-	s.mu.Lock()
-	s.m = nil
-	s.mu.Unlock()
-}
-
-func (s *statMemo) stat(p string) (depRecord, error) {
-	s.mu.Lock()
-	r, ok := s.m[p]
-	s.mu.Unlock()
-	if ok {
-		return r, nil
-	}
-	r, err := statOf(p)
-	if err != nil {
-		return r, err
-	}
-	s.mu.Lock()
-	if s.m == nil {
-		s.m = map[string]depRecord{}
-	}
-	s.m[p] = r
-	s.mu.Unlock()
-	return r, nil
-}
-
-func changedSince(src string, recs []depRecord, t int64) bool {
-	if st, err := statOf(src); err != nil || st.CTime >= t {
-		return true
-	}
-	for _, r := range recs {
-		if r.CTime >= t || strings.ContainsAny(r.Path, "\n\r") { // (a name the deps entry cannot hold: do not cache)
-			return true
-		}
-	}
-	return false
-}
-
-func statOf(p string) (depRecord, error) {
-	var st syscall.Stat_t
-	if err := syscall.Stat(p, &st); err != nil {
-		return depRecord{}, &os.PathError{Op: "stat", Path: p, Err: err}
-	}
-	return depRecord{Path: p, Size: st.Size, MTime: st.Mtim.Nano(), CTime: st.Ctim.Nano(), Ino: st.Ino}, nil
-}
-
-// lookup tries the cache: the deps entry names the headers, their hashes
-// give the object's key, and the object must pass the read-back check.
+// lookup tries the cache: each record set of the deps entry, newest first,
+// names inputs whose current values give an object's key; the object must
+// pass the read-back check.
 func (b *Builder) lookup(base Key, j Job) ([]byte, bool) {
 	dj, err := b.Cache.Get(depsKey(base))
 	if err != nil {
 		return nil, false
 	}
-	de, err := parseDepsEntry(dj)
+	de, err := parseDepsEntry(dj, depsMagic)
 	if err != nil {
 		return nil, false
 	}
-	deps := make([]string, len(de.Files))
-	for i, r := range de.Files {
-		deps[i] = r.Path
-	}
-	full, _, err := b.fullKey(base, deps, &de)
-	if err != nil {
-		return nil, false // a header is gone: miss
-	}
-	data, err := b.Cache.Get(full)
-	if err != nil {
-		return nil, false
-	}
-	if CheckObject(data, j.Target) != nil {
-		return nil, false // never trust a cached object that is not what we asked for
-	}
-	return data, true
-}
-
-// headerList turns depfile prerequisites into absolute paths, without the
-// source itself, sorted.
-func (b *Builder) headerList(dir, src string, list []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, p := range list {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
+alts:
+	for _, alt := range de.Alts {
+		groups := make([]Key, len(alt.Groups))
+		for i, id := range alt.Groups {
+			if groups[i], err = b.currentGroup(id, j.Dir); err != nil {
+				continue alts
+			}
 		}
-		p = filepath.Clean(p)
-		if p == src || seen[p] {
+		cur, err := b.currentRecords(j.Dir, alt)
+		if err != nil {
 			continue
 		}
-		seen[p] = true
-		out = append(out, p)
+		data, err := b.Cache.Get(b.objectKey(base, cur, groups))
+		if err != nil {
+			continue
+		}
+		if CheckObject(data, j.Target) != nil {
+			continue // never trust a cached object that is not what we asked for
+		}
+		return data, true
 	}
-	sort.Strings(out)
+	return nil, false
+}
+
+// recordDeps turns a compile's depfile and the include scan made before it
+// into records, with fresh stat data. It returns why nothing may be stored
+// when the records could not prove a later hit right: an input changed
+// while the compiler ran (ccache's "too new" rule), a lookup the scan could
+// not resolve (#include MACRO), a file the compiler read that the scan did
+// not reach, or a file that names the clock (__TIME__).
+//
+// Records of lookups made in files outside the base directory (named
+// absolute: system headers) and on the command line, and the search path's
+// own records, are returned as shared: the same for every source with these
+// flags. The others (lookups in the project's files) are the job's own.
+func (b *Builder) recordDeps(j Job, g *includeGraph, sp *SearchPath, depfile []string, started int64) (own, shared []depRecord, why string) {
+	src := absName(j.Dir, j.Src)
+	if pi := statPath(src); !pi.regular() || pi.CTime >= started {
+		return nil, nil, j.Src + " changed during the compile"
+	}
+	read := map[fileID]string{}
+	for _, name := range depfile {
+		pi := statPath(absName(j.Dir, name))
+		if pi.Err != nil {
+			return nil, nil, fmt.Sprintf("depfile lists %s: %v", name, pi.Err)
+		}
+		read[pi.id()] = name
+	}
+	srcID := g.files[inclusion{name: j.Src, idx: -1}]
+	readIn := func(in inclusion) bool {
+		if in == commandLine {
+			return true
+		}
+		_, ok := read[g.files[in]]
+		return ok
+	}
+	for in, fs := range g.scans {
+		if fs.Clock && readIn(in) {
+			return nil, nil, in.name + " uses __DATE__, __TIME__ or __TIMESTAMP__"
+		}
+	}
+	recorded := map[fileID]bool{srcID: true}
+	for _, l := range g.lookups {
+		if !readIn(l.from) {
+			continue // in a file the compiler did not read: it made no such lookup
+		}
+		if l.opaque {
+			return nil, nil, fmt.Sprintf("%s:%d: a header lookup whose name or includer is not fixed (a macro)", displayName(l.from), l.ref.Line)
+		}
+		dst := &shared
+		if l.from != commandLine && !strings.HasPrefix(l.from.name, "/") {
+			dst = &own
+		}
+		for i, name := range l.cands {
+			abs := absName(j.Dir, name)
+			pi := statPath(abs)
+			st := pi.headerState()
+			if st != l.states[i] {
+				return nil, nil, name + " appeared, disappeared or changed type during the compile"
+			}
+			if _, ok := read[pi.id()]; ok && st == "present" {
+				if pi.CTime >= started {
+					return nil, nil, name + " changed during the compile"
+				}
+				sum, err := b.hashes.sum(abs)
+				if err != nil {
+					return nil, nil, err.Error()
+				}
+				*dst = append(*dst, depRecord{Kind: recFile, Path: name, Size: pi.Size, MTime: pi.MTime, CTime: pi.CTime, Ino: pi.Ino, Hash: sum})
+				recorded[pi.id()] = true
+				continue
+			}
+			*dst = append(*dst, depRecord{Kind: recProbe, Path: name, State: st})
+		}
+	}
+	for id, name := range read {
+		if !recorded[id] {
+			return nil, nil, "the include scan did not find how the compiler reached " + name
+		}
+	}
+	for _, d := range sp.Missing {
+		st := statPath(absName(j.Dir, d)).dirState()
+		if st != "none" {
+			return nil, nil, d + " was created during the compile"
+		}
+		shared = append(shared, depRecord{Kind: recSearchDir, Path: d, State: st})
+	}
+	for _, d := range sp.Installs {
+		shared = append(shared, depRecord{Kind: recInstall, Path: d, State: statPath(absName(j.Dir, d)).stamp()})
+	}
+	for _, r := range append(own, shared...) {
+		if strings.ContainsAny(r.Path, "\n\r") {
+			return nil, nil, fmt.Sprintf("%q: a name the deps entry cannot hold", r.Path)
+		}
+	}
+	return sortRecords(own), sortRecords(shared), ""
+}
+
+// searchMemo runs Toolchain.SearchPath once per command line per build.
+type searchMemo struct {
+	mu sync.Mutex
+	m  map[string]*searchOnce
+}
+
+type searchOnce struct {
+	once sync.Once
+	sp   *SearchPath
+	err  error
+}
+
+func (s *searchMemo) reset() {
+	s.mu.Lock()
+	s.m = nil
+	s.mu.Unlock()
+}
+
+func (b *Builder) searchPath(ctx context.Context, j Job) (*SearchPath, error) {
+	tmpl := j
+	tmpl.Src, tmpl.Out, tmpl.DepFile = "SRC", "OUT", ""
+	k := j.Dir + "\x00" + strings.Join(b.TC.Argv(tmpl), "\x00")
+	b.search.mu.Lock()
+	if b.search.m == nil {
+		b.search.m = map[string]*searchOnce{}
+	}
+	o := b.search.m[k]
+	if o == nil {
+		o = &searchOnce{}
+		b.search.m[k] = o
+	}
+	b.search.mu.Unlock()
+	o.once.Do(func() { o.sp, o.err = b.TC.SearchPath(ctx, b.Run, j) })
+	return o.sp, o.err
+}
+
+// locationFlag returns the first flag that makes an object depend on the
+// directory it was built in (debug info and profiles record the working
+// directory; prefix maps and raw -Xclang options may name it), or "".
+func locationFlag(flags []string) string {
+	for _, f := range flags {
+		switch {
+		case strings.HasPrefix(f, "-g") && f != "-g0",
+			strings.HasPrefix(f, "-fdebug-"), strings.HasPrefix(f, "-ffile-"), strings.HasPrefix(f, "-fmacro-prefix-map"),
+			strings.HasPrefix(f, "-fprofile"), strings.HasPrefix(f, "-fcoverage"), strings.HasPrefix(f, "-ftest-coverage"),
+			strings.HasPrefix(f, "--coverage"), strings.HasPrefix(f, "-Xclang"), strings.HasPrefix(f, "-Xpreprocessor"),
+			strings.HasPrefix(f, "-Wp,"), strings.HasPrefix(f, "-Xarch"):
+			return f
+		}
+	}
+	return ""
+}
+
+// pathFlags take a path the compiler resolves from its working directory.
+var pathFlags = []string{"-iquote", "-isystem", "-idirafter", "-include", "-imacros", "-I"}
+
+// relFlags rewrites the paths of pathFlags that lie inside baseDir relative
+// to it (the compiler runs there, so it finds the same files), so the
+// command line, and the key, are the same wherever the project is.
+func relFlags(flags []string, baseDir string) []string {
+	out := make([]string, len(flags))
+	for i := 0; i < len(flags); i++ {
+		out[i] = flags[i]
+		for _, pf := range pathFlags {
+			if flags[i] == pf && i+1 < len(flags) {
+				i++
+				out[i] = relPath(flags[i], baseDir)
+				break
+			}
+			if strings.HasPrefix(flags[i], pf) && len(flags[i]) > len(pf) {
+				out[i] = pf + relPath(flags[i][len(pf):], baseDir)
+				break
+			}
+		}
+	}
 	return out
+}
+
+// relPath is p relative to baseDir if p is a clean absolute path inside it
+// (a path with ".." through a symlink is left alone), else p.
+func relPath(p, baseDir string) string {
+	if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+		return p
+	}
+	rel, err := filepath.Rel(baseDir, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return p
+	}
+	return rel
 }
 
 // fileHashes memoises content hashes per build, checked against the file's
@@ -631,9 +859,9 @@ func (fh *fileHashes) sum(path string) (string, error) {
 	l, _ := fh.locks.LoadOrStore(path, new(sync.Mutex))
 	l.(*sync.Mutex).Lock()
 	defer l.(*sync.Mutex).Unlock()
-	st, err := statOf(path)
-	if err != nil {
-		return "", err
+	st := statPath(path)
+	if st.Err != nil {
+		return "", st.Err
 	}
 	fh.mu.Lock()
 	if v, ok := fh.m[path]; ok && v.size == st.Size && v.mtime == st.MTime && v.ctime == st.CTime {
@@ -641,14 +869,18 @@ func (fh *fileHashes) sum(path string) (string, error) {
 		return v.sum, nil
 	}
 	fh.mu.Unlock()
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	n, err := io.Copy(h, io.LimitReader(f, maxScanSize+1))
+	if err != nil {
 		return "", err
+	}
+	if n > maxScanSize {
+		return "", fmt.Errorf("%s: larger than %d MiB", path, maxScanSize>>20)
 	}
 	s := hex.EncodeToString(h.Sum(nil))
 	fh.mu.Lock()
@@ -659,5 +891,3 @@ func (fh *fileHashes) sum(path string) (string, error) {
 	fh.mu.Unlock()
 	return s, nil
 }
-
-var _ = strings.TrimSpace

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -125,7 +126,7 @@ func TestDryRunPrintsAndRunsNothing(t *testing.T) {
 	var buf strings.Builder
 	r := &ExecRunner{Print: &buf, DryRun: true}
 	b := &Builder{TC: fakeClangTC(), Run: r, DryRun: true}
-	rep, err := b.Build(context.Background(), Request{Sources: []string{"/nonexistent/k.hip"}, Targets: targets("gfx90a", "gfx1030"), OutDir: "/nonexistent/out"})
+	rep, err := b.Build(context.Background(), Request{BaseDir: "/nonexistent", Sources: []string{"/nonexistent/k.hip"}, Targets: targets("gfx90a", "gfx1030"), OutDir: "/nonexistent/out"})
 	require.NoError(t, err)
 	assert.Equal(t, 2, rep.Count(StatusSkipped))
 	want := "cd /nonexistent && /usr/bin/clang++-15 -x hip --offload-arch=gfx90a --cuda-device-only --no-gpu-bundle-output -O3 --rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode -c k.hip -o /nonexistent/out/k-gfx90a.hsaco\n" +
@@ -213,18 +214,21 @@ func TestHeaderEditWithRestoredMtime(t *testing.T) {
 }
 
 func FuzzDepsEntry(f *testing.F) {
-	f.Add([]byte(depsEntry{Recorded: 5, Files: []depRecord{{Path: "/a b/c.h", Size: 1, MTime: 2, CTime: 3, Ino: 4, Hash: strings.Repeat("a", 64)}}}.marshal()))
-	f.Add([]byte("rocmk-deps v1\n1\n"))
+	f.Add([]byte(depsEntry{Alts: []depsAlt{{Recorded: 5, Groups: []string{strings.Repeat("b", 64)}, Files: []depRecord{
+		{Kind: recFile, Path: "/a b/c.h", Size: 1, MTime: 2, CTime: 3, Ino: 4, Hash: strings.Repeat("a", 64)},
+		{Kind: recProbe, Path: "inc/x.h", State: "absent"}, {Kind: recSearchDir, Path: "nodir", State: "none"},
+		{Kind: recInstall, Path: "/usr/lib/gcc/x", State: "1.2.3"}}}, {Recorded: 6}}}.marshal(depsMagic)))
+	f.Add([]byte("rocmk-deps v2\n@ 1\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d, err := parseDepsEntry(b)
+		d, err := parseDepsEntry(b, depsMagic)
 		if err != nil {
 			return
 		}
-		d2, err := parseDepsEntry(d.marshal())
+		d2, err := parseDepsEntry(d.marshal(depsMagic), depsMagic)
 		if err != nil {
 			t.Fatalf("round trip: %v", err)
 		}
-		if len(d2.Files) != len(d.Files) || d2.Recorded != d.Recorded {
+		if !reflect.DeepEqual(d2, d) {
 			t.Fatalf("round trip changed the entry")
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -40,6 +41,8 @@ type Toolchain interface {
 	Check(t inspect.Target) error
 	// KeyEnv names the environment variables that change what it compiles.
 	KeyEnv() []string
+	// SearchPath asks the compiler where j looks for headers (run in j.Dir).
+	SearchPath(ctx context.Context, r Runner, j Job) (*SearchPath, error)
 }
 
 // Layouts: how the compiler is invoked.
@@ -380,4 +383,127 @@ func NewClang(in *Installation, layout string) (*Clang, error) {
 		return nil, fmt.Errorf("unknown layout %q (want clang, hipcc or amdclang++)", layout)
 	}
 	return c, nil
+}
+
+// SearchPath is where the compiler looks for headers, as it reports it for
+// one job's command line (`clang -E -v`): the real order, after its own
+// rules (-iquote, -I, -isystem, the toolchain's directories, -idirafter;
+// duplicates and missing directories dropped).
+type SearchPath struct {
+	Quote []string // searched for "name" after the includer's directory (-iquote)
+	Angle []string // searched for <name>, and for "name" after Quote
+	// Missing are directories the command line names that do not exist:
+	// the compiler dropped them, so they must stay absent for the list to hold.
+	Missing []string
+	// Includes are the files the command line includes before the source
+	// (-include, -imacros, and the driver's own), in order.
+	Includes []string
+	// Installs are directories whose entries decide which toolchain
+	// directories the driver picks (the GCC installation's version
+	// directory, for libstdc++): a new version there changes the list.
+	Installs []string
+}
+
+// SearchPath implements Toolchain: it runs the job's command line with -E -v
+// on an empty input and reads the search list and the cc1 command from stderr.
+func (c *Clang) SearchPath(ctx context.Context, r Runner, j Job) (*SearchPath, error) {
+	argv := c.searchArgv(j)
+	out, err := r.Run(ctx, Cmd{Dir: j.Dir, Argv: argv})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v\n%s", CmdString(Cmd{Argv: argv}), err, out.Stderr)
+	}
+	return ParseSearchPath(out.Stderr)
+}
+
+// searchArgv is Argv(j) preprocessing /dev/null with -v instead of compiling j.
+func (c *Clang) searchArgv(j Job) []string {
+	j.DepFile = ""
+	argv := c.Argv(j)
+	argv = argv[:len(argv)-4] // drop -c SRC -o OUT
+	return append(argv, "-E", "-v", "/dev/null", "-o", "/dev/null")
+}
+
+// ParseSearchPath reads the output of `clang -E -v`.
+func ParseSearchPath(stderr []byte) (*SearchPath, error) {
+	sp := &SearchPath{}
+	var list *[]string
+	done := false
+	for _, line := range strings.Split(string(stderr), "\n") {
+		line = strings.TrimRight(line, "\r")
+		switch {
+		case done:
+		case strings.HasPrefix(line, `ignoring nonexistent directory "`) && strings.HasSuffix(line, `"`):
+			sp.Missing = append(sp.Missing, strings.TrimSuffix(strings.TrimPrefix(line, `ignoring nonexistent directory "`), `"`))
+		case strings.HasPrefix(line, " ") && (strings.Contains(line, " -cc1 ") || strings.Contains(line, ` "-cc1" `)) && sp.Includes == nil:
+			args := splitQuotedArgs(line)
+			sp.Includes = []string{}
+			for i := 0; i+1 < len(args); i++ {
+				if args[i] == "-include" || args[i] == "-imacros" {
+					sp.Includes = append(sp.Includes, args[i+1])
+					i++
+				}
+			}
+		case line == `#include "..." search starts here:`:
+			list = &sp.Quote
+		case line == `#include <...> search starts here:`:
+			list = &sp.Angle
+		case line == "End of search list.":
+			done = true
+		case list != nil && strings.HasPrefix(line, " "):
+			d := strings.TrimPrefix(line, " ")
+			if strings.HasSuffix(d, " (framework directory)") || strings.HasSuffix(d, " (headermap)") {
+				return nil, fmt.Errorf("compiler search path: %q: framework directories and header maps are not supported", d)
+			}
+			*list = append(*list, d)
+		}
+	}
+	if !done || sp.Includes == nil {
+		return nil, errors.New("compiler search path: no search list or cc1 command in the output of -E -v")
+	}
+	seen := map[string]bool{}
+	for _, d := range sp.Angle {
+		if i := strings.Index(d, "/lib/gcc"); i >= 0 {
+			// <prefix>/lib/gcc[-cross]/<triple>/<version>/...: the triple
+			// directory lists the versions the driver chose from.
+			parts := strings.SplitN(d[i+1:], "/", 4)
+			if len(parts) == 4 {
+				g := d[:i+1] + strings.Join(parts[:3], "/")
+				if !seen[g] {
+					seen[g] = true
+					sp.Installs = append(sp.Installs, g)
+				}
+			}
+		}
+	}
+	return sp, nil
+}
+
+// splitQuotedArgs splits a command line as clang -v prints it: arguments
+// separated by spaces, quoted with "..." when needed, \ escaping " \ and $.
+func splitQuotedArgs(line string) []string {
+	var out []string
+	var cur strings.Builder
+	in, quoted := false, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '"':
+			in, quoted = !in, true
+		case c == '\\' && in && i+1 < len(line):
+			i++
+			cur.WriteByte(line[i])
+		case c == ' ' && !in:
+			if quoted || cur.Len() > 0 {
+				out = append(out, cur.String())
+			}
+			cur.Reset()
+			quoted = false
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	if quoted || cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
 }

@@ -90,6 +90,9 @@ func (f *fakeRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 		}
 		return Output{Stdout: []byte(v)}, nil
 	}
+	if len(c.Argv) > 5 && c.Argv[len(c.Argv)-5] == "-E" { // SearchPath: no search directories
+		return Output{Stderr: []byte(fakeSearchOutput)}, nil
+	}
 	var target, out, dep, src string
 	for i, a := range c.Argv {
 		switch {
@@ -121,17 +124,24 @@ func (f *fakeRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 		return Output{}, err
 	}
 	if dep != "" {
-		os.WriteFile(dep, []byte(out+": "+src+" scale.h\n"), 0o644)
+		os.WriteFile(dep, []byte(out+": "+src+" "+filepath.Join(filepath.Dir(src), "scale.h")+"\n"), 0o644)
 	}
 	return Output{CPU: 1}, nil
 }
+
+// fakeSearchOutput is what `clang -E -v` prints, with an empty search list.
+const fakeSearchOutput = ` "/usr/lib/llvm-15/bin/clang" "-cc1" "-triple" "amdgcn-amd-amdhsa" "-E"
+#include "..." search starts here:
+#include <...> search starts here:
+End of search list.
+`
 
 func (f *fakeRunner) compiles() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := 0
 	for _, c := range f.cmds {
-		if len(c.Argv) > 2 {
+		if len(c.Argv) > 2 && c.Argv[len(c.Argv)-5] != "-E" {
 			n++
 		}
 	}

@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -13,8 +14,8 @@ import (
 // Job is one compilation: one source for one target. Argv is a pure function
 // of a Job and the Toolchain, so the same Job always runs the same command.
 type Job struct {
-	Src     string         // the source as clang sees it, relative to Dir
-	Dir     string         // directory clang runs in ("" = current)
+	Src     string         // the source as clang sees it: relative to Dir when inside it, else absolute
+	Dir     string         // directory clang runs in: the build's base directory ("" = current)
 	Target  inspect.Target // the one --offload-arch
 	Flags   []string       // user flags, in order (-D, -I, -f..., -m...)
 	Out     string         // where clang writes the code object
@@ -23,6 +24,11 @@ type Job struct {
 
 // Request is what one `rocmk build` asks for.
 type Request struct {
+	// BaseDir is the directory the compiler runs in ("" = the current
+	// directory). Paths inside it (sources, -I directories, headers) are
+	// given to the compiler and keyed relative to it, so a copy of the
+	// project elsewhere builds the same objects and shares the cache.
+	BaseDir       string
 	Sources       []string         // source files (.hip, .cpp, .cu after hipify)
 	Targets       []inspect.Target // one job per (source, target)
 	Flags         []string         // user flags for every job
@@ -39,6 +45,48 @@ type Request struct {
 // (gfx90a:xnack+ -> vadd-gfx90a_xnack+.hsaco) so the name is safe everywhere.
 func ObjectName(src string, t inspect.Target) string {
 	return Stem(src) + "-" + TargetFileName(t) + ".hsaco"
+}
+
+// ErrOutputConflict is wrapped by the error for two sources that would
+// write the same output file (same stem in one output directory).
+var ErrOutputConflict = errors.New("two sources would write the same output")
+
+// CheckOutputNames refuses a build in which two sources would write one
+// output file: a code object, a bundle, or (with embeddings) one
+// identifier. It runs before anything compiles; the fix is to rename a
+// source or to build the two in separate output directories.
+// With no targets (not chosen yet) the output is named with a pattern.
+func CheckOutputNames(sources []string, targets []inspect.Target, outDir string, embed bool) error {
+	byStem := map[string]string{}
+	byIdent := map[string]string{}
+	for _, src := range sources {
+		abs, err := filepath.Abs(src)
+		if err != nil {
+			return err
+		}
+		st := Stem(src)
+		if prev, ok := byStem[st]; ok {
+			if a, _ := filepath.Abs(prev); a == abs {
+				return fmt.Errorf("%w: source %s is given twice", ErrOutputConflict, src)
+			}
+			out := st + "-*.hsaco"
+			if len(targets) > 0 {
+				out = ObjectName(src, targets[0])
+			}
+			return fmt.Errorf("%w: sources %s and %s would both write %s: rename one, or build them with separate -o directories",
+				ErrOutputConflict, prev, src, filepath.Join(outDir, out))
+		}
+		byStem[st] = src
+		if embed {
+			id := ident(st)
+			if prev, ok := byIdent[id]; ok {
+				return fmt.Errorf("%w: sources %s and %s would both be named %s in the embedding files: rename one",
+					ErrOutputConflict, prev, src, id)
+			}
+			byIdent[id] = src
+		}
+	}
+	return nil
 }
 
 // TargetFileName makes a target ID file-safe: ':' becomes '_'.

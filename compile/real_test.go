@@ -73,7 +73,7 @@ func TestRealCompileErrorDiagnostics(t *testing.T) {
 	tc := realClang(t, LayoutClang)
 	dir := t.TempDir()
 	copyFiles(t, dir, "broken.hip")
-	_, err := realBuilder(t, tc, "").Build(context.Background(), Request{Sources: []string{filepath.Join(dir, "broken.hip")}, Targets: targets("gfx90a"), OutDir: filepath.Join(dir, "out")})
+	_, err := realBuilder(t, tc, "").Build(context.Background(), Request{BaseDir: dir, Sources: []string{filepath.Join(dir, "broken.hip")}, Targets: targets("gfx90a"), OutDir: filepath.Join(dir, "out")})
 	var list ErrorList
 	require.ErrorAs(t, err, &list)
 	msg := list[0].Error()
@@ -143,10 +143,10 @@ func TestRealCacheKey(t *testing.T) {
 		}
 		return ""
 	}
-	k1, err := b.baseKey("id", Job{Src: "vadd.hip", Target: gfx90a[0]}, src)
+	k1, err := b.baseKey("id", Job{Src: "vadd.hip", Dir: dir, Target: gfx90a[0]})
 	require.NoError(t, err)
 	b.Getenv = func(string) string { return "" }
-	k2, err := b.baseKey("id", Job{Src: "vadd.hip", Target: gfx90a[0]}, src)
+	k2, err := b.baseKey("id", Job{Src: "vadd.hip", Dir: dir, Target: gfx90a[0]})
 	require.NoError(t, err)
 	assert.NotEqual(t, k1, k2, "HIPCC_COMPILE_FLAGS_APPEND must change the key")
 }

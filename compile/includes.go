@@ -1,0 +1,608 @@
+package compile
+
+// The include scan: every header lookup a source and its headers can make,
+// found without running the preprocessor. The cache key covers, for each
+// lookup in a file the compiler read, the candidates the compiler tried
+// before the file it used (see docs/cache.md, "Include search"). The scan
+// does not evaluate #if: it takes every directive in every branch, so it
+// finds a superset of the lookups the compiler makes, which can only add
+// misses. A hand-written scanner because it needs only the header names of
+// directives, and Go has no C preprocessor library that follows clang's
+// search rules.
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// includeRef is one header lookup written in a file: an #include,
+// #include_next or #import directive, or a __has_include(_next) test.
+type includeRef struct {
+	Line   int
+	Next   bool   // #include_next or __has_include_next: search after the includer's directory
+	Has    bool   // __has_include: only existence matters
+	Angled bool   // <name>, not "name"
+	Name   string // the header name; "" when it is not a literal (a macro)
+	// InMacro: a __has_include in a #define body, evaluated wherever the
+	// macro is expanded (so its quoted or _next form has no fixed includer).
+	InMacro bool
+}
+
+// fileScan is what the scan needs of one file.
+type fileScan struct {
+	Refs  []includeRef
+	Clock bool // the file names __DATE__, __TIME__ or __TIMESTAMP__: its output depends on the clock
+}
+
+// scanIncludes finds the header lookups of a C/C++ file. Comments and string
+// literals are skipped; line splices (backslash-newline) are honoured.
+func scanIncludes(src []byte) fileScan {
+	s := scanner{src: src, line: 1}
+	var fs fileScan
+	atLineStart := true
+	inDefine := false
+	for {
+		c, ok := s.peek()
+		if !ok {
+			return fs
+		}
+		switch {
+		case c == '\n':
+			s.next()
+			atLineStart, inDefine = true, false
+		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+			s.next()
+		case c == '/' && s.peekAt(1) == '/':
+			s.skipLineComment()
+		case c == '/' && s.peekAt(1) == '*':
+			s.skipBlockComment()
+		case c == '#' && atLineStart:
+			s.next()
+			atLineStart = false
+			line := s.line
+			name := s.directiveName()
+			switch name {
+			case "include", "import", "include_next":
+				ref := includeRef{Line: line, Next: name == "include_next"}
+				ref.Angled, ref.Name = s.headerName()
+				fs.Refs = append(fs.Refs, ref)
+			case "define":
+				inDefine = true
+			}
+		case c == '"' || c == '\'':
+			atLineStart = false
+			s.skipQuoted(c)
+		case c == 'R' && s.peekAt(1) == '"':
+			atLineStart = false
+			s.next()
+			s.skipRawString()
+		case isIdentStart(c):
+			atLineStart = false
+			line := s.line
+			id := s.ident()
+			switch id {
+			case "__has_include", "__has_include_next":
+				ref := includeRef{Line: line, Has: true, Next: id == "__has_include_next", InMacro: inDefine}
+				s.skipSpace()
+				if c, _ := s.peek(); c != '(' {
+					continue // "defined(__has_include)": no lookup
+				}
+				s.next()
+				ref.Angled, ref.Name = s.headerName()
+				if ref.Name != "" {
+					s.skipSpace()
+					if c, _ := s.peek(); c != ')' {
+						ref.Name = "" // a header name followed by more tokens: not a plain literal
+					}
+				}
+				fs.Refs = append(fs.Refs, ref)
+			case "__DATE__", "__TIME__", "__TIMESTAMP__":
+				fs.Clock = true
+			default:
+				// A string literal prefix (u8"...", L'x', LR"(...)") is part of the literal.
+				if c, _ := s.peek(); (c == '"' || c == '\'') && isLiteralPrefix(id) {
+					if id[len(id)-1] == 'R' && c == '"' {
+						s.skipRawString()
+					} else {
+						s.skipQuoted(c)
+					}
+				}
+			}
+		default:
+			atLineStart = false
+			s.next()
+		}
+	}
+}
+
+// scanner reads a file with line splices removed, counting physical lines.
+type scanner struct {
+	src  []byte
+	pos  int
+	line int
+}
+
+// peek returns the next byte, skipping backslash-newline splices.
+func (s *scanner) peek() (byte, bool) {
+	for s.pos < len(s.src) && s.src[s.pos] == '\\' {
+		n := s.spliceLen(s.pos)
+		if n == 0 {
+			break
+		}
+		s.pos += n
+		s.line++
+	}
+	if s.pos >= len(s.src) {
+		return 0, false
+	}
+	return s.src[s.pos], true
+}
+
+// spliceLen is the length of a backslash-newline at i (0 if none).
+func (s *scanner) spliceLen(i int) int {
+	switch {
+	case i+1 < len(s.src) && s.src[i+1] == '\n':
+		return 2
+	case i+2 < len(s.src) && s.src[i+1] == '\r' && s.src[i+2] == '\n':
+		return 3
+	}
+	return 0
+}
+
+// peekAt looks k bytes ahead of the next one (splices in between are rare
+// enough to ignore for two-byte tokens such as "//").
+func (s *scanner) peekAt(k int) byte {
+	if _, ok := s.peek(); !ok || s.pos+k >= len(s.src) {
+		return 0
+	}
+	return s.src[s.pos+k]
+}
+
+func (s *scanner) next() byte {
+	c, ok := s.peek()
+	if !ok {
+		return 0
+	}
+	s.pos++
+	if c == '\n' {
+		s.line++
+	}
+	return c
+}
+
+func (s *scanner) skipLineComment() {
+	for {
+		c, ok := s.peek()
+		if !ok || c == '\n' {
+			return
+		}
+		s.next()
+	}
+}
+
+func (s *scanner) skipBlockComment() {
+	s.next()
+	s.next()
+	for {
+		c, ok := s.peek()
+		if !ok {
+			return
+		}
+		s.next()
+		if c == '*' {
+			if c2, _ := s.peek(); c2 == '/' {
+				s.next()
+				return
+			}
+		}
+	}
+}
+
+// skipQuoted skips a string or character literal (an unterminated one ends
+// at the end of the line, as in the preprocessor).
+func (s *scanner) skipQuoted(q byte) {
+	s.next()
+	for {
+		c, ok := s.peek()
+		if !ok || c == '\n' {
+			return
+		}
+		s.next()
+		switch c {
+		case '\\':
+			if c2, _ := s.peek(); c2 != '\n' {
+				s.next()
+			}
+		case q:
+			return
+		}
+	}
+}
+
+// skipRawString skips R"delim( ... )delim" (the R already read). Splices
+// are not removed inside raw strings, but they change no directive.
+func (s *scanner) skipRawString() {
+	s.next() // "
+	start := s.pos
+	for s.pos < len(s.src) && s.src[s.pos] != '(' && s.src[s.pos] != '\n' && s.pos-start <= 16 {
+		s.pos++
+	}
+	if s.pos >= len(s.src) || s.src[s.pos] != '(' {
+		return // not a raw string after all
+	}
+	end := append(append([]byte{')'}, s.src[start:s.pos]...), '"')
+	i := bytes.Index(s.src[s.pos:], end)
+	if i < 0 {
+		i = len(s.src) - s.pos
+	} else {
+		i += len(end)
+	}
+	s.line += bytes.Count(s.src[s.pos:s.pos+i], []byte{'\n'})
+	s.pos += i
+}
+
+// skipSpace skips blanks and comments within a line.
+func (s *scanner) skipSpace() {
+	for {
+		c, ok := s.peek()
+		switch {
+		case !ok:
+			return
+		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+			s.next()
+		case c == '/' && s.peekAt(1) == '*':
+			s.skipBlockComment()
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) ident() string {
+	var b []byte
+	for {
+		c, ok := s.peek()
+		if !ok || !(isIdentStart(c) || c >= '0' && c <= '9') {
+			return string(b)
+		}
+		b = append(b, s.next())
+	}
+}
+
+func (s *scanner) directiveName() string {
+	s.skipSpace()
+	if c, ok := s.peek(); !ok || !isIdentStart(c) {
+		return ""
+	}
+	return s.ident()
+}
+
+// headerName reads "name" or <name> on the current line. Anything else is a
+// macro or an error: Name "" (the caller decides what that means).
+func (s *scanner) headerName() (angled bool, name string) {
+	s.skipSpace()
+	open, ok := s.peek()
+	if !ok || open != '"' && open != '<' {
+		return false, ""
+	}
+	closer := byte('"')
+	if open == '<' {
+		closer, angled = '>', true
+	}
+	s.next()
+	var b []byte
+	for {
+		c, ok := s.peek()
+		if !ok || c == '\n' {
+			return angled, "" // unterminated: clang reports it
+		}
+		s.next()
+		if c == closer {
+			return angled, string(b)
+		}
+		b = append(b, c)
+	}
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+func isLiteralPrefix(id string) bool {
+	switch id {
+	case "L", "u", "U", "u8", "LR", "uR", "UR", "u8R":
+		return true
+	}
+	return false
+}
+
+// inclusion is a file as the compiler entered it: its name (relative to the
+// base directory, or absolute) and the index in the search list where it
+// was found (-1: not through the search list: the source, a path relative
+// to its includer, or an absolute name). A file entered two ways is scanned
+// both ways: its quoted includes and #include_next depend on them.
+type inclusion struct {
+	name string
+	idx  int
+}
+
+// commandLine is the pseudo-file whose "#include"s are the -include files:
+// clang looks them up from the current directory (the base directory).
+var commandLine = inclusion{name: "", idx: -1}
+
+// lookup is one header lookup and its outcome when scanned.
+type lookup struct {
+	from   inclusion
+	ref    includeRef
+	cands  []string // candidate names in search order, up to the one used
+	states []string // headerState of each candidate when scanned
+	found  bool     // the last candidate is the one used
+	// opaque: the name is not a literal (#include MACRO), or the lookup
+	// has no fixed includer (a quoted __has_include in a macro body).
+	opaque bool
+}
+
+// includeGraph is everything a job's include scan found.
+type includeGraph struct {
+	files   map[inclusion]fileID   // every file entered
+	scans   map[inclusion]fileScan // what each one contains
+	lookups []lookup
+}
+
+// maxScanSize bounds how much of a source or header rocmk reads, and
+// maxObjectSize how much of a code object the compiler wrote.
+const (
+	maxScanSize   = 512 << 20
+	maxObjectSize = 1 << 30
+)
+
+// refusedIncludeError is a lookup that would make the compiler open a FIFO
+// or a device: it would block, or read forever.
+type refusedIncludeError struct {
+	Pos, Ref, Path, Kind string
+}
+
+func (e *refusedIncludeError) Error() string {
+	return fmt.Sprintf("%s: %s: %s is a %s, not a regular file: not compiled (the compiler would block or read forever)", e.Pos, e.Ref, e.Path, e.Kind)
+}
+
+// scanMemo remembers each file's scan while its stat data is unchanged, so
+// the headers shared by many jobs are read once.
+type scanMemo struct {
+	mu sync.Mutex
+	m  map[string]scanned
+}
+
+type scanned struct {
+	size, mtime, ctime int64
+	ino                uint64
+	scan               fileScan
+}
+
+func (s *scanMemo) get(abs string, pi pathInfo) (fileScan, error) {
+	s.mu.Lock()
+	v, ok := s.m[abs]
+	s.mu.Unlock()
+	if ok && v.size == pi.Size && v.mtime == pi.MTime && v.ctime == pi.CTime && v.ino == pi.Ino {
+		return v.scan, nil
+	}
+	data, err := readRegular(abs, maxScanSize)
+	if err != nil {
+		return fileScan{}, err
+	}
+	fs := scanIncludes(data)
+	s.mu.Lock()
+	if s.m == nil {
+		s.m = map[string]scanned{}
+	}
+	s.m[abs] = scanned{pi.Size, pi.MTime, pi.CTime, pi.Ino, fs}
+	s.mu.Unlock()
+	return fs, nil
+}
+
+// scanJob follows every header lookup from the source src (named as the
+// compiler names it) and the command line's -include files, through every
+// file found, in every #if branch. stat answers come from the build's memo.
+// A lookup that would open a FIFO or a device is an error naming the file
+// and line: the compiler would block or read forever.
+func (b *Builder) scanJob(baseDir string, sp *SearchPath, src string) (*includeGraph, error) {
+	g := &includeGraph{files: map[inclusion]fileID{}, scans: map[inclusion]fileScan{}}
+	search := append(append([]string(nil), sp.Quote...), sp.Angle...)
+	nQuote := len(sp.Quote)
+	var queue []inclusion
+	enter := func(in inclusion, pi pathInfo) {
+		if _, ok := g.files[in]; !ok {
+			g.files[in] = pi.id()
+			queue = append(queue, in)
+		}
+	}
+	srcInfo := b.paths.stat(absName(baseDir, src))
+	if srcInfo.Err != nil {
+		return nil, srcInfo.Err
+	}
+	enter(inclusion{name: src, idx: -1}, srcInfo)
+	resolve := func(from inclusion, ref includeRef) error {
+		l := lookup{from: from, ref: ref}
+		if ref.Name == "" || ref.InMacro && (!ref.Angled || ref.Next) {
+			l.opaque = true // decided after the compile: only a file the compiler read matters
+			g.lookups = append(g.lookups, l)
+			return nil
+		}
+		type cand struct {
+			name string
+			idx  int
+		}
+		var cands []cand
+		switch {
+		case strings.HasPrefix(ref.Name, "/"):
+			cands = []cand{{ref.Name, -1}}
+		default:
+			start := 0
+			if ref.Next && from.idx >= 0 {
+				start = from.idx + 1 // clang: after the directory the includer was found in
+			} else {
+				if !ref.Angled {
+					cands = append(cands, cand{joinName(includerDir(from.name), ref.Name), -1})
+				} else {
+					start = nQuote
+				}
+			}
+			for i := start; i < len(search); i++ {
+				cands = append(cands, cand{joinName(search[i], ref.Name), i})
+			}
+		}
+		for _, c := range cands {
+			pi := b.paths.stat(absName(baseDir, c.name))
+			st := pi.headerState()
+			l.cands = append(l.cands, c.name)
+			l.states = append(l.states, st)
+			if st == "absent" {
+				continue
+			}
+			if st != "present" {
+				return &refusedIncludeError{Pos: fmt.Sprintf("%s:%d", displayName(from), ref.Line), Ref: refText(ref), Path: c.name, Kind: specialName(st)}
+			}
+			l.found = true
+			if !ref.Has {
+				enter(inclusion{name: c.name, idx: c.idx}, pi)
+			}
+			break
+		}
+		g.lookups = append(g.lookups, l)
+		return nil
+	}
+	for _, name := range sp.Includes {
+		if err := resolve(commandLine, includeRef{Name: name}); err != nil {
+			return nil, err
+		}
+	}
+	for len(queue) > 0 {
+		in := queue[0]
+		queue = queue[1:]
+		abs := absName(baseDir, in.name)
+		fs, err := b.scans.get(abs, b.paths.stat(abs))
+		if err != nil {
+			return nil, err
+		}
+		g.scans[in] = fs
+		for _, ref := range fs.Refs {
+			if err := resolve(in, ref); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return g, nil
+}
+
+// absName resolves a name as the compiler, running in baseDir, sees it.
+// No cleaning: "inc/../x.h" through a symlinked inc is not "x.h".
+func absName(baseDir, name string) string {
+	if strings.HasPrefix(name, "/") {
+		return name
+	}
+	return baseDir + "/" + name
+}
+
+// joinName is how clang forms a candidate: directory + "/" + name, with the
+// current directory's "./" left off.
+func joinName(dir, name string) string {
+	switch {
+	case dir == "" || dir == ".":
+		return name
+	case strings.HasSuffix(dir, "/"):
+		return dir + name
+	}
+	for strings.HasPrefix(dir, "./") {
+		dir = dir[2:]
+	}
+	return dir + "/" + name
+}
+
+// includerDir is the directory clang searches first for a quoted include:
+// the including file's directory as named ("" = the base directory).
+func includerDir(name string) string {
+	i := strings.LastIndexByte(name, '/')
+	switch {
+	case i < 0:
+		return ""
+	case i == 0:
+		return "/"
+	}
+	return name[:i]
+}
+
+func displayName(in inclusion) string {
+	if in == commandLine {
+		return "<command line>"
+	}
+	return in.name
+}
+
+func refText(r includeRef) string {
+	open, closer := `"`, `"`
+	if r.Angled {
+		open, closer = "<", ">"
+	}
+	switch {
+	case r.Has && r.Next:
+		return "__has_include_next(" + open + r.Name + closer + ")"
+	case r.Has:
+		return "__has_include(" + open + r.Name + closer + ")"
+	case r.Next:
+		return "#include_next " + open + r.Name + closer
+	}
+	return "#include " + open + r.Name + closer
+}
+
+func specialName(state string) string {
+	switch state {
+	case "fifo":
+		return "FIFO"
+	case "chardev":
+		return "character device"
+	case "blockdev":
+		return "block device"
+	}
+	return state
+}
+
+// readRegular reads a regular file of at most limit bytes. It opens without
+// blocking and checks the open file, so a FIFO or device put in place of a
+// file is refused rather than read.
+func readRegular(path string, limit int64) ([]byte, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d MiB", path, limit>>20)
+	}
+	return data, nil
+}
+
+// openRegular opens a file for reading if it is a regular file.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file (%s)", path, fi.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
