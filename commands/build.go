@@ -386,6 +386,15 @@ func planBuild(o buildOptions, env Env, ui *UI) (compile.Request, error) {
 		flags = append(flags, "-I"+i)
 	}
 	req.Flags = append(flags, o.Flags...)
+	ts, err := selectBuildTargets(o.Arch, manifestTargets, env.Getenv)
+	if err != nil {
+		return req, err
+	}
+	req.Targets = ts
+	// Before hipify writes anything: a.cu and b/a.cu would both become a.hip.
+	if err := compile.CheckOutputNames(req.Sources, ts, req.OutDir, len(req.Embed) > 0); err != nil {
+		return req, err
+	}
 	// .cu sources go through hipify first.
 	limit, err := inputLimit(env, maxSourceSize)
 	if err != nil {
@@ -400,11 +409,6 @@ func planBuild(o buildOptions, env Env, ui *UI) (compile.Request, error) {
 			req.Sources[i] = out
 		}
 	}
-	ts, err := selectBuildTargets(o.Arch, manifestTargets, env.Getenv)
-	if err != nil {
-		return req, err
-	}
-	req.Targets = ts
 	return req, nil
 }
 

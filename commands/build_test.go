@@ -596,3 +596,46 @@ func TestIssue11NewHeaderEarlierInSearchPath(t *testing.T) {
 	assert.Equal(t, o2, o4, "back to the state of the second object")
 	assert.Equal(t, "hit", st, "the deps entry keeps earlier record sets")
 }
+
+// TestIssue11SameOutputName: two sources with one stem are an error before
+// anything compiles (exit 2), naming both and the output; nothing is
+// written, so manifest.json never lists two entries for one file.
+func TestIssue11SameOutputName(t *testing.T) {
+	requireToolchain(t)
+	bin := rocmkBinary(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a/k.hip": "extern \"C\" __attribute__((global)) void k(float* p) { p[0] = 1.0f; }\n",
+		"b/k.hip": "extern \"C\" __attribute__((global)) void k(float* p) { p[0] = 2.0f; }\n",
+		"c/k.cu":  "__global__ void k(float* p) { p[0] = 3.0f; }\n",
+		"d/k.cu":  "__global__ void k(float* p) { p[0] = 4.0f; }\n",
+	})
+	env := []string{"ROCMK_CACHE_DIR=" + filepath.Join(dir, "cache")}
+	_, stderr, code := runIn(t, bin, dir, env, "build", "-a", "gfx90a", "-o", "out", "a/k.hip", "b/k.hip")
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, "sources a/k.hip and b/k.hip would both write out/k-gfx90a.hsaco")
+	assert.NoDirExists(t, filepath.Join(dir, "out"), "nothing compiled or written")
+	// .cu sources: refused before hipify writes out/hipified/k.hip twice.
+	_, stderr, code = runIn(t, bin, dir, env, "build", "-a", "gfx90a", "-o", "out", "c/k.cu", "d/k.cu")
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, "sources c/k.cu and d/k.cu would both write out/k-gfx90a.hsaco")
+	assert.NoDirExists(t, filepath.Join(dir, "out"))
+	// One source twice.
+	_, stderr, code = runIn(t, bin, dir, env, "build", "-a", "gfx90a", "-o", "out", "a/k.hip", "./a/k.hip")
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, "source ./a/k.hip is given twice")
+	// Distinct stems build, and the manifest lists each file once.
+	require.NoError(t, os.Rename(filepath.Join(dir, "b/k.hip"), filepath.Join(dir, "b/k2.hip")))
+	_, stderr, code = runIn(t, bin, dir, env, "build", "-a", "gfx90a,gfx1030", "-o", "out", "a/k.hip", "b/k2.hip")
+	require.Equal(t, 0, code, stderr)
+	var m compile.Manifest
+	data, err := os.ReadFile(filepath.Join(dir, "out", compile.ManifestFile))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &m))
+	files := map[string]bool{}
+	for _, o := range m.Objects {
+		assert.False(t, files[o.File], "%s listed twice", o.File)
+		files[o.File] = true
+	}
+	assert.Len(t, files, 4)
+}

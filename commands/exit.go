@@ -66,7 +66,8 @@ func exitCode(err error) int {
 		return ExitInterrupted
 	case errors.As(err, &ue):
 		return ExitUsage
-	case errors.Is(err, compile.ErrNoTargets): // no --arch and nothing to detect: the fix is a flag
+	case errors.Is(err, compile.ErrNoTargets), // no --arch and nothing to detect: the fix is a flag
+		errors.Is(err, compile.ErrOutputConflict): // two sources, one output name
 		return ExitUsage
 	case errors.As(err, &me):
 		return ExitMismatch
