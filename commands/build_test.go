@@ -639,3 +639,225 @@ func TestIssue11SameOutputName(t *testing.T) {
 	}
 	assert.Len(t, files, 4)
 }
+
+// TestCacheProperty applies random edits to a small multi-directory
+// project with include paths, and after each step checks that `rocmk
+// build` through the cache gives what `rocmk build --no-cache` gives (the
+// same exit status and byte-identical objects; clang-15 writes no random
+// IDs here). Steps: edit, create, delete and move a header, create one
+// that shadows another, an #include_next chain, toggle a __has_include
+// file, edit or touch a source, switch the -I order, copy the project and
+// continue in the copy, go back to an earlier copy, rebuild unchanged.
+// Seeded (ROCMK_PROPTEST_SEED replays a run) and bounded in time
+// (ROCMK_PROPTEST_SECONDS, default 45).
+func TestCacheProperty(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real compiler for ~45 s")
+	}
+	requireToolchain(t)
+	bin := rocmkBinary(t)
+	seed := time.Now().UnixNano()
+	if s := os.Getenv("ROCMK_PROPTEST_SEED"); s != "" {
+		_, err := fmt.Sscan(s, &seed)
+		require.NoError(t, err)
+	}
+	budget := 45 * time.Second
+	if s := os.Getenv("ROCMK_PROPTEST_SECONDS"); s != "" {
+		var n int
+		_, err := fmt.Sscan(s, &n)
+		require.NoError(t, err)
+		budget = time.Duration(n) * time.Second
+	}
+	t.Logf("seed %d (ROCMK_PROPTEST_SEED=%d replays this run)", seed, seed)
+	p := newPropProject(t, seed)
+	deadline := time.Now().Add(budget)
+	hits, steps := 0, 0
+	for steps = 0; time.Now().Before(deadline) && steps < 300; steps++ {
+		op := p.step()
+		p.history = append(p.history, op)
+		hits += p.check(bin)
+	}
+	t.Logf("%d steps (%d built, the others failed with and without the cache), %d cache hits (seed %d)", steps, p.built, hits, seed)
+	require.Greater(t, steps, 5, "too few steps to mean anything")
+	assert.Greater(t, hits, 0, "no step was a cache hit: the test did not exercise the cache")
+	assert.Greater(t, p.built, steps/4, "most steps must build (not fail on both sides)")
+}
+
+type propProject struct {
+	t        *testing.T
+	rnd      *rand.Rand
+	seed     int64
+	root     string
+	dir      string   // the current copy
+	copies   []string // every copy made
+	order    []string // -I directories, in order
+	cacheDir string
+	history  []string
+	built    int // steps where both builds succeeded
+}
+
+var (
+	propDirs    = []string{"src", "inc1", "inc2", "inc3"}
+	propHeaders = []struct{ name, macro string }{{"local.h", "LOCAL"}, {"cfg.h", "CFG"}, {"opt.h", "OPT"}, {"sub/deep.h", "DEEP"}}
+)
+
+// The sources: every value reaches the code, so a wrong header means a
+// wrong constant in the object.
+func propSource(name string, v int) string {
+	switch name {
+	case "a.hip":
+		return fmt.Sprintf("#include \"local.h\"\n#include <cfg.h>\n#if __has_include(<opt.h>)\n#include <opt.h>\n#else\n#define OPT 0\n#endif\n"+
+			"extern \"C\" __attribute__((global)) void a(float* p) { p[0] = LOCAL + CFG * 10.0f + OPT * 100.0f + %d000.0f; }\n", v)
+	}
+	return fmt.Sprintf("#include <cfg.h>\n#include \"sub/deep.h\"\n"+
+		"extern \"C\" __attribute__((global)) void b(float* p) { p[0] = CFG + DEEP * 10.0f + %d000.0f; }\n", v)
+}
+
+func newPropProject(t *testing.T, seed int64) *propProject {
+	root := t.TempDir()
+	p := &propProject{t: t, rnd: rand.New(rand.NewSource(seed)), seed: seed, root: root, cacheDir: filepath.Join(root, "cache"),
+		order: []string{"inc1", "inc2", "inc3"}}
+	p.dir = filepath.Join(root, "p0")
+	p.copies = []string{p.dir}
+	writeFiles(t, p.dir, map[string]string{
+		"src/a.hip": propSource("a.hip", 1), "src/b.hip": propSource("b.hip", 1),
+		"src/local.h": p.header("LOCAL", 1), "inc2/cfg.h": p.header("CFG", 2), "inc3/sub/deep.h": p.header("DEEP", 3),
+	})
+	require.NoError(t, os.MkdirAll(filepath.Join(p.dir, "inc1"), 0o755))
+	return p
+}
+
+func (p *propProject) header(macro string, v int) string {
+	return fmt.Sprintf("#ifndef %s\n#define %s %d\n#endif\n", macro, macro, v)
+}
+
+// headers lists the headers that exist in the current copy.
+func (p *propProject) headers() []string {
+	var out []string
+	for _, d := range propDirs {
+		for _, h := range propHeaders {
+			if fi, err := os.Stat(filepath.Join(p.dir, d, h.name)); err == nil && fi.Mode().IsRegular() {
+				out = append(out, filepath.Join(d, h.name))
+			}
+		}
+	}
+	return out
+}
+
+func (p *propProject) pick(list []string) string { return list[p.rnd.Intn(len(list))] }
+
+// content is a random header body for name: a value from a small set (so
+// states repeat and the cache is used), or an #include_next to the next
+// directory's header.
+func (p *propProject) content(name string) string {
+	for _, h := range propHeaders {
+		if h.name == name {
+			if p.rnd.Intn(4) == 0 {
+				return "#include_next <" + name + ">\n"
+			}
+			return p.header(h.macro, 1+p.rnd.Intn(3))
+		}
+	}
+	panic(name)
+}
+
+// step changes the project at random and says what it did.
+func (p *propProject) step() string {
+	t := p.t
+	t.Helper()
+	hs := p.headers()
+	switch op := p.rnd.Intn(12); {
+	case op == 0 && len(hs) > 0: // edit a header
+		h := p.pick(hs)
+		writeFiles(t, p.dir, map[string]string{h: p.content(strings.SplitN(h, string(filepath.Separator), 2)[1])})
+		return "edit " + h
+	case op == 1 || op == 2: // create a header (maybe shadowing one found later)
+		d, h := p.pick(propDirs), propHeaders[p.rnd.Intn(len(propHeaders))].name
+		writeFiles(t, p.dir, map[string]string{filepath.Join(d, h): p.content(h)})
+		return "create " + filepath.Join(d, h)
+	case op == 3 && len(hs) > 0: // delete a header
+		h := p.pick(hs)
+		require.NoError(t, os.Remove(filepath.Join(p.dir, h)))
+		return "delete " + h
+	case op == 4 && len(hs) > 0: // move a header to another directory
+		h := p.pick(hs)
+		name := strings.SplitN(h, string(filepath.Separator), 2)[1]
+		to := filepath.Join(p.pick(propDirs), name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(p.dir, to)), 0o755))
+		require.NoError(t, os.Rename(filepath.Join(p.dir, h), filepath.Join(p.dir, to)))
+		return "move " + h + " " + to
+	case op == 5: // toggle the __has_include file
+		opt := filepath.Join(p.pick(propDirs[1:]), "opt.h")
+		if err := os.Remove(filepath.Join(p.dir, opt)); err == nil {
+			return "remove " + opt
+		}
+		writeFiles(t, p.dir, map[string]string{opt: p.header("OPT", 1+p.rnd.Intn(3))})
+		return "add " + opt
+	case op == 6: // switch the -I order
+		p.rnd.Shuffle(len(p.order), func(i, j int) { p.order[i], p.order[j] = p.order[j], p.order[i] })
+		return "order " + strings.Join(p.order, ",")
+	case op == 7: // copy the project, continue in the copy
+		dst := filepath.Join(p.root, fmt.Sprint("p", len(p.copies)))
+		require.NoError(t, exec.Command("cp", "-a", p.dir, dst).Run())
+		p.dir = dst
+		p.copies = append(p.copies, dst)
+		return "copy to " + filepath.Base(dst)
+	case op == 8 && len(p.copies) > 1: // back to an earlier copy
+		p.dir = p.pick(p.copies)
+		return "switch to " + filepath.Base(p.dir)
+	case op == 9: // edit a source
+		s := p.pick([]string{"a.hip", "b.hip"})
+		writeFiles(t, p.dir, map[string]string{filepath.Join("src", s): propSource(s, 1+p.rnd.Intn(2))})
+		return "edit src/" + s
+	case op == 10: // touch every file: same content, new mtime and ctime
+		now := time.Now()
+		filepath.WalkDir(p.dir, func(path string, d os.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				os.Chtimes(path, now, now)
+			}
+			return nil
+		})
+		return "touch"
+	}
+	return "rebuild"
+}
+
+// check builds the current copy with and without the cache and compares.
+func (p *propProject) check(bin string) (hits int) {
+	t := p.t
+	t.Helper()
+	build := func(flags ...string) (string, string, int) {
+		args := append([]string{"build", "--json", "-j", "2", "-a", "gfx90a"}, flags...)
+		for _, d := range p.order {
+			args = append(args, "-I", d)
+		}
+		return runIn(t, bin, p.dir, []string{"ROCMK_CACHE_DIR=" + p.cacheDir}, append(args, "src/a.hip", "src/b.hip")...)
+	}
+	for _, out := range []string{"out", "out-nocache"} {
+		os.RemoveAll(filepath.Join(p.dir, out))
+	}
+	stdout, stderr, code := build("-o", "out")
+	_, stderrNC, codeNC := build("--no-cache", "-o", "out-nocache")
+	where := fmt.Sprintf("seed %d, step %d (%s) in %s; steps so far:\n  %s", p.seed, len(p.history), p.history[len(p.history)-1],
+		filepath.Base(p.dir), strings.Join(p.history, "\n  "))
+	require.Equal(t, codeNC, code, "exit status with the cache %d, without %d\n%s\ncached: %s\nno cache: %s", code, codeNC, where, stderr, stderrNC)
+	if code != 0 {
+		return 0
+	}
+	p.built++
+	var doc struct {
+		Jobs []struct{ Status, File string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &doc), stdout)
+	for _, j := range doc.Jobs {
+		got, err := os.ReadFile(filepath.Join(p.dir, j.File))
+		require.NoError(t, err)
+		want, err := os.ReadFile(filepath.Join(p.dir, "out-nocache", filepath.Base(j.File)))
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(want, got), "%s (%s) differs from --no-cache's\n%s", j.File, j.Status, where)
+		if j.Status == "hit" {
+			hits++
+		}
+	}
+	return hits
+}
