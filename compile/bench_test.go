@@ -32,3 +32,24 @@ func BenchmarkCacheHitPerObject(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ts))/1e6, "ms/object")
 }
+
+// BenchmarkIncludeScan measures what a miss adds before the compiler runs:
+// asking clang for the search path (clang -E -v) and scanning every header
+// reachable from a source that includes hip_runtime.h, with fresh memos
+// (a new build). Reports the files and lookups the scan found.
+func BenchmarkIncludeScan(b *testing.B) {
+	tc := realClang(b, LayoutClang)
+	dir := b.TempDir()
+	copyFiles(b, dir, "vadd.hip", "scale.h")
+	j := Job{Src: "vadd.hip", Dir: dir, Target: targets("gfx90a")[0]}
+	var g *includeGraph
+	for i := 0; i < b.N; i++ {
+		bl := &Builder{TC: tc, Run: &ExecRunner{}}
+		sp, err := bl.searchPath(context.Background(), j)
+		require.NoError(b, err)
+		g, err = bl.scanJob(dir, sp, j.Src)
+		require.NoError(b, err)
+	}
+	b.ReportMetric(float64(len(g.files)), "files")
+	b.ReportMetric(float64(len(g.lookups)), "lookups")
+}

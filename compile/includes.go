@@ -42,31 +42,28 @@ type fileScan struct {
 // scanIncludes finds the header lookups of a C/C++ file. Comments and string
 // literals are skipped; line splices (backslash-newline) are honoured.
 func scanIncludes(src []byte) fileScan {
-	s := scanner{src: src, line: 1}
+	var s scanner
+	s.src, s.lines.joins = removeSplices(src)
 	var fs fileScan
-	atLineStart := true
-	inDefine := false
-	for {
-		c, ok := s.peek()
-		if !ok {
-			return fs
-		}
+	atLineStart, inDefine := true, false
+	src = s.src
+	for s.pos < len(src) {
+		c := src[s.pos]
 		switch {
 		case c == '\n':
-			s.next()
+			s.pos++
 			atLineStart, inDefine = true, false
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
-			s.next()
-		case c == '/' && s.peekAt(1) == '/':
+			s.pos++
+		case c == '/' && s.at(1) == '/':
 			s.skipLineComment()
-		case c == '/' && s.peekAt(1) == '*':
+		case c == '/' && s.at(1) == '*':
 			s.skipBlockComment()
 		case c == '#' && atLineStart:
-			s.next()
+			line := s.line()
+			s.pos++
 			atLineStart = false
-			line := s.line
-			name := s.directiveName()
-			switch name {
+			switch name := s.directiveName(); name {
 			case "include", "import", "include_next":
 				ref := includeRef{Line: line, Next: name == "include_next"}
 				ref.Angled, ref.Name = s.headerName()
@@ -77,157 +74,156 @@ func scanIncludes(src []byte) fileScan {
 		case c == '"' || c == '\'':
 			atLineStart = false
 			s.skipQuoted(c)
-		case c == 'R' && s.peekAt(1) == '"':
+		case c >= '0' && c <= '9':
 			atLineStart = false
-			s.next()
-			s.skipRawString()
+			s.skipNumber()
 		case isIdentStart(c):
 			atLineStart = false
-			line := s.line
+			start := s.pos
 			id := s.ident()
-			switch id {
-			case "__has_include", "__has_include_next":
-				ref := includeRef{Line: line, Has: true, Next: id == "__has_include_next", InMacro: inDefine}
-				s.skipSpace()
-				if c, _ := s.peek(); c != '(' {
-					continue // "defined(__has_include)": no lookup
-				}
-				s.next()
-				ref.Angled, ref.Name = s.headerName()
-				if ref.Name != "" {
-					s.skipSpace()
-					if c, _ := s.peek(); c != ')' {
-						ref.Name = "" // a header name followed by more tokens: not a plain literal
+			if len(id) > 0 && id[0] == '_' {
+				switch string(id) {
+				case "__has_include", "__has_include_next":
+					line := s.lines.at(s.src, start)
+					if ref, ok := s.hasInclude(line, string(id) == "__has_include_next", inDefine); ok {
+						fs.Refs = append(fs.Refs, ref)
 					}
+				case "__DATE__", "__TIME__", "__TIMESTAMP__":
+					fs.Clock = true
 				}
-				fs.Refs = append(fs.Refs, ref)
-			case "__DATE__", "__TIME__", "__TIMESTAMP__":
-				fs.Clock = true
-			default:
-				// A string literal prefix (u8"...", L'x', LR"(...)") is part of the literal.
-				if c, _ := s.peek(); (c == '"' || c == '\'') && isLiteralPrefix(id) {
-					if id[len(id)-1] == 'R' && c == '"' {
-						s.skipRawString()
-					} else {
-						s.skipQuoted(c)
-					}
+				continue
+			}
+			// A literal's prefix (u8"...", L'x', R"(...)") is part of the literal.
+			if q := s.at(0); (q == '"' || q == '\'') && isLiteralPrefix(string(id)) {
+				if id[len(id)-1] == 'R' && q == '"' {
+					s.skipRawString()
+				} else {
+					s.skipQuoted(q)
 				}
 			}
 		default:
 			atLineStart = false
-			s.next()
+			s.pos++
+		}
+	}
+	return fs
+}
+
+// removeSplices deletes backslash-newlines, the preprocessor's first step,
+// and returns where (offsets in the result) lines were joined.
+func removeSplices(src []byte) ([]byte, []int) {
+	if !bytes.Contains(src, []byte("\\\n")) && !bytes.Contains(src, []byte("\\\r\n")) {
+		return src, nil
+	}
+	out := make([]byte, 0, len(src))
+	var joins []int
+	rest := src
+	for {
+		i := bytes.IndexByte(rest, '\\')
+		if i < 0 {
+			return append(out, rest...), joins
+		}
+		out = append(out, rest[:i]...)
+		switch {
+		case i+1 < len(rest) && rest[i+1] == '\n':
+			joins = append(joins, len(out))
+			rest = rest[i+2:]
+		case i+2 < len(rest) && rest[i+1] == '\r' && rest[i+2] == '\n':
+			joins = append(joins, len(out))
+			rest = rest[i+3:]
+		default:
+			out = append(out, '\\')
+			rest = rest[i+1:]
 		}
 	}
 }
 
-// scanner reads a file with line splices removed, counting physical lines.
+// lineCounter turns offsets in the spliced text into physical line numbers.
+// Offsets are asked in increasing order, so it counts incrementally.
+type lineCounter struct {
+	joins []int // offsets where a line was joined
+	pos   int   // offset counted up to
+	line  int   // newlines before pos
+	join  int   // joins at or before pos
+}
+
+func (l *lineCounter) at(text []byte, pos int) int {
+	l.line += bytes.Count(text[l.pos:pos], []byte{'\n'})
+	l.pos = pos
+	for l.join < len(l.joins) && l.joins[l.join] <= pos {
+		l.join++
+	}
+	return l.line + l.join + 1
+}
+
+// scanner walks a file's text with splices removed.
 type scanner struct {
-	src  []byte
-	pos  int
-	line int
+	src   []byte
+	pos   int
+	lines lineCounter
 }
 
-// peek returns the next byte, skipping backslash-newline splices.
-func (s *scanner) peek() (byte, bool) {
-	for s.pos < len(s.src) && s.src[s.pos] == '\\' {
-		n := s.spliceLen(s.pos)
-		if n == 0 {
-			break
-		}
-		s.pos += n
-		s.line++
-	}
-	if s.pos >= len(s.src) {
-		return 0, false
-	}
-	return s.src[s.pos], true
-}
+func (s *scanner) line() int { return s.lines.at(s.src, s.pos) }
 
-// spliceLen is the length of a backslash-newline at i (0 if none).
-func (s *scanner) spliceLen(i int) int {
-	switch {
-	case i+1 < len(s.src) && s.src[i+1] == '\n':
-		return 2
-	case i+2 < len(s.src) && s.src[i+1] == '\r' && s.src[i+2] == '\n':
-		return 3
+// at returns the byte k ahead, or 0 at the end.
+func (s *scanner) at(k int) byte {
+	if s.pos+k < len(s.src) {
+		return s.src[s.pos+k]
 	}
 	return 0
 }
 
-// peekAt looks k bytes ahead of the next one (splices in between are rare
-// enough to ignore for two-byte tokens such as "//").
-func (s *scanner) peekAt(k int) byte {
-	if _, ok := s.peek(); !ok || s.pos+k >= len(s.src) {
-		return 0
-	}
-	return s.src[s.pos+k]
-}
-
-func (s *scanner) next() byte {
-	c, ok := s.peek()
-	if !ok {
-		return 0
-	}
-	s.pos++
-	if c == '\n' {
-		s.line++
-	}
-	return c
-}
-
 func (s *scanner) skipLineComment() {
-	for {
-		c, ok := s.peek()
-		if !ok || c == '\n' {
-			return
-		}
-		s.next()
+	if i := bytes.IndexByte(s.src[s.pos:], '\n'); i >= 0 {
+		s.pos += i
+	} else {
+		s.pos = len(s.src)
 	}
 }
 
 func (s *scanner) skipBlockComment() {
-	s.next()
-	s.next()
-	for {
-		c, ok := s.peek()
-		if !ok {
-			return
-		}
-		s.next()
-		if c == '*' {
-			if c2, _ := s.peek(); c2 == '/' {
-				s.next()
-				return
-			}
-		}
+	if i := bytes.Index(s.src[s.pos+2:], []byte("*/")); i >= 0 {
+		s.pos += 2 + i + 2
+	} else {
+		s.pos = len(s.src)
 	}
 }
 
 // skipQuoted skips a string or character literal (an unterminated one ends
 // at the end of the line, as in the preprocessor).
 func (s *scanner) skipQuoted(q byte) {
-	s.next()
-	for {
-		c, ok := s.peek()
-		if !ok || c == '\n' {
-			return
-		}
-		s.next()
-		switch c {
+	for s.pos++; s.pos < len(s.src); s.pos++ {
+		switch s.src[s.pos] {
 		case '\\':
-			if c2, _ := s.peek(); c2 != '\n' {
-				s.next()
+			if s.at(1) != '\n' {
+				s.pos++
 			}
+		case '\n':
+			return
 		case q:
+			s.pos++
 			return
 		}
 	}
 }
 
-// skipRawString skips R"delim( ... )delim" (the R already read). Splices
-// are not removed inside raw strings, but they change no directive.
+// skipNumber skips a pp-number (1'000, 0x1p-3, 1.5e+10f).
+func (s *scanner) skipNumber() {
+	for s.pos++; s.pos < len(s.src); s.pos++ {
+		c := s.src[s.pos]
+		switch {
+		case c == '.' || c >= '0' && c <= '9' || isIdentStart(c):
+		case (c == '+' || c == '-') && strings.ContainsRune("eEpP", rune(s.src[s.pos-1])):
+		case c == '\'' && s.pos+1 < len(s.src) && (isIdentStart(s.src[s.pos+1]) || s.src[s.pos+1] >= '0' && s.src[s.pos+1] <= '9'):
+		default:
+			return
+		}
+	}
+}
+
+// skipRawString skips R"delim( ... )delim" (the prefix already read).
 func (s *scanner) skipRawString() {
-	s.next() // "
+	s.pos++ // "
 	start := s.pos
 	for s.pos < len(s.src) && s.src[s.pos] != '(' && s.src[s.pos] != '\n' && s.pos-start <= 16 {
 		s.pos++
@@ -236,26 +232,20 @@ func (s *scanner) skipRawString() {
 		return // not a raw string after all
 	}
 	end := append(append([]byte{')'}, s.src[start:s.pos]...), '"')
-	i := bytes.Index(s.src[s.pos:], end)
-	if i < 0 {
-		i = len(s.src) - s.pos
+	if i := bytes.Index(s.src[s.pos:], end); i >= 0 {
+		s.pos += i + len(end)
 	} else {
-		i += len(end)
+		s.pos = len(s.src)
 	}
-	s.line += bytes.Count(s.src[s.pos:s.pos+i], []byte{'\n'})
-	s.pos += i
 }
 
 // skipSpace skips blanks and comments within a line.
 func (s *scanner) skipSpace() {
-	for {
-		c, ok := s.peek()
-		switch {
-		case !ok:
-			return
+	for s.pos < len(s.src) {
+		switch c := s.src[s.pos]; {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
-			s.next()
-		case c == '/' && s.peekAt(1) == '*':
+			s.pos++
+		case c == '/' && s.at(1) == '*':
 			s.skipBlockComment()
 		default:
 			return
@@ -263,50 +253,57 @@ func (s *scanner) skipSpace() {
 	}
 }
 
-func (s *scanner) ident() string {
-	var b []byte
-	for {
-		c, ok := s.peek()
-		if !ok || !(isIdentStart(c) || c >= '0' && c <= '9') {
-			return string(b)
-		}
-		b = append(b, s.next())
+func (s *scanner) ident() []byte {
+	start := s.pos
+	for s.pos < len(s.src) && (isIdentStart(s.src[s.pos]) || s.src[s.pos] >= '0' && s.src[s.pos] <= '9') {
+		s.pos++
 	}
+	return s.src[start:s.pos]
 }
 
 func (s *scanner) directiveName() string {
 	s.skipSpace()
-	if c, ok := s.peek(); !ok || !isIdentStart(c) {
-		return ""
+	return string(s.ident())
+}
+
+// hasInclude reads the "(name)" after __has_include. ok is false when no
+// "(" follows ("defined(__has_include)" makes no lookup).
+func (s *scanner) hasInclude(line int, next, inDefine bool) (includeRef, bool) {
+	ref := includeRef{Line: line, Has: true, Next: next, InMacro: inDefine}
+	s.skipSpace()
+	if s.at(0) != '(' {
+		return ref, false
 	}
-	return s.ident()
+	s.pos++
+	ref.Angled, ref.Name = s.headerName()
+	if ref.Name != "" {
+		s.skipSpace()
+		if s.at(0) != ')' {
+			ref.Name = "" // a header name followed by more tokens: not a plain literal
+		}
+	}
+	return ref, true
 }
 
 // headerName reads "name" or <name> on the current line. Anything else is a
 // macro or an error: Name "" (the caller decides what that means).
 func (s *scanner) headerName() (angled bool, name string) {
 	s.skipSpace()
-	open, ok := s.peek()
-	if !ok || open != '"' && open != '<' {
+	closer := byte('"')
+	switch s.at(0) {
+	case '<':
+		closer, angled = '>', true
+	case '"':
+	default:
 		return false, ""
 	}
-	closer := byte('"')
-	if open == '<' {
-		closer, angled = '>', true
+	end := bytes.IndexAny(s.src[s.pos+1:], string([]byte{closer, '\n'}))
+	if end < 0 || s.src[s.pos+1+end] != closer {
+		return angled, "" // unterminated: clang reports it
 	}
-	s.next()
-	var b []byte
-	for {
-		c, ok := s.peek()
-		if !ok || c == '\n' {
-			return angled, "" // unterminated: clang reports it
-		}
-		s.next()
-		if c == closer {
-			return angled, string(b)
-		}
-		b = append(b, c)
-	}
+	name = string(s.src[s.pos+1 : s.pos+1+end])
+	s.pos += end + 2
+	return angled, name
 }
 
 func isIdentStart(c byte) bool {
@@ -315,7 +312,7 @@ func isIdentStart(c byte) bool {
 
 func isLiteralPrefix(id string) bool {
 	switch id {
-	case "L", "u", "U", "u8", "LR", "uR", "UR", "u8R":
+	case "L", "u", "U", "u8", "R", "LR", "uR", "UR", "u8R":
 		return true
 	}
 	return false
@@ -580,7 +577,12 @@ func readRegular(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	buf := bytes.NewBuffer(nil)
+	if fi, err := f.Stat(); err == nil && fi.Size() < limit {
+		buf.Grow(int(fi.Size()) + 1)
+	}
+	_, err = buf.ReadFrom(io.LimitReader(f, limit+1))
+	data := buf.Bytes()
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,9 @@ char c = '"'; // a quote in a character literal
 		`#include "last.h" @23`,
 	}, got)
 	assert.False(t, fs.Clock)
+	got2, joins := removeSplices([]byte("a\\b\\\nc\\\r\nd"))
+	assert.Equal(t, "a\\bcd", string(got2), "a backslash before the first splice is kept")
+	assert.Equal(t, []int{3, 4}, joins)
 	assert.True(t, scanIncludes([]byte("const char* t = __TIME__;\n")).Clock)
 	assert.False(t, scanIncludes([]byte("// __TIME__\nconst char* t = \"__DATE__\";\n")).Clock)
 }
@@ -66,7 +69,12 @@ char c = '"'; // a quote in a character literal
 func FuzzScanIncludes(f *testing.F) {
 	f.Add([]byte("#include \"a.h\"\n#if __has_include(<b>)\n#endif\n"))
 	f.Add([]byte("R\"(\n#include \"x\"\n)\"\n/* */ # include_next <y> \\\n\n"))
+	f.Add([]byte("\"a\\b\" x \\\n y \\\r\n z \\\\\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		want := strings.ReplaceAll(strings.ReplaceAll(string(b), "\\\r\n", ""), "\\\n", "")
+		if got, _ := removeSplices(b); string(got) != want {
+			t.Fatalf("removeSplices(%q) = %q, want %q", b, got, want)
+		}
 		fs := scanIncludes(b)
 		lines := strings.Count(string(b), "\n") + 1
 		last := 0
