@@ -144,13 +144,14 @@ func TestRealNotStored(t *testing.T) {
 		st, _ := rb.build(dir, "m.hip")
 		assert.Equal(t, StatusCompiled, st, "#include MACRO")
 	}
-	st, _ := rb.build(dir, "clock.hip")
-	assert.Equal(t, StatusCompiled, st)
-	time.Sleep(1100 * time.Millisecond) // __TIME__ has a one-second resolution
-	req := Request{BaseDir: dir, Sources: []string{filepath.Join(dir, "clock.hip")}, Targets: targets("gfx90a"), OutDir: filepath.Join(dir, "out2")}
-	rep, err := realBuilder(t, rb.tc, rb.cacheDir).Build(context.Background(), req)
-	require.NoError(t, err)
-	assert.Equal(t, StatusCompiled, rep.Results[0].Status, "__TIME__")
+	// __TIME__: the object differs from second to second, so no
+	// comparison with a build without the cache; it must compile each time.
+	for i := 0; i < 2; i++ {
+		req := Request{BaseDir: dir, Sources: []string{filepath.Join(dir, "clock.hip")}, Targets: targets("gfx90a"), OutDir: filepath.Join(dir, "out")}
+		rep, err := realBuilder(t, rb.tc, rb.cacheDir).Build(context.Background(), req)
+		require.NoError(t, err)
+		assert.Equal(t, StatusCompiled, rep.Results[0].Status, "__TIME__")
+	}
 }
 
 // TestRealRefusesSpecialIncludes: a source including a FIFO or /dev/zero
