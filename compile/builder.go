@@ -668,6 +668,9 @@ alts:
 // own records, are returned as shared: the same for every source with these
 // flags. The others (lookups in the project's files) are the job's own.
 func (b *Builder) recordDeps(j Job, g *includeGraph, sp *SearchPath, depfile []string, started int64) (own, shared []depRecord, why string) {
+	if sp.Unmodelled != "" {
+		return nil, nil, sp.Unmodelled + ": header lookups the include scan does not follow"
+	}
 	src := absName(j.Dir, j.Src)
 	if pi := statPath(src); !pi.regular() || pi.CTime >= started {
 		return nil, nil, j.Src + " changed during the compile"

@@ -402,7 +402,15 @@ type SearchPath struct {
 	// directories the driver picks (the GCC installation's version
 	// directory, for libstdc++): a new version there changes the list.
 	Installs []string
+	// Unmodelled is the first cc1 option that makes the compiler find or
+	// read headers in a way the include scan does not follow (modules,
+	// a VFS overlay, a precompiled header), or "".
+	Unmodelled string
 }
+
+// unmodelledOptions are the cc1 option prefixes behind SearchPath.Unmodelled.
+var unmodelledOptions = []string{"-fmodules", "-fmodule-", "-fimplicit-module-maps", "-fcxx-modules", "-fprebuilt-module-path",
+	"-ivfsoverlay", "-include-pch", "-fembed-dir", "--embed-dir"}
 
 // SearchPath implements Toolchain: it runs the job's command line with -E -v
 // on an empty input and reads the search list and the cc1 command from stderr.
@@ -437,8 +445,13 @@ func ParseSearchPath(stderr []byte) (*SearchPath, error) {
 		case strings.HasPrefix(line, " ") && (strings.Contains(line, " -cc1 ") || strings.Contains(line, ` "-cc1" `)) && sp.Includes == nil:
 			args := splitQuotedArgs(line)
 			sp.Includes = []string{}
-			for i := 0; i+1 < len(args); i++ {
-				if args[i] == "-include" || args[i] == "-imacros" {
+			for i := 0; i < len(args); i++ {
+				for _, u := range unmodelledOptions {
+					if strings.HasPrefix(args[i], u) && sp.Unmodelled == "" {
+						sp.Unmodelled = args[i]
+					}
+				}
+				if (args[i] == "-include" || args[i] == "-imacros") && i+1 < len(args) {
 					sp.Includes = append(sp.Includes, args[i+1])
 					i++
 				}

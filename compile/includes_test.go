@@ -121,6 +121,10 @@ func TestParseSearchPath(t *testing.T) {
 	assert.Equal(t, []string{"nonexistent", "/include"}, sp.Missing)
 	assert.Equal(t, []string{"pre h.h", "__clang_hip_runtime_wrapper.h"}, sp.Includes)
 	assert.Equal(t, []string{"/usr/bin/../lib/gcc/x86_64-linux-gnu"}, sp.Installs)
+	assert.Equal(t, "", sp.Unmodelled)
+	sp, err = ParseSearchPath([]byte(strings.Replace(clangSearchOutput, "-E -main-file-name", "-E -ivfsoverlay /o.yaml -main-file-name", 1)))
+	require.NoError(t, err)
+	assert.Equal(t, "-ivfsoverlay", sp.Unmodelled)
 
 	_, err = ParseSearchPath([]byte("clang: error: unknown argument: '-fbogus'\n"))
 	assert.Error(t, err)
