@@ -434,9 +434,11 @@ func (b *Builder) baseKey(tcID string, j Job) (Key, error) {
 
 func (b *Builder) newHash(label string) *keyHash { return newKeyHash(label) }
 
+// depsKey names a job's deps entry. Its line differs from every object
+// key's ("base ..."), so a job with no records cannot collide with it.
 func depsKey(base Key) Key {
 	h := newKeyHash("deps")
-	h.line("base %s", base)
+	h.line("deps of %s", base)
 	return h.Sum()
 }
 
@@ -464,9 +466,10 @@ func (b *Builder) groupDigest(recs []depRecord) Key {
 	return h.Sum()
 }
 
+// groupKey names the entry that stores a shared group.
 func groupKey(id Key) Key {
-	h := newKeyHash("deps-group")
-	h.line("group %s", id)
+	h := newKeyHash("deps-group entry")
+	h.line("deps group %s", id)
 	return h.Sum()
 }
 

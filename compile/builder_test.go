@@ -233,3 +233,13 @@ func FuzzDepsEntry(f *testing.F) {
 		}
 	})
 }
+
+// TestEntryKeysDistinct: a job with no records at all (no includes, no
+// search-path facts) must not store its object under its deps entry's key.
+func TestEntryKeysDistinct(t *testing.T) {
+	b := &Builder{}
+	base := Key{1}
+	keys := map[Key]string{depsKey(base): "deps", b.objectKey(base, nil, nil): "object", groupKey(base): "group entry",
+		b.groupDigest(nil): "empty group"}
+	assert.Len(t, keys, 4, "%v", keys)
+}
