@@ -614,7 +614,7 @@ func (b *Builder) currentRecords(baseDir string, de depsAlt) ([]depRecord, error
 				return nil, errStale
 			}
 		case recInstall:
-			if pi.stamp() != r.State {
+			if b.paths.listing(absName(baseDir, r.Path)) != r.State {
 				return nil, errStale
 			}
 		}
@@ -746,7 +746,7 @@ func (b *Builder) recordDeps(j Job, g *includeGraph, sp *SearchPath, depfile []s
 		shared = append(shared, depRecord{Kind: recSearchDir, Path: d, State: st})
 	}
 	for _, d := range sp.Installs {
-		shared = append(shared, depRecord{Kind: recInstall, Path: d, State: statPath(absName(j.Dir, d)).stamp()})
+		shared = append(shared, depRecord{Kind: recInstall, Path: d, State: dirListing(absName(j.Dir, d))})
 	}
 	for _, r := range append(own, shared...) {
 		if strings.ContainsAny(r.Path, "\n\r") {

@@ -2,6 +2,8 @@ package compile
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -37,7 +39,7 @@ const (
 	recFile      = 'f' // a file the compiler read: its content
 	recProbe     = 'p' // a header candidate the compiler tried: absent, present or a special file
 	recSearchDir = 'd' // a search directory the compiler dropped because it did not exist
-	recInstall   = 's' // a directory whose entries chose the toolchain's directories: its stat identity
+	recInstall   = 's' // a directory whose entries chose the toolchain's directories: their names
 )
 
 // depsEntry is the "deps" cache entry of a job: the record sets of its
@@ -249,13 +251,19 @@ func (p pathInfo) dirState() string {
 	return "none"
 }
 
-// stamp identifies a directory's entries (any create, remove or rename in
-// it changes its mtime and ctime).
-func (p pathInfo) stamp() string {
-	if p.Err != nil {
+// dirListing identifies a directory's entries by their names (not by stat
+// data, so two machines with the same installations agree, and a remote
+// cache's records hold on both).
+func dirListing(p string) string {
+	ents, err := os.ReadDir(p)
+	if err != nil {
 		return "none"
 	}
-	return fmt.Sprintf("%d.%d.%d", p.MTime, p.CTime, p.Ino)
+	h := sha256.New()
+	for _, e := range ents {
+		h.Write([]byte(e.Name() + "\x00"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // fileID identifies a file whatever its name.
@@ -265,14 +273,33 @@ type fileID struct{ dev, ino uint64 }
 // many jobs is stat'ed once and every job sees the tree as it was when the
 // build first looked.
 type pathMemo struct {
-	mu sync.Mutex
-	m  map[string]pathInfo
+	mu    sync.Mutex
+	m     map[string]pathInfo
+	lists map[string]string // dirListing
 }
 
 func (s *pathMemo) reset() {
 	s.mu.Lock()
-	s.m = nil
+	s.m, s.lists = nil, nil
 	s.mu.Unlock()
+}
+
+// listing is dirListing, once per path per build.
+func (s *pathMemo) listing(p string) string {
+	s.mu.Lock()
+	l, ok := s.lists[p]
+	s.mu.Unlock()
+	if ok {
+		return l
+	}
+	l = dirListing(p)
+	s.mu.Lock()
+	if s.lists == nil {
+		s.lists = map[string]string{}
+	}
+	s.lists[p] = l
+	s.mu.Unlock()
+	return l
 }
 
 func (s *pathMemo) stat(p string) pathInfo {
