@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -307,7 +308,9 @@ func amdBuild(env Env, g globalOptions, ui *UI) func(context.Context, string, []
 		} else if bc != nil {
 			b.Cache = compile.CacheStore(bc)
 		}
-		rep, err := b.Build(ctx, compile.Request{Sources: []string{src}, Targets: targets, OutDir: outDir, NoManifest: true})
+		// The source lives in port's work directory (a new temporary one per
+		// run): the compiler runs there, so the key does not name it.
+		rep, err := b.Build(ctx, compile.Request{BaseDir: filepath.Dir(src), Sources: []string{src}, Targets: targets, OutDir: outDir, NoManifest: true})
 		if rep != nil && !errors.Is(err, context.Canceled) {
 			if err := cacheAfterBuild(bc, rep); err != nil {
 				ui.Verbosef(1, "cache: %v", err)

@@ -687,6 +687,7 @@ func (b *Builder) recordDeps(j Job, g *includeGraph, sp *SearchPath, depfile []s
 		read[pi.id()] = name
 	}
 	srcID := g.files[inclusion{name: j.Src, idx: -1}]
+	read[srcID] = j.Src // read whether or not the depfile says so
 	readIn := func(in inclusion) bool {
 		if in == commandLine {
 			return true

@@ -140,7 +140,9 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch, name string, src []b
 		return Image{}, err
 	}
 	b := &Builder{TC: ib.tc, Run: ib.Run, Cache: ib.Cache, Jobs: 1, Getenv: ib.Getenv}
-	rep, err := b.Build(ctx, Request{Sources: []string{path}, Targets: []inspect.Target{t}, Flags: ib.Flags, OutDir: dir, NoManifest: true})
+	// The compiler runs in the temporary directory (BaseDir), so the
+	// source is named "vadd.hip" there and the key does not change with it.
+	rep, err := b.Build(ctx, Request{BaseDir: dir, Sources: []string{path}, Targets: []inspect.Target{t}, Flags: ib.Flags, OutDir: dir, NoManifest: true})
 	if err != nil {
 		return Image{}, err
 	}

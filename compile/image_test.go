@@ -35,6 +35,11 @@ func (r *imageRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	if len(c.Argv) == 2 && c.Argv[1] == "--version" {
 		return Output{Stdout: []byte(r.version)}, nil
 	}
+	if len(c.Argv) > 5 && c.Argv[len(c.Argv)-5] == "-E" { // SearchPath: the header's include directory
+		inc := filepath.Dir(filepath.Dir(r.header))
+		return Output{Stderr: []byte(strings.Replace(fakeSearchOutput, "#include <...> search starts here:\n",
+			"#include <...> search starts here:\n "+inc+"\n", 1))}, nil
+	}
 	r.compiles = append(r.compiles, filepath.Base(c.Argv[0]))
 	var out, dep string
 	for i, a := range c.Argv {
@@ -124,7 +129,7 @@ func TestImageAMDThroughBuilderRebuildsAfterUpgrade(t *testing.T) {
 				return &Clang{Layout: LayoutClang, Driver: clang, Clang: clang, DeviceLibDir: dir, DeviceLibTargets: []string{"gfx90a"}}, nil
 			}}
 	}
-	src := []byte("__global__ void vadd() {}\n")
+	src := []byte("#include <hip/hip_runtime.h>\n__global__ void vadd() {}\n")
 	img, err := newBuilder().Build(context.Background(), "hip", "gfx90a", "vadd.hip", src)
 	require.NoError(t, err)
 	assert.Equal(t, obj, img.Data)
