@@ -91,7 +91,9 @@ func TestBuildRemoteHTTP(t *testing.T) {
 	docA, stderr := buildOn(t, t.TempDir(), project, outA)
 	assert.Equal(t, 4, docA.Summary.Compiled)
 	assert.Empty(t, warningLines(stderr))
-	assert.Equal(t, int64(8), docA.Remote.Uploads, "4 objects and their 4 header lists")
+	// The two sources include the same headers, so their jobs share one
+	// group of system-header records (docs/cache.md, "Shared groups").
+	assert.Equal(t, int64(9), docA.Remote.Uploads, "4 objects, their 4 deps entries and 1 shared group")
 	want := objects(t, outA)
 
 	cacheB, outB := t.TempDir(), t.TempDir()
@@ -100,7 +102,7 @@ func TestBuildRemoteHTTP(t *testing.T) {
 	for _, j := range docB.Jobs {
 		assert.Equal(t, "remote", j.Cache, j.Source)
 	}
-	assert.Equal(t, int64(8), docB.Remote.Hits)
+	assert.Equal(t, int64(9), docB.Remote.Hits)
 	assert.Equal(t, want, objects(t, outB), "byte-identical outputs")
 	assert.Empty(t, warningLines(stderr))
 
@@ -118,7 +120,7 @@ func TestBuildRemoteHTTP(t *testing.T) {
 	assert.Contains(t, r.Stderr, "remote cache: "+srv.URL+" (read-write)")
 	r = runRocmk(t, env, "cache", "stats")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	assert.Regexp(t, `remote hits +8\n`, r.Stdout)
+	assert.Regexp(t, `remote hits +9\n`, r.Stdout)
 	assert.Regexp(t, `remote errors +0\n`, r.Stdout)
 	r = runRocmk(t, env, "cache", "verify")
 	assert.Equal(t, 0, r.Code, r.Stdout)
@@ -175,11 +177,11 @@ func TestBuildRemoteRedisPushAndKill(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	var push struct{ Entries, Uploaded, Present int }
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &push))
-	assert.Equal(t, 8, push.Entries, "objects and header lists, not the toolchain ID")
-	assert.Equal(t, 8, push.Uploaded)
+	assert.Equal(t, 9, push.Entries, "objects, deps entries and the shared group, not the toolchain ID")
+	assert.Equal(t, 9, push.Uploaded)
 	r = runRocmk(t, env, "cache", "push")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	assert.Contains(t, r.Stdout, "pushed 0 entries (0 B) to "+srv.URL+"; 8 already there")
+	assert.Contains(t, r.Stdout, "pushed 0 entries (0 B) to "+srv.URL+"; 9 already there")
 	r = runRocmk(t, env, "cache", "push", "--remote-cache-mode", "read-only")
 	assert.Equal(t, ExitUsage, r.Code)
 	r = runRocmk(t, env, "cache", "push", "--remote-cache", "ftp://h/")

@@ -223,12 +223,19 @@ func fakeROCm(t *testing.T, root, version string) (log string) {
 	log = filepath.Join(root, "compiles.log")
 	script := fmt.Sprintf(`#!/bin/sh
 if [ "$1" = --version ]; then echo "clang version 15.0.6 (%s)"; exit 0; fi
+for a in "$@"; do
+	# -E -v: the search path the builder asks for (clang's format).
+	if [ "$a" = -E ]; then
+		printf ' "clang" -cc1 -E\n#include "..." search starts here:\n#include <...> search starts here:\n %%s/include\nEnd of search list.\n' '%s' >&2
+		exit 0
+	fi
+done
 while [ $# -gt 0 ]; do
 	case "$1" in -o) out="$2"; shift;; -MF) dep="$2"; shift;; esac
 	shift
 done
 cp '%s' "$out" && echo "$out: %s/include/hip/hip_runtime.h" > "$dep" && echo compiled >> '%s'
-`, version, obj, root, log)
+`, version, root, obj, root, log)
 	for p, data := range map[string]string{"llvm/bin/clang++": script, "amdgcn/bitcode/oclc_isa_version_90a.bc": "",
 		"include/hip/hip_runtime.h": "", ".info/version": "5.2.3\n"} {
 		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755))

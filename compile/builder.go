@@ -473,10 +473,11 @@ func groupKey(id Key) Key {
 	return h.Sum()
 }
 
-// groupMemo checks each shared group once per build.
+// groupMemo checks, and stores, each shared group once per build.
 type groupMemo struct {
-	mu sync.Mutex
-	m  map[string]*groupOnce
+	mu     sync.Mutex
+	m      map[string]*groupOnce // checked: by name
+	stored map[Key]*groupOnce    // stored (or found in the cache)
 }
 
 type groupOnce struct {
@@ -487,7 +488,7 @@ type groupOnce struct {
 
 func (s *groupMemo) reset() {
 	s.mu.Lock()
-	s.m = nil
+	s.m, s.stored = nil, nil
 	s.mu.Unlock()
 }
 
@@ -533,6 +534,31 @@ func (b *Builder) currentGroup(id, baseDir string) (Key, error) {
 	return o.digest, o.err
 }
 
+// storeGroup stores a shared group unless the cache has it, once per build
+// (the jobs that share it would otherwise all write it, and upload it to a
+// remote cache, at once).
+func (b *Builder) storeGroup(id Key, recs []depRecord, now int64, m StoreMeta) error {
+	b.groups.mu.Lock()
+	if b.groups.stored == nil {
+		b.groups.stored = map[Key]*groupOnce{}
+	}
+	o := b.groups.stored[id]
+	if o == nil {
+		o = &groupOnce{}
+		b.groups.stored[id] = o
+	}
+	b.groups.mu.Unlock()
+	o.once.Do(func() {
+		if _, err := b.Cache.Get(groupKey(id)); err == nil {
+			return
+		}
+		m.Source = "(shared)"
+		g := depsEntry{Alts: []depsAlt{{Recorded: now, Files: recs}}}
+		o.err = b.Cache.Put(groupKey(id), g.marshal(groupMagic), m)
+	})
+	return o.err
+}
+
 // storeDeps stores a compile's records: the shared group (unless the cache
 // has it), then the job's deps entry with this record set first, then the
 // object.
@@ -544,13 +570,8 @@ func (b *Builder) storeDeps(base Key, own, shared []depRecord, data []byte, meta
 	var groups []Key
 	if len(shared) > 0 {
 		id := b.groupDigest(shared)
-		if _, err := b.Cache.Get(groupKey(id)); err != nil {
-			gm := dm
-			gm.Source = "(shared)"
-			g := depsEntry{Alts: []depsAlt{{Recorded: now, Files: shared}}}
-			if b.Cache.Put(groupKey(id), g.marshal(groupMagic), gm) != nil {
-				return
-			}
+		if err := b.storeGroup(id, shared, now, dm); err != nil {
+			return
 		}
 		alt.Groups = []string{id.String()}
 		groups = []Key{id}
