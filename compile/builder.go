@@ -552,7 +552,7 @@ func (b *Builder) storeGroup(id Key, recs []depRecord, now int64, m StoreMeta) e
 		if _, err := b.Cache.Get(groupKey(id)); err == nil {
 			return
 		}
-		m.Source = "(shared)"
+		m.Source, m.Target = "(shared)", "" // one group serves every source and target with these flags
 		g := depsEntry{Alts: []depsAlt{{Recorded: now, Files: recs}}}
 		o.err = b.Cache.Put(groupKey(id), g.marshal(groupMagic), m)
 	})
