@@ -227,10 +227,18 @@ func TestHipifyBadInput(t *testing.T) {
 	r := runHipifyCmd(t, bin)
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, bin+":1:3: binary data (NUL byte); not a CUDA source")
-	lat := writeFile(t, dir, "l.cu", "int x;\n// caf\xe9\n", 0o644)
+	// Latin-1 is translated as bytes, alone and in a tree (never dropped)
+	tree := filepath.Join(dir, "tree")
+	lat := writeFile(t, tree, "l.cuh", "int x;\n// caf\xe9\nvoid f(void *p) { cudaFree(p); }\n", 0o644)
 	r = runHipifyCmd(t, lat)
-	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stderr, lat+":2:7: invalid UTF-8")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "// caf\xe9\nvoid f(void *p) { hipFree(p); }")
+	out := filepath.Join(dir, "out")
+	r = runHipifyCmd(t, tree, "-o", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	got, err := os.ReadFile(filepath.Join(out, "l.cuh"))
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "// caf\xe9\nvoid f(void *p) { hipFree(p); }")
 }
 
 func TestHipifySampleAndDefaultVersion(t *testing.T) {

@@ -3,11 +3,9 @@ package hipify
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Options select how Translate rewrites a file. The zero value is
@@ -76,7 +74,7 @@ func (r *Report) Replacements() int {
 // ErrBinary is returned (wrapped in an *InputError) for input that is not text.
 var ErrBinary = errors.New("not a text file")
 
-// InputError is bad input: binary data or invalid UTF-8, with its position.
+// InputError is bad input (binary data), with its position.
 type InputError struct {
 	Pos Position
 	Err error
@@ -86,27 +84,18 @@ type InputError struct {
 func (e *InputError) Error() string { return e.Pos.String() + ": " + e.Msg }
 func (e *InputError) Unwrap() error { return e.Err }
 
-// checkText rejects binary (NUL bytes) and non-UTF-8 input with a position.
+// checkText rejects binary input (a NUL byte) with a position. Other bytes,
+// UTF-8 or not (Latin-1 comments of vendored headers), are translated as
+// bytes: only ASCII identifiers are ever renamed, and comments and literals
+// pass through untouched.
 func checkText(name string, src []byte) error {
 	bad := bytes.IndexByte(src, 0)
-	msg := "binary data (NUL byte); not a CUDA source"
 	if bad < 0 {
-		if utf8.Valid(src) {
-			return nil
-		}
-		for i := 0; i < len(src); {
-			r, n := utf8.DecodeRune(src[i:])
-			if r == utf8.RuneError && n <= 1 {
-				bad = i
-				break
-			}
-			i += n
-		}
-		msg = fmt.Sprintf("invalid UTF-8 (byte 0x%02x); not a CUDA source in UTF-8", src[bad])
+		return nil
 	}
 	line := 1 + bytes.Count(src[:bad], []byte{'\n'})
 	col := bad - (bytes.LastIndexByte(src[:bad], '\n') + 1) + 1
-	return &InputError{Pos: Position{name, Pos{bad, line, col}}, Err: ErrBinary, Msg: msg}
+	return &InputError{Pos: Position{name, Pos{bad, line, col}}, Err: ErrBinary, Msg: "binary data (NUL byte); not a CUDA source"}
 }
 
 // token is one scanned token. A file holds about one per 4-5 bytes, so the
@@ -147,7 +136,7 @@ type translator struct {
 
 // Translate translates one CUDA source to HIP. name is used in diagnostics.
 // A lexical error (unterminated comment or literal) does not stop the
-// translation; binary or non-UTF-8 input returns an *InputError.
+// translation; binary input (a NUL byte) returns an *InputError.
 func Translate(name string, src []byte, opt Options) ([]byte, *Report, error) {
 	t0 := time.Now()
 	rep := &Report{File: name, Replaced: map[string]int{}, Unsupported: []Diagnostic{}, Hazards: []Diagnostic{}}
