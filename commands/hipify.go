@@ -87,6 +87,10 @@ hipify-clang's and hipify-perl's option names are accepted (-roc, -inplace, -o=F
 			&cli.BoolFlag{Name: "use-hip-data-types", Usage: "keep cudaDataType/CUDA_R_* as hipDataType/HIP_R_* under --roc"},
 			&cli.StringSliceFlag{Name: "D", Usage: "define `NAME[=VALUE]` for #if evaluation (repeatable)"},
 			&cli.BoolFlag{Name: "no-hazards", Usage: "skip the porting-hazard analysis"},
+			&cli.StringFlag{Name: "cuda-macros", Value: "map", Usage: "CUDA's guard, version and __CUDA_ARCH__ macros in #if: `map` them to what holds under HIP, or keep them (reported either way)"},
+			&cli.StringFlag{Name: "cuda-arch", Value: "sm_80", Usage: "the CUDA `arch` HIP device code is taken to have when mapping __CUDA_ARCH__ tests"},
+			&cli.StringFlag{Name: "cuda-version", Value: "12.0", Usage: "the CUDA `X.Y` that CUDART_VERSION, __CUDACC_VER_MAJOR__... tests are evaluated as"},
+			&cli.BoolFlag{Name: "no-compat", Usage: "never use rocmk_hip_compat.h: report what the target HIP lacks as unsupported"},
 		},
 		Action: func(c *cli.Context) error {
 			opts, err := hipifyOptionsFrom(c)
@@ -116,6 +120,17 @@ func hipifyOptionsFrom(c *cli.Context) (hipifyOptions, error) {
 		UseHIPDataTypes: c.Bool("use-hip-data-types"), DefaultPreprocessor: c.Bool("default-preprocessor"),
 		NoHazards: c.Bool("no-hazards"), Defines: map[string]string{},
 	}
+	var ok bool
+	if o.Translate.CUDAMacros, ok = hipify.ParseMacroPolicy(c.String("cuda-macros")); !ok {
+		return o, usagef("--cuda-macros %q: want map or keep", c.String("cuda-macros"))
+	}
+	if o.Translate.CUDAArch, ok = hipify.ParseCUDAArch(c.String("cuda-arch")); !ok {
+		return o, usagef("--cuda-arch %q: want sm_XY (e.g. sm_80) or the __CUDA_ARCH__ value (800)", c.String("cuda-arch"))
+	}
+	if o.Translate.CUDAVersion, ok = hipify.ParseVersion(c.String("cuda-version")); !ok {
+		return o, usagef("--cuda-version %q: want X.Y (e.g. 12.0)", c.String("cuda-version"))
+	}
+	o.Translate.NoCompat = c.Bool("no-compat")
 	for _, d := range c.StringSlice("D") {
 		k, v, ok := strings.Cut(d, "=")
 		if !ok {
@@ -143,6 +158,9 @@ type hipifyJob struct {
 	data []byte // content, when src is ""
 	dst  string // path to write ("" = stdout, unless --check/--diff/--no-output)
 	rel  string // path relative to the input root, for the tree
+	// compatDir is where rocmk_hip_compat.h goes when the translation needs
+	// it: the root of the output tree ("": beside the output file)
+	compatDir string
 }
 
 type hipifyResult struct {
@@ -235,6 +253,7 @@ func runHipify(ctx context.Context, o hipifyOptions, env Env) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	writeCompatHeaders(results)
 	elapsed := time.Since(start)
 	return reportHipify(ui, o, results, elapsed, env)
 }
@@ -365,9 +384,9 @@ func planHipify(o hipifyOptions, env Env) ([]hipifyJob, error) {
 				j := hipifyJob{name: p, src: p, rel: rel}
 				if writes {
 					if o.InPlace {
-						j.dst = p
+						j.dst, j.compatDir = p, x.path
 					} else {
-						j.dst = filepath.Join(o.Output, renameExt(rel, o.Rename, ""))
+						j.dst, j.compatDir = filepath.Join(o.Output, renameExt(rel, o.Rename, "")), o.Output
 					}
 				}
 				jobs = append(jobs, j)
@@ -427,9 +446,12 @@ func hipifyOne(o hipifyOptions, j hipifyJob, env Env) hipifyResult {
 		}
 	}
 	r.in = src
-	out, rep, err := hipify.Translate(j.name, src, o.Translate)
+	out, rep, err := hipify.Translate(j.name, src, compatOptions(o, j))
 	r.out, r.rep, r.err = out, rep, err
 	if err != nil || j.dst == "" {
+		return r
+	}
+	if r.err = checkCompatPath(j, rep); r.err != nil {
 		return r
 	}
 	if o.InPlace {
@@ -589,6 +611,9 @@ func reportHipify(ui *UI, o hipifyOptions, results []hipifyResult, elapsed time.
 			}
 			for _, d := range rep.Hazards {
 				ui.println(ui.Err, d.Where+": "+ui.ErrS.Warn.Render("hazard:")+" ["+d.Code+"] "+d.Msg)
+			}
+			for _, d := range rep.Conditionals {
+				ui.println(ui.Err, d.Where+": conditional: ["+d.Code+"] "+d.Msg)
 			}
 		}
 		switch {

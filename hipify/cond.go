@@ -121,6 +121,12 @@ func markRange(ts []token, skip bool) {
 }
 
 func evalCond(dir string, args []token, defs map[string]string) bool {
+	return evalCondUndef(dir, args, defs, nil)
+}
+
+// evalCondUndef is evalCond where the names in undef are known to be
+// undefined (0 in #if), rather than unknown.
+func evalCondUndef(dir string, args []token, defs map[string]string, undef map[string]bool) bool {
 	var ts []token
 	for _, a := range args {
 		if a.kind != COMMENT && a.kind != PPEND {
@@ -135,7 +141,7 @@ func evalCond(dir string, args []token, defs map[string]string) bool {
 		_, ok := defs[ts[0].lit]
 		return ok == (dir == "#ifdef")
 	}
-	e := &condEval{ts: ts, defs: defs}
+	e := &condEval{ts: ts, defs: defs, undef: undef}
 	v := e.expr(0)
 	if e.bad || e.i != len(e.ts) {
 		return true // cannot tell: treat as active, so it gets translated
@@ -147,6 +153,7 @@ type condEval struct {
 	ts    []token
 	i     int
 	defs  map[string]string
+	undef map[string]bool
 	bad   bool
 	depth int
 }
@@ -300,6 +307,9 @@ func (e *condEval) unary() int64 {
 			return 1
 		}
 		v, ok := e.defs[tk.lit]
+		if !ok && e.undef[tk.lit] {
+			return 0
+		}
 		if !ok || e.depth > 8 {
 			// a macro from a header we do not read (CUDA_VERSION, ...): its
 			// value is unknown, so the branch counts as active
@@ -321,7 +331,7 @@ func (e *condEval) unary() int64 {
 		if len(sub) == 0 {
 			return 0
 		}
-		se := &condEval{ts: sub, defs: e.defs, depth: e.depth + 1}
+		se := &condEval{ts: sub, defs: e.defs, undef: e.undef, depth: e.depth + 1}
 		r := se.expr(0)
 		if se.bad || se.i != len(sub) {
 			e.bad = true

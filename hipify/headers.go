@@ -1,5 +1,7 @@
 package hipify
 
+import "strings"
+
 // header is the HIP counterpart of a CUDA header: hip for the default
 // (hip*) libraries, roc under --roc, miopen under --miopen; "" in a field
 // means "same as hip".
@@ -69,9 +71,80 @@ var headers = map[string]header{
 	"cub/util_allocator.cuh":                   {hip: "hipcub/hipcub.hpp"},
 }
 
+// headerSince is the first HIP version that ships a header the translation
+// can emit; a target HIP before it keeps the CUDA include (reported).
+var headerSince = map[string]Version{
+	"hipblaslt.h":    {5, 5, 0},
+	"hip/hip_bf16.h": {Major: 6},
+}
+
+// unsupportedHeaders are CUDA headers HIP has no counterpart for, with what
+// to use instead; the include is kept and reported. Prefixes end with "/".
+var unsupportedHeaders = map[string]string{
+	"mma.h":                       "warp matrix (WMMA) API: rocWMMA (rocwmma/rocwmma.hpp) has a different API",
+	"cuda_pipeline.h":             "asynchronous copies (cp.async) have no HIP equivalent",
+	"cuda_pipeline_primitives.h":  "asynchronous copies (cp.async) have no HIP equivalent",
+	"cuda_awbarrier.h":            "arrive-wait barriers have no HIP equivalent",
+	"cuda_awbarrier_primitives.h": "arrive-wait barriers have no HIP equivalent",
+	"cuda/":                       "libcu++ (cuda::, cuda::std::) has no HIP equivalent in ROCm's HIP",
+	"cooperative_groups/":         "only hip/hip_cooperative_groups.h exists: no reduce, scan or memcpy_async",
+	"cudaEGL.h":                   "EGL interop has no HIP equivalent",
+	"cuda_egl_interop.h":          "EGL interop has no HIP equivalent",
+	"cudaGL.h":                    "driver-API OpenGL interop has no HIP equivalent",
+	"cuda_d3d9_interop.h":         "Direct3D interop has no HIP equivalent",
+	"cuda_d3d10_interop.h":        "Direct3D interop has no HIP equivalent",
+	"cuda_d3d11_interop.h":        "Direct3D interop has no HIP equivalent",
+	"cuda_vdpau_interop.h":        "VDPAU interop has no HIP equivalent",
+	"nvtx3/":                      "NVTX: use roctracer's roctx (roctracer/roctx.h)",
+	"nvToolsExt.h":                "NVTX: use roctracer's roctx (roctracer/roctx.h)",
+	"nvToolsExtCuda.h":            "NVTX: use roctracer's roctx (roctracer/roctx.h)",
+	"cuda_fp8.h":                  "fp8 types: rocmk's compatibility header provides them (drop --no-compat)",
+	"cuda_fp4.h":                  "fp4 types have no HIP equivalent",
+	"cuda_fp6.h":                  "fp6 types have no HIP equivalent",
+	"cuda_occupancy.h":            "use hipOccupancy* from hip/hip_runtime.h",
+	"nvml.h":                      "NVML: use rocm_smi (rocm_smi/rocm_smi.h) or amd_smi",
+	"nvjpeg.h":                    "nvJPEG: use rocJPEG",
+	"npp.h":                       "NPP has no HIP equivalent",
+	"cufile.h":                    "GPUDirect Storage (cuFile) has no HIP equivalent",
+	"cusparseLt.h":                "cuSPARSELt: hipSPARSELt has a different API",
+	"cutlass/":                    "CUTLASS: use composable_kernel or hipBLASLt",
+	"cute/":                       "CuTe: use composable_kernel",
+}
+
+// libraryHeaders are CUDA library headers that a ROCm library provides
+// under the same name: kept, and reported (the library must be installed).
+var libraryHeaders = map[string]string{
+	"thrust/": "rocThrust",
+}
+
+// headerNote returns why a CUDA header without a HIP counterpart is kept:
+// ("unsupported", why) or ("library", name); ok is false for other headers.
+func headerNote(name string) (kind, why string, ok bool) {
+	for p, lib := range libraryHeaders {
+		if strings.HasPrefix(name, p) {
+			return "library", lib, true
+		}
+	}
+	if w, ok := unsupportedHeaders[name]; ok {
+		return "unsupported", w, true
+	}
+	for p, w := range unsupportedHeaders {
+		if strings.HasSuffix(p, "/") && strings.HasPrefix(name, p) {
+			return "unsupported", w, true
+		}
+	}
+	if strings.HasPrefix(name, "npp") && strings.HasSuffix(name, ".h") {
+		return "unsupported", unsupportedHeaders["npp.h"], true
+	}
+	return "", "", false
+}
+
 // mapHeader returns the HIP header for a CUDA header name and whether there is one.
 func mapHeader(name string, o *Options) (string, bool) {
 	h, ok := headers[name]
+	if !ok && strings.HasPrefix(name, "cub/") {
+		h, ok = header{hip: "hipcub/hipcub.hpp"}, true // hipcub.hpp has all of CUB
+	}
 	if !ok {
 		return "", false
 	}

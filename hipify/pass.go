@@ -94,24 +94,55 @@ func (t *translator) translateTokens() {
 		case "cublas_v2.h":
 			t.cublasV2, t.cublasV1 = true, false
 		}
+		end := i
+		for end+1 < len(t.toks) && t.toks[end+1].kind != PPEND {
+			end++
+		}
 		if name == hipRuntimeH {
 			runtimeIncludes++
 			haveRuntime = true
+			t.anchorAfter(end)
 			continue
 		}
 		mapped, ok := mapHeader(name, t.opt)
 		if !ok {
+			if name == "cuda_fp8.h" && t.useCompat("__nv_fp8_e4m3") {
+				t.addEdit(tk.pos.Offset, t.endOf(end), "") // the compat block provides it
+				t.rep.Replaced["include"]++
+				continue
+			}
+			if kind, why, ok := headerNote(name); ok {
+				if kind == "library" {
+					t.hazardOnce(t.toks[h].pos, "library", name, name+": provided by "+why+" under the same name; kept (install "+why+")")
+				} else {
+					t.diag(t.toks[h].pos, SevUnsupported, "unsupported-header", name, name+" has no HIP equivalent: "+why)
+				}
+			}
 			continue
 		}
-		end := i
-		for end+1 < len(t.toks) && t.toks[end+1].kind != PPEND {
-			end++
+		if since, ok := headerSince[mapped]; ok && !t.opt.HIPVersion.IsZero() && t.opt.HIPVersion.Less(since) {
+			t.diag(t.toks[h].pos, SevUnsupported, "unsupported-header", name,
+				name+" needs HIP "+since.String()+" ("+mapped+"); target is HIP "+t.opt.HIPVersion.String())
+			continue
+		}
+		if mapped == "hip/hip_cooperative_groups.h" && !haveRuntime && !t.opt.NoInclude {
+			// hip_cooperative_groups.h needs hip_runtime.h first
+			ls := tk.pos.Offset - (tk.pos.Column - 1)
+			t.fixed = append(t.fixed, edit{start: ls, end: ls, text: "#include <" + hipRuntimeH + ">\n"})
+			haveRuntime = true
+			emitted[hipRuntimeH] = true
+			if t.anchor < 0 {
+				t.anchor, t.anchorNL = ls, false
+			}
 		}
 		if mapped == hipRuntimeH && haveRuntime || mapped == "" || emitted[mapped] {
 			// drop the duplicate (or header-less) include, keep the line
 			t.addEdit(tk.pos.Offset, t.endOf(end), "")
 		} else {
 			t.addEdit(t.toks[h].pos.Offset+1, t.toks[h].pos.Offset+len(lit)-1, mapped)
+			if mapped == hipRuntimeH {
+				t.anchorAfter(end)
+			}
 			haveRuntime = haveRuntime || mapped == hipRuntimeH
 			emitted[mapped] = true
 		}
@@ -128,8 +159,17 @@ func (t *translator) translateTokens() {
 		}
 		switch tk.kind {
 		case IDENT:
+			if tk.done {
+				continue
+			}
 			if hazards {
 				t.identHazards(i)
+			}
+			if t.cudaMacroUse(i) || t.dropToken(i) {
+				continue
+			}
+			if _, ok := Lookup(tk.lit); !ok && tk.pp != "include" && !t.isMember(i) {
+				t.useCompat(tk.lit) // not a CUDA name: already HIP (a translated file), or rocmk's
 			}
 			if t.special(i) {
 				continue
@@ -159,39 +199,182 @@ func (t *translator) translateTokens() {
 		}
 		t.flushOuter()
 	}
+	t.placeCompat()
 }
 
-// insertRuntimeInclude adds #include <hip/hip_runtime.h> after #pragma once
-// or an include guard's #ifndef, else before the first line of code.
-func (t *translator) insertRuntimeInclude() {
-	const inc = "#include <hip/hip_runtime.h>"
-	first := t.next(-1)
-	if first >= len(t.toks) {
+// anchorAfter makes the end of the directive ending at token end the place
+// for the compat block, unless one was found already.
+func (t *translator) anchorAfter(end int) {
+	if t.anchor >= 0 {
 		return
 	}
+	t.anchor, t.anchorNL = len(t.src), true
+	if end+1 < len(t.toks) {
+		t.anchor = t.toks[end+1].pos.Offset // the PPEND: the directive's newline
+	}
+}
+
+// insertPoint is where #include <hip/hip_runtime.h> goes: after #pragma once
+// or an include guard's #ifndef (a line end), else before the first line of
+// code. ok is false for a file without tokens.
+func (t *translator) insertPoint() (at int, lineEnd, ok bool) {
+	first := t.next(-1)
+	for first < len(t.toks) && t.toks[first].skip {
+		first = t.next(first)
+	}
+	if first >= len(t.toks) {
+		return 0, false, false
+	}
 	tk := &t.toks[first]
-	lineEnd := func(i int) int {
+	if tk.kind == HASH && (tk.lit == "#pragma" && t.next(first) < len(t.toks) && t.toks[t.next(first)].lit == "once" ||
+		tk.lit == "#ifndef" && t.isGuard(first)) {
+		i := first
 		for i < len(t.toks) && t.toks[i].kind != PPEND {
 			i++
 		}
 		if i < len(t.toks) {
-			return t.toks[i].pos.Offset
+			return t.toks[i].pos.Offset, true, true
 		}
-		return len(t.src)
-	}
-	if tk.kind == HASH && (tk.lit == "#pragma" && t.next(first) < len(t.toks) && t.toks[t.next(first)].lit == "once" ||
-		tk.lit == "#ifndef" && t.isGuard(first)) {
-		end := lineEnd(first)
-		t.fixed = append(t.fixed, edit{start: end, end: end, text: "\n" + inc})
-		t.rep.Replaced["include"]++
-		return
+		return len(t.src), true, true
 	}
 	start := tk.pos.Offset - (tk.pos.Column - 1)
 	if len(bytes.TrimSpace(t.src[start:tk.pos.Offset])) > 0 {
 		start = tk.pos.Offset // the line starts inside a comment: insert right before the code
 	}
-	t.fixed = append(t.fixed, edit{start: start, end: start, text: inc + "\n"})
+	return start, false, true
+}
+
+// insertRuntimeInclude adds #include <hip/hip_runtime.h> at insertPoint.
+func (t *translator) insertRuntimeInclude() {
+	const inc = "#include <hip/hip_runtime.h>"
+	at, lineEnd, ok := t.insertPoint()
+	if !ok {
+		return
+	}
+	text := inc + "\n"
+	if lineEnd {
+		text = "\n" + inc
+	}
+	t.fixed = append(t.fixed, edit{start: at, end: at, text: text})
+	if t.anchor < 0 {
+		t.anchor, t.anchorNL = at, lineEnd
+	}
 	t.rep.Replaced["include"]++
+}
+
+// placeCompat writes, updates or removes the file's compat block.
+func (t *translator) placeCompat() {
+	b0, b1 := t.compatBlock0[0], t.compatBlock0[1]
+	if len(t.compat) == 0 && b0 < 0 {
+		return
+	}
+	text := ""
+	if len(t.compat) > 0 {
+		text = t.compatBlock()
+	}
+	if b0 >= 0 {
+		if string(t.src[b0:b1]) != text {
+			t.fixed = append(t.fixed, edit{start: b0, end: b1, text: text})
+		}
+		return
+	}
+	at, nl := t.anchor, t.anchorNL
+	if at < 0 {
+		var ok bool
+		if at, nl, ok = t.insertPoint(); !ok {
+			at, nl = len(t.src), false
+		}
+	}
+	if nl {
+		text = "\n" + strings.TrimSuffix(text, "\n")
+	}
+	t.fixed = append(t.fixed, edit{start: at, end: at, text: text})
+}
+
+// findCompatBlock finds the block an earlier translation wrote (the
+// ROCMK_COMPAT_* defines and the include, or the inlined header) and marks
+// it so that nothing in it is translated again.
+func (t *translator) findCompatBlock() {
+	t.compatBlock0 = [2]int{-1, -1}
+	lineEnd := func(i int) (int, int) { // index of the PPEND ending the directive at i, offset after its newline
+		for i < len(t.toks) && t.toks[i].kind != PPEND {
+			i++
+		}
+		if i >= len(t.toks) {
+			return i, len(t.src)
+		}
+		off := t.toks[i].pos.Offset
+		if off < len(t.src) && t.src[off] == '\n' {
+			off++
+		}
+		return i, off
+	}
+	for i := 0; i < len(t.toks); i++ {
+		tk := &t.toks[i]
+		if tk.kind != HASH || tk.lit != "#define" || i+1 >= len(t.toks) || !strings.HasPrefix(t.toks[i+1].lit, "ROCMK_COMPAT_") {
+			continue
+		}
+		start := tk.pos.Offset - (tk.pos.Column - 1)
+		j := i
+		for {
+			e, _ := lineEnd(j)
+			j = t.next(e)
+			if j < len(t.toks) && t.toks[j].kind == HASH && t.toks[j].lit == "#define" && j+1 < len(t.toks) &&
+				strings.HasPrefix(t.toks[j+1].lit, "ROCMK_COMPAT_") {
+				continue
+			}
+			break
+		}
+		if j >= len(t.toks) {
+			return
+		}
+		var end int
+		switch {
+		case t.toks[j].kind == HASH && t.toks[j].lit == "#include" && j+1 < len(t.toks) && t.toks[j+1].kind == STRING &&
+			strings.HasSuffix(t.toks[j+1].lit, CompatHeaderName+"\""):
+			_, end = lineEnd(j)
+		case t.toks[j].kind == COMMENT && t.toks[j].lit == compatInlineBegin:
+			k := j
+			for k < len(t.toks) && !(t.toks[k].kind == COMMENT && t.toks[k].lit == compatInlineEnd) {
+				k++
+			}
+			if k >= len(t.toks) {
+				return
+			}
+			end = t.endOf(k)
+			if end < len(t.src) && t.src[end] == '\n' {
+				end++
+			}
+		default:
+			return
+		}
+		t.compatBlock0 = [2]int{start, end}
+		for k := i; k < len(t.toks) && t.toks[k].pos.Offset < end; k++ {
+			t.toks[k].skip = true
+		}
+		return
+	}
+}
+
+// dropTokens are CUDA calling-convention macros (empty on Linux) that HIP
+// neither has nor needs: the translation removes them.
+var dropTokens = map[string]bool{"CUDART_CB": true, "CUDARTAPI": true, "CUDAAPI": true}
+
+func (t *translator) dropToken(i int) bool {
+	tk := &t.toks[i]
+	if !dropTokens[tk.lit] || tk.pp != "" && tk.pp != "define" || t.isMember(i) {
+		return false
+	}
+	if tk.pp == "define" && !tk.inDefn {
+		return true // #define CUDART_CB ...: not a use
+	}
+	end := t.endOf(i)
+	for end < len(t.src) && (t.src[end] == ' ' || t.src[end] == '\t') {
+		end++
+	}
+	t.addEdit(tk.pos.Offset, end, "")
+	t.rep.Replaced["runtime"]++
+	return true
 }
 
 // isGuard reports whether the #ifndef X at i is followed by #define X.
@@ -302,6 +485,17 @@ func (t *translator) ident(i int) {
 		}
 	}
 	if to == "" {
+		if len(t.compatFor(tk.lit)) > 0 {
+			// rocmk's compatibility header provides it
+			to = tk.lit
+			if r, ok := compatRenames[tk.lit]; ok {
+				to = r
+				t.addEdit(tk.pos.Offset, tk.pos.Offset+len(tk.lit), r)
+				t.rep.Replaced[e.Family]++
+			}
+			t.useCompat(to)
+			return
+		}
 		if e.Type || t.isPunct(t.next(i), "(") {
 			t.diag(tk.pos, SevUnsupported, "unsupported-api", tk.lit, tk.lit+" "+why)
 		}
@@ -317,6 +511,7 @@ func (t *translator) ident(i int) {
 		t.addEdit(tk.pos.Offset, tk.pos.Offset+len(tk.lit), to)
 		t.rep.Replaced[e.Family]++
 	}
+	t.useCompat(to) // the name written: a translated file asks for the same pieces again
 }
 
 // stringLit renames whole words in a string literal that are CUDA API names.

@@ -96,7 +96,7 @@ func (t *translator) special(i int) bool {
 	if q < 0 {
 		return false
 	}
-	args := t.splitArgs(p, q)
+	args := t.splitArgsTemplates(p, q)
 	for _, a := range args {
 		if a[0] >= a[1] || t.rangeEmpty(a) {
 			return false // an empty argument: not a call we can rewrite
@@ -129,6 +129,7 @@ func (t *translator) special(i int) bool {
 		}
 		t.addEdit(tk.pos.Offset, tk.pos.Offset+len(tk.lit), to)
 		t.rep.Replaced[family]++
+		t.useCompat(to)
 		if r.hazard != "" && !t.opt.NoHazards {
 			t.diag(tk.pos, SevHazard, r.hcode, tk.lit, tk.lit+" -> "+to+": "+r.hazard)
 		}
@@ -208,4 +209,55 @@ func (t *translator) applyPerms() {
 		t.render(start, end)
 		t.addOuter(start, end, "("+strings.Join(out, ", ")+")")
 	}
+}
+
+// splitArgsTemplates is splitArgs where the commas of template arguments
+// (kernel<half, 128, 64>) do not split: a '<' after an identifier opens
+// them when a matching '>' comes before the argument list ends.
+func (t *translator) splitArgsTemplates(open, close int) [][2]int {
+	args := t.splitArgs(open, close)
+	for k := 0; k+1 < len(args); k++ {
+		depth := 0
+		for j := args[k][0]; j < args[k][1]; j++ {
+			switch {
+			case t.isPunct(j, "<") && j > args[k][0] && t.toks[t.prev(j)].kind == IDENT:
+				depth++
+			case t.isPunct(j, ">") && depth > 0:
+				depth--
+			case t.isPunct(j, ">>") && depth > 0:
+				depth = max(0, depth-2)
+			}
+		}
+		if depth == 0 || !t.closesTemplate(args[k+1][0], close, depth) {
+			continue
+		}
+		args[k][1] = args[k+1][1] // the comma was inside the template arguments
+		args = append(args[:k+1], args[k+2:]...)
+		k--
+	}
+	return args
+}
+
+// closesTemplate reports whether depth '>' come between from and close at
+// bracket depth 0, before anything that cannot be in template arguments.
+func (t *translator) closesTemplate(from, close, depth int) bool {
+	paren := 0
+	for j := from; j < close; j++ {
+		switch {
+		case t.isPunct(j, "(") || t.isPunct(j, "["):
+			paren++
+		case t.isPunct(j, ")") || t.isPunct(j, "]"):
+			paren--
+		case paren == 0 && (t.isPunct(j, ";") || t.isPunct(j, "{") || t.isPunct(j, "&&") || t.isPunct(j, "||")):
+			return false
+		case paren == 0 && t.isPunct(j, ">"):
+			depth--
+		case paren == 0 && t.isPunct(j, ">>"):
+			depth -= 2
+		}
+		if depth <= 0 {
+			return true
+		}
+	}
+	return false
 }

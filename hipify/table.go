@@ -125,6 +125,30 @@ func loadTable() {
 			table[name] = e
 		}
 	}
+	for name, fix := range tableFixes {
+		e, ok := table[name]
+		if !ok {
+			e = &Entry{CUDA: name, Family: "device", Type: fix.typ}
+			table[name] = e
+		}
+		e.HIP, e.HIPAdded = fix.hip, fix.added
+	}
+}
+
+// tableFixes correct HIPIFY's tables where HIP itself says otherwise
+// (checked by compiling against HIP's headers): names HIP has that the
+// tables list as missing, and CUDA aliases the tables do not list.
+var tableFixes = map[string]struct {
+	hip   string
+	added Version
+	typ   bool
+}{
+	"make_half2":         {"make_half2", Version{1, 6, 0}, false},  // amd_hip_fp16.h has it (HIP 5.2 too)
+	"nv_bfloat16":        {"hip_bfloat16", Version{3, 5, 0}, true}, // typedef of __nv_bfloat16
+	"__nv_bfloat162":     {"__hip_bfloat162", Version{Major: 6}, true},
+	"nv_bfloat162":       {"__hip_bfloat162", Version{Major: 6}, true},
+	"__nv_bfloat16_raw":  {"__hip_bfloat16_raw", Version{Major: 6}, true},
+	"__nv_bfloat162_raw": {"__hip_bfloat162_raw", Version{Major: 6}, true},
 }
 
 // extraEntries are names hipify-clang translates that the published tables

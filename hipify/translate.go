@@ -30,12 +30,34 @@ type Options struct {
 	HIPVersion Version
 	NoHazards  bool // skip the porting-hazard analysis
 	NoInclude  bool // never add #include <hip/hip_runtime.h>
+
+	// CUDAMacros is the policy for CUDA's guard, version and arch macros in
+	// conditionals (--cuda-macros map|keep); every such conditional is
+	// reported in Report.Conditionals either way.
+	CUDAMacros MacroPolicy
+	// CUDAArch is the __CUDA_ARCH__ value HIP device code is taken to have
+	// (--cuda-arch; 0: DefaultCUDAArch, sm_80).
+	CUDAArch int
+	// CUDAVersion is the CUDA toolkit version tests are evaluated as
+	// (--cuda-version; zero: DefaultCUDAVersion).
+	CUDAVersion Version
+
+	// NoCompat never uses rocmk's compatibility header: what the target HIP
+	// lacks is reported as unsupported (--no-compat).
+	NoCompat bool
+	// CompatInclude is the path written in #include "..." for the
+	// compatibility header ("": CompatHeaderName, beside the file).
+	CompatInclude string
+	// CompatInline writes the header into the file instead of including it
+	// (for output to stdout).
+	CompatInline bool
 }
 
 // Diagnostic severities.
 const (
 	SevUnsupported = "unsupported"
 	SevHazard      = "hazard"
+	SevConditional = "conditional"
 )
 
 // Diagnostic is something Translate could not do or that needs a human:
@@ -59,7 +81,13 @@ type Report struct {
 	Replaced    map[string]int `json:"replaced"` // replacements by API family ("runtime", "blas", "include", "launch", ...)
 	Unsupported []Diagnostic   `json:"unsupported"`
 	Hazards     []Diagnostic   `json:"hazards"`
-	Duration    time.Duration  `json:"duration_ns"`
+	// Conditionals are the preprocessor conditionals (and other uses) of
+	// CUDA's guard, version and arch macros, with what they became.
+	Conditionals []Diagnostic `json:"conditionals"`
+	// Compat lists the pieces of the compatibility header the file uses
+	// (CompatPieces), sorted; empty when it needs none.
+	Compat   []string      `json:"compat,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
 }
 
 // Replacements returns the total number of replacements.
@@ -105,8 +133,9 @@ type token struct {
 	lit    string
 	pp     string // directive name when inside a preprocessor directive ("define", "include", ...)
 	kind   Token
-	skip   bool // in an inactive preprocessor branch that must be left alone
+	skip   bool // in an inactive preprocessor branch (or rocmk's own block) that must be left alone
 	inDefn bool // in the body of a #define
+	done   bool // already translated by an earlier pass
 }
 
 type edit struct {
@@ -132,6 +161,13 @@ type translator struct {
 	cublasV1, cublasV2 bool
 
 	templKernels map[string]bool // kernels declared as templates, and macros naming template kernels
+
+	compat       map[string]bool // compatibility pieces the file needs
+	idents       map[string]bool // identifiers of the file (for compatPiece.with)
+	defines      map[string]bool // compat names the file defines itself
+	compatBlock0 [2]int          // the file's own compat block [start, end), or {-1, -1}
+	anchor       int             // where a new compat block goes (-1: not yet known)
+	anchorNL     bool            // the anchor is a line end: the block starts with a newline
 }
 
 // Translate translates one CUDA source to HIP. name is used in diagnostics.
@@ -139,9 +175,15 @@ type translator struct {
 // translation; binary input (a NUL byte) returns an *InputError.
 func Translate(name string, src []byte, opt Options) ([]byte, *Report, error) {
 	t0 := time.Now()
-	rep := &Report{File: name, Replaced: map[string]int{}, Unsupported: []Diagnostic{}, Hazards: []Diagnostic{}}
+	rep := &Report{File: name, Replaced: map[string]int{}, Unsupported: []Diagnostic{}, Hazards: []Diagnostic{}, Conditionals: []Diagnostic{}}
 	if err := checkText(name, src); err != nil {
 		return nil, rep, err
+	}
+	if IsCompatHeader(src) {
+		// rocmk's own header (copied along with the tree): never translated
+		rep.Lines = bytes.Count(src, []byte{'\n'})
+		rep.Duration = time.Since(t0)
+		return src, rep, nil
 	}
 	if opt.DefaultPreprocessor {
 		opt.SkipExcluded = true
@@ -150,9 +192,11 @@ func Translate(name string, src []byte, opt Options) ([]byte, *Report, error) {
 		// --amap: hipify as much as possible, inactive branches included
 		opt.SkipExcluded = false
 	}
-	tr := &translator{name: name, src: src, opt: &opt, rep: rep, seenHz: map[string]bool{}}
+	tr := &translator{name: name, src: src, opt: &opt, rep: rep, seenHz: map[string]bool{}, anchor: -1}
 	tr.scan()
 	tr.conditionals()
+	tr.findCompatBlock()
+	tr.cudaMacros()
 	tr.findTemplateKernels()
 	tr.translateTokens()
 	out := tr.apply()
@@ -163,6 +207,7 @@ func Translate(name string, src []byte, opt Options) ([]byte, *Report, error) {
 	rep.Changed = !bytes.Equal(out, src)
 	sort.SliceStable(rep.Unsupported, func(i, j int) bool { return rep.Unsupported[i].Pos.Offset < rep.Unsupported[j].Pos.Offset })
 	sort.SliceStable(rep.Hazards, func(i, j int) bool { return rep.Hazards[i].Pos.Offset < rep.Hazards[j].Pos.Offset })
+	sort.SliceStable(rep.Conditionals, func(i, j int) bool { return rep.Conditionals[i].Pos.Offset < rep.Conditionals[j].Pos.Offset })
 	rep.Duration = time.Since(t0)
 	return out, rep, nil
 }
@@ -207,9 +252,12 @@ func (t *translator) position(p Pos) Position { return Position{t.name, p} }
 
 func (t *translator) diag(p Pos, sev, code, name, msg string) {
 	d := Diagnostic{Pos: t.position(p), Where: t.position(p).String(), Severity: sev, Code: code, Name: name, Msg: msg}
-	if sev == SevUnsupported {
+	switch sev {
+	case SevUnsupported:
 		t.rep.Unsupported = append(t.rep.Unsupported, d)
-	} else {
+	case SevConditional:
+		t.rep.Conditionals = append(t.rep.Conditionals, d)
+	default:
 		t.rep.Hazards = append(t.rep.Hazards, d)
 	}
 }

@@ -1,0 +1,291 @@
+package hipify
+
+import (
+	"bytes"
+	_ "embed"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// CompatHeaderName is the name of rocmk's compatibility header: CUDA device
+// APIs that the targeted HIP lacks (SIMD-in-word intrinsics, the bf16 and
+// fp8 APIs, __hmax on __half, __trap, ...), implemented to CUDA's semantics.
+// A translated file that uses some of them asks for those pieces and
+// includes the header; hipify writes it beside the output (or at the root
+// of an output tree), and rocmk build puts the embedded copy on the include path.
+const CompatHeaderName = "rocmk_hip_compat.h"
+
+//go:embed compat/rocmk_hip_compat.h
+var compatHeader []byte
+
+// compatMarker starts the header: how rocmk tells its own file from a user's.
+var compatMarker = []byte("// rocmk_hip_compat.h: CUDA device APIs that the targeted HIP lacks")
+
+// CompatHeader returns the compatibility header rocmk ships.
+func CompatHeader() []byte { return bytes.Clone(compatHeader) }
+
+// IsCompatHeader reports whether data is a compatibility header written by
+// rocmk (any version), which rocmk may overwrite.
+func IsCompatHeader(data []byte) bool { return bytes.HasPrefix(data, compatMarker) }
+
+// compatPiece is one independently enabled part of the header.
+type compatPiece struct {
+	name  string
+	macro string // defined before the include to enable the piece
+	// idents are the identifiers the piece provides (CUDA's names, and the
+	// names the translation writes for them), with the first HIP version
+	// that has each natively (zero: none that rocmk knows of).
+	idents map[string]Version
+	// with, when set, restricts the piece to files that also use one of
+	// these identifiers (overloads on a type: __shfl of a __half).
+	with []string
+	// native is the first HIP version that has the whole piece; the piece is
+	// not needed from there on, whatever idents say.
+	native Version
+	needs  []string
+}
+
+var (
+	halfTypes16 = []string{"__half", "__half2", "half", "half2"}
+	v55         = Version{5, 5, 0}
+	v60         = Version{Major: 6}
+)
+
+func names(v Version, ns ...string) map[string]Version {
+	m := make(map[string]Version, len(ns))
+	for _, n := range ns {
+		m[n] = v
+	}
+	return m
+}
+
+// simdNames are CUDA's SIMD-in-word intrinsics: every op has a 2 x 16-bit
+// and a 4 x 8-bit form.
+func simdNames() []string {
+	var ns []string
+	for _, op := range []string{"abs", "absss", "absdiffs", "absdiffu", "add", "addss", "addus", "avgs", "avgu", "hadd" + "u",
+		"cmpeq", "cmpges", "cmpgeu", "cmpgts", "cmpgtu", "cmples", "cmpleu", "cmplts", "cmpltu", "cmpne",
+		"maxs", "maxu", "mins", "minu", "neg", "negss", "sads", "sadu",
+		"seteq", "setges", "setgeu", "setgts", "setgtu", "setles", "setleu", "setlts", "setltu", "setne",
+		"sub", "subss", "subus"} {
+		ns = append(ns, "__v"+op+"2", "__v"+op+"4")
+	}
+	return ns
+}
+
+var compatPieces = []*compatPiece{
+	{name: "cuda-arch", macro: "ROCMK_COMPAT_CUDA_ARCH", idents: names(Version{}, "ROCMK_CUDA_ARCH")},
+	{name: "vsimd", macro: "ROCMK_COMPAT_VSIMD", idents: names(Version{}, simdNames()...)},
+	{name: "hmaxmin", macro: "ROCMK_COMPAT_HMAXMIN", idents: mergeNames(names(v55, "__hmax", "__hmin"),
+		names(Version{}, "__hmax_nan", "__hmin_nan", "__hmax2", "__hmin2", "__hmax2_nan", "__hmin2_nan"))},
+	{name: "half-shfl", macro: "ROCMK_COMPAT_HALF_SHFL", with: halfTypes16,
+		idents: names(Version{}, "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync")},
+	{name: "atomic16", macro: "ROCMK_COMPAT_ATOMIC16", with: halfTypes16, idents: names(Version{}, "atomicAdd")},
+	{name: "bf16", macro: "ROCMK_COMPAT_BF16", native: v60, idents: names(Version{},
+		"__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162", "nv_bfloat162", "__nv_bfloat16_raw", "__nv_bfloat162_raw",
+		"hip_bfloat16", "__hip_bfloat162", "__hip_bfloat16_raw", "__hip_bfloat162_raw",
+		"__bfloat162float", "__float2bfloat16", "__float2bfloat16_rn", "__float2bfloat16_rz", "__float2bfloat16_ru", "__float2bfloat16_rd",
+		"__double2bfloat16", "__int2bfloat16_rn", "__uint2bfloat16_rn", "__short2bfloat16_rn", "__ushort2bfloat16_rn",
+		"__bfloat16_as_short", "__bfloat16_as_ushort", "__short_as_bfloat16", "__ushort_as_bfloat16",
+		"make_bfloat162", "__halves2bfloat162", "__bfloat162bfloat162", "__float2bfloat162_rn", "__floats2bfloat162_rn",
+		"__float22bfloat162_rn", "__bfloat1622float2", "__low2bfloat16", "__high2bfloat16", "__low2bfloat162", "__high2bfloat162",
+		"__lows2bfloat162", "__highs2bfloat162")},
+	{name: "fp8", macro: "ROCMK_COMPAT_FP8", needs: []string{"bf16"}, idents: names(Version{},
+		"__nv_fp8_e4m3", "__nv_fp8_e5m2", "__nv_fp8x2_e4m3", "__nv_fp8x2_e5m2", "__nv_fp8x4_e4m3", "__nv_fp8x4_e5m2",
+		"__nv_fp8_storage_t", "__nv_fp8x2_storage_t", "__nv_fp8x4_storage_t", "__nv_saturation_t", "__nv_fp8_interpretation_t",
+		"__NV_NOSAT", "__NV_SATFINITE", "__NV_E4M3", "__NV_E5M2",
+		"__nv_cvt_double_to_fp8", "__nv_cvt_float_to_fp8", "__nv_cvt_double2_to_fp8x2", "__nv_cvt_float2_to_fp8x2",
+		"__nv_cvt_halfraw_to_fp8", "__nv_cvt_halfraw2_to_fp8x2", "__nv_cvt_bfloat16raw_to_fp8", "__nv_cvt_bfloat16raw2_to_fp8x2",
+		"__nv_cvt_fp8_to_halfraw", "__nv_cvt_fp8x2_to_halfraw2")},
+	{name: "trap", macro: "ROCMK_COMPAT_TRAP", idents: names(Version{}, "__trap", "__brkpt")},
+	{name: "dp4a", macro: "ROCMK_COMPAT_DP4A", idents: names(Version{}, "__dp4a", "__dp2a_lo", "__dp2a_hi")},
+	{name: "cvta", macro: "ROCMK_COMPAT_CVTA", idents: names(Version{},
+		"__cvta_generic_to_shared", "__cvta_shared_to_generic", "__cvta_generic_to_global", "__cvta_global_to_generic",
+		"__cvta_generic_to_constant", "__cvta_constant_to_generic", "__cvta_generic_to_local", "__cvta_local_to_generic")},
+	{name: "ldg", macro: "ROCMK_COMPAT_LDG", with: []string{"ushort4"}, idents: names(Version{}, "__ldg")},
+}
+
+func mergeNames(ms ...map[string]Version) map[string]Version {
+	out := map[string]Version{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+var (
+	compatByName  = map[string]*compatPiece{}
+	compatByIdent = map[string][]*compatPiece{}
+)
+
+func init() {
+	for _, p := range compatPieces {
+		compatByName[p.name] = p
+		for id := range p.idents {
+			compatByIdent[id] = append(compatByIdent[id], p)
+		}
+	}
+}
+
+// CompatPieces lists the names of the pieces of the compatibility header.
+func CompatPieces() []string {
+	ns := make([]string, len(compatPieces))
+	for i, p := range compatPieces {
+		ns[i] = p.name
+	}
+	return ns
+}
+
+// compatRenames are CUDA names the compatibility layer provides under HIP 6's
+// name (which the translation writes, so the code reads the same on a HIP
+// that has them natively).
+var compatRenames = map[string]string{
+	"__nv_bfloat162":     "__hip_bfloat162",
+	"nv_bfloat162":       "__hip_bfloat162",
+	"__nv_bfloat16_raw":  "__hip_bfloat16_raw",
+	"__nv_bfloat162_raw": "__hip_bfloat162_raw",
+}
+
+// compatFor returns the pieces that provide name to a file targeting hv
+// (nil when HIP has it natively, or compat is off).
+func (t *translator) compatFor(name string) []*compatPiece {
+	if t.opt.NoCompat {
+		return nil
+	}
+	has := func(since Version) bool { // the target HIP has it natively; zero target: the newest HIP
+		return !since.IsZero() && (t.opt.HIPVersion.IsZero() || !t.opt.HIPVersion.Less(since))
+	}
+	var ps []*compatPiece
+	for _, p := range compatByIdent[name] {
+		if !has(p.native) && !has(p.idents[name]) {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// useCompat records that the file needs the pieces providing name, and
+// reports whether there were any. A file that defines one of a piece's
+// names itself (its own __vsubss4 for HIP) does not get that piece.
+func (t *translator) useCompat(name string) bool {
+	ps := t.compatFor(name)
+	for _, p := range ps {
+		if len(p.with) > 0 && !t.mentionsAny(p.with) || t.definesPiece(p) {
+			continue
+		}
+		t.needCompat(p)
+	}
+	return len(ps) > 0
+}
+
+// definesPiece reports whether the file defines (as a function or a macro)
+// one of the names the piece provides.
+func (t *translator) definesPiece(p *compatPiece) bool {
+	if t.defines == nil {
+		t.defines = map[string]bool{}
+		for i := range t.toks {
+			tk := &t.toks[i]
+			if tk.kind != IDENT || tk.skip || compatByIdent[tk.lit] == nil {
+				continue
+			}
+			if tk.pp == "define" && !tk.inDefn {
+				t.defines[tk.lit] = true
+				continue
+			}
+			if tk.pp != "" || t.isMember(i) {
+				continue
+			}
+			pr := t.prev(i)
+			if pr < 0 || !(t.toks[pr].kind == IDENT || t.isPunct(pr, "*") || t.isPunct(pr, "&") || t.isPunct(pr, ">")) {
+				continue
+			}
+			o := t.next(i)
+			if !t.isPunct(o, "(") {
+				continue
+			}
+			if c := t.matching(o); c >= 0 {
+				n := t.next(c)
+				for n < len(t.toks) && t.toks[n].kind == IDENT && (t.toks[n].lit == "const" || t.toks[n].lit == "noexcept") {
+					n = t.next(n)
+				}
+				if t.isPunct(n, "{") {
+					t.defines[tk.lit] = true
+				}
+			}
+		}
+	}
+	for id := range p.idents {
+		if t.defines[id] {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *translator) needCompat(p *compatPiece) {
+	if t.compat == nil {
+		t.compat = map[string]bool{}
+	}
+	t.compat[p.name] = true
+	for _, n := range p.needs {
+		t.needCompat(compatByName[n])
+	}
+}
+
+// mentionsAny reports whether the file names one of the identifiers.
+func (t *translator) mentionsAny(ids []string) bool {
+	if t.idents == nil {
+		t.idents = map[string]bool{}
+		for i := range t.toks {
+			if t.toks[i].kind == IDENT && !t.toks[i].skip {
+				t.idents[t.toks[i].lit] = true
+			}
+		}
+	}
+	for _, id := range ids {
+		if t.idents[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// compatBlock is the text that enables the file's pieces and includes the
+// header (or the header itself, inlined).
+func (t *translator) compatBlock() string {
+	var pieces []string
+	for n := range t.compat {
+		pieces = append(pieces, n)
+	}
+	sort.Strings(pieces)
+	t.rep.Compat = pieces
+	var b strings.Builder
+	for _, n := range pieces {
+		p := compatByName[n]
+		v := "1"
+		if n == "cuda-arch" {
+			v = strconv.Itoa(t.cudaArch())
+		}
+		b.WriteString("#define " + p.macro + " " + v + "\n")
+	}
+	if t.opt.CompatInline {
+		b.WriteString(compatInlineBegin + "\n")
+		b.Write(compatHeader)
+		b.WriteString(compatInlineEnd + "\n")
+		return b.String()
+	}
+	inc := t.opt.CompatInclude
+	if inc == "" {
+		inc = CompatHeaderName
+	}
+	b.WriteString("#include \"" + inc + "\"\n")
+	return b.String()
+}
+
+const (
+	compatInlineBegin = "// rocmk-compat: begin (rocmk_hip_compat.h inlined)"
+	compatInlineEnd   = "// rocmk-compat: end"
+)

@@ -1,0 +1,812 @@
+// rocmk_hip_compat.h: CUDA device APIs that the targeted HIP lacks, written
+// by `rocmk hipify` beside the code it translated. Do not edit: rocmk
+// rewrites this file (it never overwrites a file of this name it did not write).
+//
+// A translated file asks for the pieces it uses by defining their macros
+// before including this header, e.g.
+//   #define ROCMK_COMPAT_VSIMD 1
+//   #include "rocmk_hip_compat.h"
+// Each piece is compiled once per translation unit, however many files ask
+// for it; a piece nobody asks for costs nothing.
+//
+// Pieces (macro: what it provides):
+//   ROCMK_COMPAT_CUDA_ARCH=N  ROCMK_CUDA_ARCH: N in device code, 0 in host code
+//                            (what __CUDA_ARCH__ arithmetic becomes; N is hipify's --cuda-arch)
+//   ROCMK_COMPAT_VSIMD       CUDA's SIMD-in-word intrinsics, all of __v*2 and __v*4
+//   ROCMK_COMPAT_HMAXMIN     __hmax/__hmin(_nan) on __half, __hmax2/__hmin2(_nan) on __half2
+//   ROCMK_COMPAT_HALF_SHFL   __shfl, __shfl_up, __shfl_down, __shfl_xor on __half and __half2
+//   ROCMK_COMPAT_ATOMIC16    atomicAdd on __half and __half2
+//   ROCMK_COMPAT_BF16        CUDA's bf16 API on hip_bfloat16, and __hip_bfloat162
+//   ROCMK_COMPAT_FP8         cuda_fp8.h: __nv_fp8_e4m3/_e5m2 (OCP), x2/x4, __nv_cvt_*
+//   ROCMK_COMPAT_TRAP        __trap, __brkpt
+//   ROCMK_COMPAT_DP4A        __dp4a, __dp2a_lo, __dp2a_hi
+//   ROCMK_COMPAT_CVTA        __cvta_generic_to_shared and the other address conversions
+//   ROCMK_COMPAT_LDG         __ldg overloads HIP lacks (ushort4)
+//
+// Every function follows CUDA's documented semantics. The implementations
+// (rocmk_*) are plain C++ on bit patterns, so the same code compiles with
+// nvcc: with ROCMK_COMPAT_IMPL_ONLY defined, only they are declared, and a
+// CUDA test compares them with CUDA's own intrinsics on an NVIDIA GPU
+// (testdata/hipify/compat/). rocmk's tests compile every piece with clang for
+// gfx90a and gfx1030.
+
+#if defined(__HIPCC__) && !defined(ROCMK_COMPAT_IMPL_ONLY) && !defined(ROCMK_COMPAT_PRELUDE_DONE)
+#define ROCMK_COMPAT_PRELUDE_DONE 1
+#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+#include <hip/hip_version.h>
+#endif
+
+#ifndef ROCMK_HD
+#define ROCMK_HD static inline __host__ __device__
+#endif
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_CUDA_ARCH: the value __CUDA_ARCH__ arithmetic is translated to.
+// defined(__CUDA_ARCH__) becomes defined(__HIP_DEVICE_COMPILE__) in the
+// translation itself; this macro serves the other uses.
+#if defined(ROCMK_COMPAT_CUDA_ARCH) && !defined(ROCMK_CUDA_ARCH)
+#ifdef __HIP_DEVICE_COMPILE__
+#define ROCMK_CUDA_ARCH ROCMK_COMPAT_CUDA_ARCH
+#else
+#define ROCMK_CUDA_ARCH 0
+#endif
+#endif
+
+// ---------------------------------------------------------------------------
+// Shared helpers: bit casts and round-to-nearest-even narrowing.
+#if (defined(ROCMK_COMPAT_BF16) || defined(ROCMK_COMPAT_FP8) || defined(ROCMK_COMPAT_HMAXMIN) || \
+     defined(ROCMK_COMPAT_HALF_SHFL) || defined(ROCMK_COMPAT_ATOMIC16)) && !defined(ROCMK_COMPAT_BITS_DONE)
+#define ROCMK_COMPAT_BITS_DONE 1
+ROCMK_HD unsigned int rocmk_f32_bits(float f) {
+  union { float f; unsigned int u; } v;
+  v.f = f;
+  return v.u;
+}
+ROCMK_HD float rocmk_f32_from_bits(unsigned int u) {
+  union { unsigned int u; float f; } v;
+  v.u = u;
+  return v.f;
+}
+ROCMK_HD unsigned long long rocmk_f64_bits(double d) {
+  union { double d; unsigned long long u; } v;
+  v.d = d;
+  return v.u;
+}
+ROCMK_HD double rocmk_f64_from_bits(unsigned long long u) {
+  union { unsigned long long u; double d; } v;
+  v.u = u;
+  return v.d;
+}
+// rocmk_f16_lt orders two IEEE half bit patterns (neither NaN), with -0 < +0.
+ROCMK_HD bool rocmk_f16_lt(unsigned short a, unsigned short b) {
+  int ka = (a & 0x8000) ? -(int)(a & 0x7fff) - 1 : (int)a;
+  int kb = (b & 0x8000) ? -(int)(b & 0x7fff) - 1 : (int)b;
+  return ka < kb;
+}
+ROCMK_HD bool rocmk_f16_isnan(unsigned short a) { return (a & 0x7c00) == 0x7c00 && (a & 0x3ff) != 0; }
+ROCMK_HD bool rocmk_bf16_isnan(unsigned short a) { return (a & 0x7f80) == 0x7f80 && (a & 0x7f) != 0; }
+// rocmk_max16/rocmk_min16: CUDA's __hmax/__hmin on 16-bit floats: a NaN
+// operand yields the other one, two NaNs the canonical NaN, +0 > -0.
+// With nan set (__hmax_nan), any NaN operand yields the canonical NaN.
+ROCMK_HD unsigned short rocmk_max16(unsigned short a, unsigned short b, bool an, bool bn, unsigned short qnan, bool nan) {
+  if (an || bn) return (nan || (an && bn)) ? qnan : (an ? b : a);
+  return rocmk_f16_lt(a, b) ? b : a;
+}
+ROCMK_HD unsigned short rocmk_min16(unsigned short a, unsigned short b, bool an, bool bn, unsigned short qnan, bool nan) {
+  if (an || bn) return (nan || (an && bn)) ? qnan : (an ? b : a);
+  return rocmk_f16_lt(b, a) ? b : a;
+}
+#endif
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_VSIMD: CUDA's SIMD-in-word intrinsics. A word holds two
+// 16-bit (…2) or four 8-bit (…4) lanes; every lane is computed on its own.
+#if defined(ROCMK_COMPAT_VSIMD) && !defined(ROCMK_COMPAT_VSIMD_DONE)
+#define ROCMK_COMPAT_VSIMD_DONE 1
+ROCMK_HD int rocmk_vs(unsigned int x, int i, int w) {  // lane i, sign-extended
+  return (int)(x << (32 - w * (i + 1))) >> (32 - w);
+}
+ROCMK_HD int rocmk_vu(unsigned int x, int i, int w) {  // lane i, zero-extended
+  return (int)((x >> (w * i)) & ((1u << w) - 1));
+}
+ROCMK_HD int rocmk_vsat_s(int v, int w) {
+  int hi = (1 << (w - 1)) - 1, lo = -(1 << (w - 1));
+  return v > hi ? hi : (v < lo ? lo : v);
+}
+ROCMK_HD int rocmk_vsat_u(int v, int w) {
+  int hi = (1 << w) - 1;
+  return v > hi ? hi : (v < 0 ? 0 : v);
+}
+ROCMK_HD int rocmk_vabs(int v) { return v < 0 ? -v : v; }
+
+#define ROCMK_VOP(name, W, expr)                                     \
+  ROCMK_HD unsigned int rocmk_##name(unsigned int a, unsigned int b) { \
+    const int w = (W);                                               \
+    unsigned int r = 0;                                              \
+    for (int i = 0; i < 32 / w; ++i) {                               \
+      int sa = rocmk_vs(a, i, w), sb = rocmk_vs(b, i, w);            \
+      int ua = rocmk_vu(a, i, w), ub = rocmk_vu(b, i, w);            \
+      (void)sa; (void)sb; (void)ua; (void)ub;                        \
+      int v = (expr);                                                \
+      r |= ((unsigned int)v & ((1u << w) - 1)) << (w * i);           \
+    }                                                                \
+    return r;                                                        \
+  }
+#define ROCMK_VOP24(name, expr) ROCMK_VOP(name##2, 16, expr) ROCMK_VOP(name##4, 8, expr)
+ROCMK_VOP24(vabs, rocmk_vabs(sa))
+ROCMK_VOP24(vabsss, rocmk_vsat_s(rocmk_vabs(sa), w))
+ROCMK_VOP24(vabsdiffs, rocmk_vabs(sa - sb))
+ROCMK_VOP24(vabsdiffu, rocmk_vabs(ua - ub))
+ROCMK_VOP24(vadd, ua + ub)
+ROCMK_VOP24(vaddss, rocmk_vsat_s(sa + sb, w))
+ROCMK_VOP24(vaddus, rocmk_vsat_u(ua + ub, w))
+ROCMK_VOP24(vavgs, (sa + sb + 1) >> 1)
+ROCMK_VOP24(vavgu, (ua + ub + 1) >> 1)
+ROCMK_VOP24(vhaddu, (ua + ub) >> 1)
+ROCMK_VOP24(vcmpeq, ua == ub ? -1 : 0)
+ROCMK_VOP24(vcmpges, sa >= sb ? -1 : 0)
+ROCMK_VOP24(vcmpgeu, ua >= ub ? -1 : 0)
+ROCMK_VOP24(vcmpgts, sa > sb ? -1 : 0)
+ROCMK_VOP24(vcmpgtu, ua > ub ? -1 : 0)
+ROCMK_VOP24(vcmples, sa <= sb ? -1 : 0)
+ROCMK_VOP24(vcmpleu, ua <= ub ? -1 : 0)
+ROCMK_VOP24(vcmplts, sa < sb ? -1 : 0)
+ROCMK_VOP24(vcmpltu, ua < ub ? -1 : 0)
+ROCMK_VOP24(vcmpne, ua != ub ? -1 : 0)
+ROCMK_VOP24(vmaxs, sa > sb ? sa : sb)
+ROCMK_VOP24(vmaxu, ua > ub ? ua : ub)
+ROCMK_VOP24(vmins, sa < sb ? sa : sb)
+ROCMK_VOP24(vminu, ua < ub ? ua : ub)
+ROCMK_VOP24(vneg, -sa)
+ROCMK_VOP24(vnegss, rocmk_vsat_s(-sa, w))
+ROCMK_VOP24(vseteq, ua == ub)
+ROCMK_VOP24(vsetges, sa >= sb)
+ROCMK_VOP24(vsetgeu, ua >= ub)
+ROCMK_VOP24(vsetgts, sa > sb)
+ROCMK_VOP24(vsetgtu, ua > ub)
+ROCMK_VOP24(vsetles, sa <= sb)
+ROCMK_VOP24(vsetleu, ua <= ub)
+ROCMK_VOP24(vsetlts, sa < sb)
+ROCMK_VOP24(vsetltu, ua < ub)
+ROCMK_VOP24(vsetne, ua != ub)
+ROCMK_VOP24(vsub, ua - ub)
+ROCMK_VOP24(vsubss, rocmk_vsat_s(sa - sb, w))
+ROCMK_VOP24(vsubus, rocmk_vsat_u(ua - ub, w))
+#undef ROCMK_VOP24
+#undef ROCMK_VOP
+// sum of absolute differences: a plain integer, not lanes
+#define ROCMK_VSAD(name, w, lane)                                    \
+  ROCMK_HD unsigned int rocmk_##name(unsigned int a, unsigned int b) { \
+    unsigned int s = 0;                                              \
+    for (int i = 0; i < 32 / (w); ++i) s += (unsigned int)rocmk_vabs(lane(a, i, w) - lane(b, i, w)); \
+    return s;                                                        \
+  }
+ROCMK_VSAD(vsads2, 16, rocmk_vs)
+ROCMK_VSAD(vsads4, 8, rocmk_vs)
+ROCMK_VSAD(vsadu2, 16, rocmk_vu)
+ROCMK_VSAD(vsadu4, 8, rocmk_vu)
+#undef ROCMK_VSAD
+
+#ifndef ROCMK_COMPAT_IMPL_ONLY
+#define ROCMK_VALIAS1(n) ROCMK_HD unsigned int __##n(unsigned int a) { return rocmk_##n(a, 0); }
+#define ROCMK_VALIAS2(n) ROCMK_HD unsigned int __##n(unsigned int a, unsigned int b) { return rocmk_##n(a, b); }
+#define ROCMK_VALIAS(n) ROCMK_VALIAS2(n##2) ROCMK_VALIAS2(n##4)
+ROCMK_VALIAS1(vabs2) ROCMK_VALIAS1(vabs4) ROCMK_VALIAS1(vabsss2) ROCMK_VALIAS1(vabsss4)
+ROCMK_VALIAS1(vneg2) ROCMK_VALIAS1(vneg4) ROCMK_VALIAS1(vnegss2) ROCMK_VALIAS1(vnegss4)
+ROCMK_VALIAS(vabsdiffs) ROCMK_VALIAS(vabsdiffu) ROCMK_VALIAS(vadd) ROCMK_VALIAS(vaddss) ROCMK_VALIAS(vaddus)
+ROCMK_VALIAS(vavgs) ROCMK_VALIAS(vavgu) ROCMK_VALIAS(vhaddu)
+ROCMK_VALIAS(vcmpeq) ROCMK_VALIAS(vcmpges) ROCMK_VALIAS(vcmpgeu) ROCMK_VALIAS(vcmpgts) ROCMK_VALIAS(vcmpgtu)
+ROCMK_VALIAS(vcmples) ROCMK_VALIAS(vcmpleu) ROCMK_VALIAS(vcmplts) ROCMK_VALIAS(vcmpltu) ROCMK_VALIAS(vcmpne)
+ROCMK_VALIAS(vmaxs) ROCMK_VALIAS(vmaxu) ROCMK_VALIAS(vmins) ROCMK_VALIAS(vminu)
+ROCMK_VALIAS(vsads) ROCMK_VALIAS(vsadu)
+ROCMK_VALIAS(vseteq) ROCMK_VALIAS(vsetges) ROCMK_VALIAS(vsetgeu) ROCMK_VALIAS(vsetgts) ROCMK_VALIAS(vsetgtu)
+ROCMK_VALIAS(vsetles) ROCMK_VALIAS(vsetleu) ROCMK_VALIAS(vsetlts) ROCMK_VALIAS(vsetltu) ROCMK_VALIAS(vsetne)
+ROCMK_VALIAS(vsub) ROCMK_VALIAS(vsubss) ROCMK_VALIAS(vsubus)
+#undef ROCMK_VALIAS
+#undef ROCMK_VALIAS1
+#undef ROCMK_VALIAS2
+#endif
+#endif  // ROCMK_COMPAT_VSIMD
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_HMAXMIN: __hmax, __hmin (HIP has them from 5.5), the _nan
+// forms and the __half2 forms.
+#if defined(ROCMK_COMPAT_HMAXMIN) && !defined(ROCMK_COMPAT_HMAXMIN_DONE)
+#define ROCMK_COMPAT_HMAXMIN_DONE 1
+ROCMK_HD unsigned short rocmk_hmax(unsigned short a, unsigned short b) {
+  return rocmk_max16(a, b, rocmk_f16_isnan(a), rocmk_f16_isnan(b), 0x7fff, false);
+}
+ROCMK_HD unsigned short rocmk_hmin(unsigned short a, unsigned short b) {
+  return rocmk_min16(a, b, rocmk_f16_isnan(a), rocmk_f16_isnan(b), 0x7fff, false);
+}
+ROCMK_HD unsigned short rocmk_hmax_nan(unsigned short a, unsigned short b) {
+  return rocmk_max16(a, b, rocmk_f16_isnan(a), rocmk_f16_isnan(b), 0x7fff, true);
+}
+ROCMK_HD unsigned short rocmk_hmin_nan(unsigned short a, unsigned short b) {
+  return rocmk_min16(a, b, rocmk_f16_isnan(a), rocmk_f16_isnan(b), 0x7fff, true);
+}
+#ifndef ROCMK_COMPAT_IMPL_ONLY
+#if HIP_VERSION_MAJOR < 5 || HIP_VERSION_MAJOR == 5 && HIP_VERSION_MINOR < 5
+static inline __device__ __half __hmax(__half a, __half b) { return __ushort_as_half(rocmk_hmax(__half_as_ushort(a), __half_as_ushort(b))); }
+static inline __device__ __half __hmin(__half a, __half b) { return __ushort_as_half(rocmk_hmin(__half_as_ushort(a), __half_as_ushort(b))); }
+#endif
+static inline __device__ __half __hmax_nan(__half a, __half b) { return __ushort_as_half(rocmk_hmax_nan(__half_as_ushort(a), __half_as_ushort(b))); }
+static inline __device__ __half __hmin_nan(__half a, __half b) { return __ushort_as_half(rocmk_hmin_nan(__half_as_ushort(a), __half_as_ushort(b))); }
+#define ROCMK_H2(f, g)                                                                              \
+  static inline __device__ __half2 f(__half2 a, __half2 b) {                                       \
+    return __halves2half2(__ushort_as_half(g(__half_as_ushort(__low2half(a)), __half_as_ushort(__low2half(b)))), \
+                          __ushort_as_half(g(__half_as_ushort(__high2half(a)), __half_as_ushort(__high2half(b))))); \
+  }
+ROCMK_H2(__hmax2, rocmk_hmax)
+ROCMK_H2(__hmin2, rocmk_hmin)
+ROCMK_H2(__hmax2_nan, rocmk_hmax_nan)
+ROCMK_H2(__hmin2_nan, rocmk_hmin_nan)
+#undef ROCMK_H2
+#endif
+#endif  // ROCMK_COMPAT_HMAXMIN
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_HALF_SHFL: warp shuffles of __half and __half2 (CUDA's
+// __shfl_*_sync overloads from cuda_fp16.h; hipify drops the mask).
+#if defined(ROCMK_COMPAT_HALF_SHFL) && !defined(ROCMK_COMPAT_HALF_SHFL_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
+#define ROCMK_COMPAT_HALF_SHFL_DONE 1
+#define ROCMK_SHFL16(f, T, L)                                                         \
+  static inline __device__ __half f(__half v, T l, int w = warpSize) {               \
+    return __ushort_as_half((unsigned short)f((int)__half_as_ushort(v), l, w));       \
+  }                                                                                   \
+  static inline __device__ __half2 f(__half2 v, T l, int w = warpSize) {             \
+    unsigned int u = (unsigned int)__half_as_ushort(__low2half(v)) |                  \
+                     (unsigned int)__half_as_ushort(__high2half(v)) << 16;            \
+    u = (unsigned int)f((int)u, l, w);                                                \
+    return __halves2half2(__ushort_as_half((unsigned short)u), __ushort_as_half((unsigned short)(u >> 16))); \
+  }
+ROCMK_SHFL16(__shfl, int, src)
+ROCMK_SHFL16(__shfl_up, unsigned int, delta)
+ROCMK_SHFL16(__shfl_down, unsigned int, delta)
+ROCMK_SHFL16(__shfl_xor, int, mask)
+#undef ROCMK_SHFL16
+#endif
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_ATOMIC16: atomicAdd on __half and __half2 (a compare-and-swap
+// loop on the enclosing 32-bit word; returns the old value, as CUDA's).
+#if defined(ROCMK_COMPAT_ATOMIC16) && !defined(ROCMK_COMPAT_ATOMIC16_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
+#define ROCMK_COMPAT_ATOMIC16_DONE 1
+static inline __device__ __half2 atomicAdd(__half2 *p, __half2 v) {
+  unsigned int *w = reinterpret_cast<unsigned int *>(p);
+  unsigned int old = *w, assumed;
+  do {
+    assumed = old;
+    __half2 cur = __halves2half2(__ushort_as_half((unsigned short)assumed), __ushort_as_half((unsigned short)(assumed >> 16)));
+    __half2 sum = __hadd2(cur, v);
+    unsigned int nw = (unsigned int)__half_as_ushort(__low2half(sum)) | (unsigned int)__half_as_ushort(__high2half(sum)) << 16;
+    old = atomicCAS(w, assumed, nw);
+  } while (old != assumed);
+  return __halves2half2(__ushort_as_half((unsigned short)old), __ushort_as_half((unsigned short)(old >> 16)));
+}
+static inline __device__ __half atomicAdd(__half *p, __half v) {
+  unsigned long long a = reinterpret_cast<unsigned long long>(p);
+  unsigned int *w = reinterpret_cast<unsigned int *>(a & ~3ull);
+  unsigned int sh = (a & 2) ? 16 : 0;
+  unsigned int old = *w, assumed;
+  do {
+    assumed = old;
+    __half cur = __ushort_as_half((unsigned short)(assumed >> sh));
+    unsigned int nh = __half_as_ushort(__hadd(cur, v));
+    old = atomicCAS(w, assumed, (assumed & ~(0xffffu << sh)) | nh << sh);
+  } while (old != assumed);
+  return __ushort_as_half((unsigned short)(old >> sh));
+}
+#endif
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_BF16: CUDA's bf16 API. The translation writes hip_bfloat16
+// for __nv_bfloat16 (HIP's own type) and __hip_bfloat162 for
+// __nv_bfloat162; the functions keep CUDA's names. Conversions round to
+// nearest even; NaN results are the canonical NaN 0x7fff, as on sm_80.
+// Arithmetic is done in float and rounded once more: exact for + - * / and
+// sqrt (float has more than 2*8+2 bits); fma rounds to odd in double first.
+#if (defined(ROCMK_COMPAT_BF16) || defined(ROCMK_COMPAT_FP8)) && !defined(ROCMK_COMPAT_BF16_DONE)
+#define ROCMK_COMPAT_BF16_DONE 1
+ROCMK_HD float rocmk_bf16_to_f32(unsigned short h) { return rocmk_f32_from_bits((unsigned int)h << 16); }
+ROCMK_HD unsigned short rocmk_bf16_from_f32_rn(float f) {
+  unsigned int u = rocmk_f32_bits(f);
+  if ((u & 0x7fffffff) > 0x7f800000) return 0x7fff;
+  return (unsigned short)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+ROCMK_HD unsigned short rocmk_bf16_from_f32_rz(float f) {
+  unsigned int u = rocmk_f32_bits(f);
+  if ((u & 0x7fffffff) > 0x7f800000) return 0x7fff;
+  return (unsigned short)(u >> 16);
+}
+// up: round toward +infinity; down: toward -infinity
+ROCMK_HD unsigned short rocmk_bf16_from_f32_dir(float f, bool up) {
+  unsigned int u = rocmk_f32_bits(f);
+  if ((u & 0x7fffffff) > 0x7f800000) return 0x7fff;
+  unsigned int t = u >> 16;
+  bool neg = (u >> 31) != 0;
+  if ((u & 0xffff) != 0 && (up != neg)) t += 1;  // away from zero on the side asked for
+  return (unsigned short)t;
+}
+ROCMK_HD unsigned short rocmk_bf16_from_f64_rn(double d) {
+  unsigned long long u = rocmk_f64_bits(d);
+  unsigned long long a = u & 0x7fffffffffffffffull;
+  unsigned short s = (unsigned short)((u >> 48) & 0x8000);
+  if (a > 0x7ff0000000000000ull) return 0x7fff;
+  int e = (int)(a >> 52) - 1023;  // a = m * 2^(e-52)
+  if (e > 127) return s | 0x7f80;
+  if (e < -134) return s;  // below half the smallest subnormal
+  unsigned long long m = (a & 0xfffffffffffffull) | 0x10000000000000ull;
+  int q = (e < -126 ? -126 : e) - 7;  // exponent of the last kept bit: 8 bits, fewer when subnormal
+  int sh = q - (e - 52);
+  unsigned long long r = m >> sh, rem = m & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+  if (rem > half || (rem == half && (r & 1))) r++;
+  // r units of 2^q; adding r to the exponent field below carries into the
+  // exponent when r rounded up to 256 (and into infinity past the largest)
+  return s | (unsigned short)(((q + 133) << 7) + (int)r);
+}
+ROCMK_HD unsigned short rocmk_bf16_add(unsigned short a, unsigned short b) {
+  return rocmk_bf16_from_f32_rn(rocmk_bf16_to_f32(a) + rocmk_bf16_to_f32(b));
+}
+ROCMK_HD unsigned short rocmk_bf16_sub(unsigned short a, unsigned short b) {
+  return rocmk_bf16_from_f32_rn(rocmk_bf16_to_f32(a) - rocmk_bf16_to_f32(b));
+}
+ROCMK_HD unsigned short rocmk_bf16_mul(unsigned short a, unsigned short b) {
+  return rocmk_bf16_from_f32_rn(rocmk_bf16_to_f32(a) * rocmk_bf16_to_f32(b));
+}
+ROCMK_HD unsigned short rocmk_bf16_div(unsigned short a, unsigned short b) {
+  return rocmk_bf16_from_f32_rn(rocmk_bf16_to_f32(a) / rocmk_bf16_to_f32(b));
+}
+// a*b+c rounded once: the product is exact in double; the sum is rounded to
+// odd (sticky last bit), which makes the final rounding to bf16 exact.
+ROCMK_HD unsigned short rocmk_bf16_fma(unsigned short a, unsigned short b, unsigned short c) {
+  double p = (double)rocmk_bf16_to_f32(a) * (double)rocmk_bf16_to_f32(b);
+  double z = (double)rocmk_bf16_to_f32(c);
+  double s = p + z;
+  if (s - s != 0) return rocmk_bf16_from_f32_rn((float)s);  // inf or NaN
+  double bb = s - p;
+  double err = (p - (s - bb)) + (z - bb);
+  unsigned long long u = rocmk_f64_bits(s);
+  if (err != 0 && (u & 1) == 0) {
+    bool away = (err > 0) == (s > 0) || s == 0;
+    u = away ? u + 1 : u - 1;
+    if (s == 0) u = rocmk_f64_bits(err > 0 ? 4.9406564584124654e-324 : -4.9406564584124654e-324);
+  }
+  return rocmk_bf16_from_f64_rn(rocmk_f64_from_bits(u));
+}
+ROCMK_HD unsigned short rocmk_bf16_neg(unsigned short a) { return a ^ 0x8000; }
+ROCMK_HD unsigned short rocmk_bf16_abs(unsigned short a) { return a & 0x7fff; }
+ROCMK_HD unsigned short rocmk_bf16_max(unsigned short a, unsigned short b) {
+  return rocmk_max16(a, b, rocmk_bf16_isnan(a), rocmk_bf16_isnan(b), 0x7fff, false);
+}
+ROCMK_HD unsigned short rocmk_bf16_min(unsigned short a, unsigned short b) {
+  return rocmk_min16(a, b, rocmk_bf16_isnan(a), rocmk_bf16_isnan(b), 0x7fff, false);
+}
+ROCMK_HD unsigned short rocmk_bf16_max_nan(unsigned short a, unsigned short b) {
+  return rocmk_max16(a, b, rocmk_bf16_isnan(a), rocmk_bf16_isnan(b), 0x7fff, true);
+}
+ROCMK_HD unsigned short rocmk_bf16_min_nan(unsigned short a, unsigned short b) {
+  return rocmk_min16(a, b, rocmk_bf16_isnan(a), rocmk_bf16_isnan(b), 0x7fff, true);
+}
+
+#ifndef ROCMK_COMPAT_IMPL_ONLY
+#include <hip/hip_bfloat16.h>
+// Pairs, as CUDA's __nv_bfloat162 (HIP 6 names its own __hip_bfloat162).
+struct __attribute__((aligned(4))) __hip_bfloat162 {
+  hip_bfloat16 x, y;
+  __hip_bfloat162() = default;
+  __host__ __device__ __hip_bfloat162(hip_bfloat16 a, hip_bfloat16 b) : x(a), y(b) {}
+};
+typedef struct { unsigned short x; } __hip_bfloat16_raw;
+typedef struct { unsigned short x, y; } __hip_bfloat162_raw;
+
+ROCMK_HD unsigned short rocmk_bits(hip_bfloat16 h) { return h.data; }
+ROCMK_HD hip_bfloat16 rocmk_bf16(unsigned short u) {
+  hip_bfloat16 h;
+  h.data = u;
+  return h;
+}
+// conversions
+ROCMK_HD float __bfloat162float(hip_bfloat16 a) { return rocmk_bf16_to_f32(a.data); }
+ROCMK_HD hip_bfloat16 __float2bfloat16(float f) { return rocmk_bf16(rocmk_bf16_from_f32_rn(f)); }
+ROCMK_HD hip_bfloat16 __float2bfloat16_rn(float f) { return rocmk_bf16(rocmk_bf16_from_f32_rn(f)); }
+ROCMK_HD hip_bfloat16 __float2bfloat16_rz(float f) { return rocmk_bf16(rocmk_bf16_from_f32_rz(f)); }
+ROCMK_HD hip_bfloat16 __float2bfloat16_ru(float f) { return rocmk_bf16(rocmk_bf16_from_f32_dir(f, true)); }
+ROCMK_HD hip_bfloat16 __float2bfloat16_rd(float f) { return rocmk_bf16(rocmk_bf16_from_f32_dir(f, false)); }
+ROCMK_HD hip_bfloat16 __double2bfloat16(double d) { return rocmk_bf16(rocmk_bf16_from_f64_rn(d)); }
+ROCMK_HD hip_bfloat16 __int2bfloat16_rn(int i) { return rocmk_bf16(rocmk_bf16_from_f64_rn((double)i)); }
+ROCMK_HD hip_bfloat16 __uint2bfloat16_rn(unsigned int i) { return rocmk_bf16(rocmk_bf16_from_f64_rn((double)i)); }
+ROCMK_HD hip_bfloat16 __short2bfloat16_rn(short i) { return rocmk_bf16(rocmk_bf16_from_f32_rn((float)i)); }
+ROCMK_HD hip_bfloat16 __ushort2bfloat16_rn(unsigned short i) { return rocmk_bf16(rocmk_bf16_from_f32_rn((float)i)); }
+ROCMK_HD short __bfloat16_as_short(hip_bfloat16 h) { return (short)h.data; }
+ROCMK_HD unsigned short __bfloat16_as_ushort(hip_bfloat16 h) { return h.data; }
+ROCMK_HD hip_bfloat16 __short_as_bfloat16(short i) { return rocmk_bf16((unsigned short)i); }
+ROCMK_HD hip_bfloat16 __ushort_as_bfloat16(unsigned short i) { return rocmk_bf16(i); }
+// pairs
+ROCMK_HD __hip_bfloat162 make_bfloat162(hip_bfloat16 x, hip_bfloat16 y) { return __hip_bfloat162(x, y); }
+ROCMK_HD __hip_bfloat162 __halves2bfloat162(hip_bfloat16 x, hip_bfloat16 y) { return __hip_bfloat162(x, y); }
+ROCMK_HD __hip_bfloat162 __bfloat162bfloat162(hip_bfloat16 x) { return __hip_bfloat162(x, x); }
+ROCMK_HD __hip_bfloat162 __float2bfloat162_rn(float f) { return __bfloat162bfloat162(__float2bfloat16_rn(f)); }
+ROCMK_HD __hip_bfloat162 __floats2bfloat162_rn(float a, float b) { return __hip_bfloat162(__float2bfloat16_rn(a), __float2bfloat16_rn(b)); }
+ROCMK_HD __hip_bfloat162 __float22bfloat162_rn(float2 f) { return __floats2bfloat162_rn(f.x, f.y); }
+ROCMK_HD float2 __bfloat1622float2(__hip_bfloat162 h) { return make_float2(__bfloat162float(h.x), __bfloat162float(h.y)); }
+ROCMK_HD hip_bfloat16 __low2bfloat16(__hip_bfloat162 h) { return h.x; }
+ROCMK_HD hip_bfloat16 __high2bfloat16(__hip_bfloat162 h) { return h.y; }
+ROCMK_HD float __low2float(__hip_bfloat162 h) { return __bfloat162float(h.x); }
+ROCMK_HD float __high2float(__hip_bfloat162 h) { return __bfloat162float(h.y); }
+ROCMK_HD __hip_bfloat162 __low2bfloat162(__hip_bfloat162 h) { return __hip_bfloat162(h.x, h.x); }
+ROCMK_HD __hip_bfloat162 __high2bfloat162(__hip_bfloat162 h) { return __hip_bfloat162(h.y, h.y); }
+ROCMK_HD __hip_bfloat162 __lows2bfloat162(__hip_bfloat162 a, __hip_bfloat162 b) { return __hip_bfloat162(a.x, b.x); }
+ROCMK_HD __hip_bfloat162 __highs2bfloat162(__hip_bfloat162 a, __hip_bfloat162 b) { return __hip_bfloat162(a.y, b.y); }
+ROCMK_HD __hip_bfloat162 __lowhigh2highlow(__hip_bfloat162 h) { return __hip_bfloat162(h.y, h.x); }
+// arithmetic, comparisons (CUDA's names, bf16 overloads)
+#define ROCMK_BF16_BIN(f, g)                                                                                   \
+  ROCMK_HD hip_bfloat16 f(hip_bfloat16 a, hip_bfloat16 b) { return rocmk_bf16(g(a.data, b.data)); }             \
+  ROCMK_HD __hip_bfloat162 f##2(__hip_bfloat162 a, __hip_bfloat162 b) { return __hip_bfloat162(f(a.x, b.x), f(a.y, b.y)); }
+ROCMK_BF16_BIN(__hadd, rocmk_bf16_add)
+ROCMK_BF16_BIN(__hsub, rocmk_bf16_sub)
+ROCMK_BF16_BIN(__hmul, rocmk_bf16_mul)
+ROCMK_BF16_BIN(__hmax, rocmk_bf16_max)
+ROCMK_BF16_BIN(__hmin, rocmk_bf16_min)
+#undef ROCMK_BF16_BIN
+ROCMK_HD hip_bfloat16 __hmax_nan(hip_bfloat16 a, hip_bfloat16 b) { return rocmk_bf16(rocmk_bf16_max_nan(a.data, b.data)); }
+ROCMK_HD hip_bfloat16 __hmin_nan(hip_bfloat16 a, hip_bfloat16 b) { return rocmk_bf16(rocmk_bf16_min_nan(a.data, b.data)); }
+ROCMK_HD __hip_bfloat162 __hmax2_nan(__hip_bfloat162 a, __hip_bfloat162 b) { return __hip_bfloat162(__hmax_nan(a.x, b.x), __hmax_nan(a.y, b.y)); }
+ROCMK_HD __hip_bfloat162 __hmin2_nan(__hip_bfloat162 a, __hip_bfloat162 b) { return __hip_bfloat162(__hmin_nan(a.x, b.x), __hmin_nan(a.y, b.y)); }
+ROCMK_HD hip_bfloat16 __hdiv(hip_bfloat16 a, hip_bfloat16 b) { return rocmk_bf16(rocmk_bf16_div(a.data, b.data)); }
+ROCMK_HD __hip_bfloat162 __h2div(__hip_bfloat162 a, __hip_bfloat162 b) { return __hip_bfloat162(__hdiv(a.x, b.x), __hdiv(a.y, b.y)); }
+ROCMK_HD hip_bfloat16 __hfma(hip_bfloat16 a, hip_bfloat16 b, hip_bfloat16 c) { return rocmk_bf16(rocmk_bf16_fma(a.data, b.data, c.data)); }
+ROCMK_HD __hip_bfloat162 __hfma2(__hip_bfloat162 a, __hip_bfloat162 b, __hip_bfloat162 c) {
+  return __hip_bfloat162(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y));
+}
+ROCMK_HD hip_bfloat16 __hneg(hip_bfloat16 a) { return rocmk_bf16(rocmk_bf16_neg(a.data)); }
+ROCMK_HD __hip_bfloat162 __hneg2(__hip_bfloat162 a) { return __hip_bfloat162(__hneg(a.x), __hneg(a.y)); }
+ROCMK_HD hip_bfloat16 __habs(hip_bfloat16 a) { return rocmk_bf16(rocmk_bf16_abs(a.data)); }
+ROCMK_HD __hip_bfloat162 __habs2(__hip_bfloat162 a) { return __hip_bfloat162(__habs(a.x), __habs(a.y)); }
+ROCMK_HD bool __hisnan(hip_bfloat16 a) { return rocmk_bf16_isnan(a.data); }
+ROCMK_HD int __hisinf(hip_bfloat16 a) { return (a.data & 0x7fff) == 0x7f80 ? ((a.data & 0x8000) ? -1 : 1) : 0; }
+#define ROCMK_BF16_CMP(f, op, unord)                                                                   \
+  ROCMK_HD bool f(hip_bfloat16 a, hip_bfloat16 b) {                                                     \
+    if (rocmk_bf16_isnan(a.data) || rocmk_bf16_isnan(b.data)) return unord;                            \
+    return rocmk_bf16_to_f32(a.data) op rocmk_bf16_to_f32(b.data);                                      \
+  }
+ROCMK_BF16_CMP(__heq, ==, false) ROCMK_BF16_CMP(__hne, !=, false) ROCMK_BF16_CMP(__hlt, <, false)
+ROCMK_BF16_CMP(__hle, <=, false) ROCMK_BF16_CMP(__hgt, >, false) ROCMK_BF16_CMP(__hge, >=, false)
+ROCMK_BF16_CMP(__hequ, ==, true) ROCMK_BF16_CMP(__hneu, !=, true) ROCMK_BF16_CMP(__hltu, <, true)
+ROCMK_BF16_CMP(__hleu, <=, true) ROCMK_BF16_CMP(__hgtu, >, true) ROCMK_BF16_CMP(__hgeu, >=, true)
+#undef ROCMK_BF16_CMP
+// operators on pairs, as cuda_bf16.hpp has them
+ROCMK_HD __hip_bfloat162 operator+(__hip_bfloat162 a, __hip_bfloat162 b) { return __hadd2(a, b); }
+ROCMK_HD __hip_bfloat162 operator-(__hip_bfloat162 a, __hip_bfloat162 b) { return __hsub2(a, b); }
+ROCMK_HD __hip_bfloat162 operator*(__hip_bfloat162 a, __hip_bfloat162 b) { return __hmul2(a, b); }
+ROCMK_HD __hip_bfloat162 operator/(__hip_bfloat162 a, __hip_bfloat162 b) { return __h2div(a, b); }
+ROCMK_HD __hip_bfloat162 &operator+=(__hip_bfloat162 &a, __hip_bfloat162 b) { return a = __hadd2(a, b); }
+ROCMK_HD __hip_bfloat162 &operator-=(__hip_bfloat162 &a, __hip_bfloat162 b) { return a = __hsub2(a, b); }
+ROCMK_HD __hip_bfloat162 &operator*=(__hip_bfloat162 &a, __hip_bfloat162 b) { return a = __hmul2(a, b); }
+ROCMK_HD __hip_bfloat162 &operator/=(__hip_bfloat162 &a, __hip_bfloat162 b) { return a = __h2div(a, b); }
+ROCMK_HD __hip_bfloat162 operator-(__hip_bfloat162 a) { return __hneg2(a); }
+// loads and shuffles
+static inline __device__ hip_bfloat16 __ldg(const hip_bfloat16 *p) { return *p; }
+static inline __device__ __hip_bfloat162 __ldg(const __hip_bfloat162 *p) { return *p; }
+#define ROCMK_SHFLBF(f, T)                                                                              \
+  static inline __device__ hip_bfloat16 f(hip_bfloat16 v, T l, int w = warpSize) {                     \
+    return rocmk_bf16((unsigned short)f((int)v.data, l, w));                                            \
+  }                                                                                                     \
+  static inline __device__ __hip_bfloat162 f(__hip_bfloat162 v, T l, int w = warpSize) {               \
+    unsigned int u = f((int)((unsigned int)v.x.data | (unsigned int)v.y.data << 16), l, w);             \
+    return __hip_bfloat162(rocmk_bf16((unsigned short)u), rocmk_bf16((unsigned short)(u >> 16)));       \
+  }
+ROCMK_SHFLBF(__shfl, int)
+ROCMK_SHFLBF(__shfl_up, unsigned int)
+ROCMK_SHFLBF(__shfl_down, unsigned int)
+ROCMK_SHFLBF(__shfl_xor, int)
+#undef ROCMK_SHFLBF
+static inline __device__ hip_bfloat16 atomicAdd(hip_bfloat16 *p, hip_bfloat16 v) {
+  unsigned long long a = reinterpret_cast<unsigned long long>(p);
+  unsigned int *w = reinterpret_cast<unsigned int *>(a & ~3ull);
+  unsigned int sh = (a & 2) ? 16 : 0;
+  unsigned int old = *w, assumed;
+  do {
+    assumed = old;
+    unsigned int nh = rocmk_bf16_add((unsigned short)(assumed >> sh), v.data);
+    old = atomicCAS(w, assumed, (assumed & ~(0xffffu << sh)) | nh << sh);
+  } while (old != assumed);
+  return rocmk_bf16((unsigned short)(old >> sh));
+}
+static inline __device__ __hip_bfloat162 atomicAdd(__hip_bfloat162 *p, __hip_bfloat162 v) {
+  unsigned int *w = reinterpret_cast<unsigned int *>(p);
+  unsigned int old = *w, assumed;
+  do {
+    assumed = old;
+    unsigned int nw = (unsigned int)rocmk_bf16_add((unsigned short)assumed, v.x.data) |
+                      (unsigned int)rocmk_bf16_add((unsigned short)(assumed >> 16), v.y.data) << 16;
+    old = atomicCAS(w, assumed, nw);
+  } while (old != assumed);
+  return __hip_bfloat162(rocmk_bf16((unsigned short)old), rocmk_bf16((unsigned short)(old >> 16)));
+}
+#endif
+#endif  // ROCMK_COMPAT_BF16
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_FP8: cuda_fp8.h with OCP semantics. E4M3: bias 7, no
+// infinity, NaN S.1111.111, largest 448. E5M2: bias 15, IEEE-like, largest
+// 57344. Narrowing rounds to nearest even; __NV_SATFINITE clamps values
+// (and infinities) beyond the largest finite to it; __NV_NOSAT makes them
+// NaN (E4M3) or infinity (E5M2); NaN becomes 0x7f.
+#if defined(ROCMK_COMPAT_FP8) && !defined(ROCMK_COMPAT_FP8_DONE)
+#define ROCMK_COMPAT_FP8_DONE 1
+// kind: 0 = E4M3, 1 = E5M2 (the values of __NV_E4M3 and __NV_E5M2)
+ROCMK_HD unsigned char rocmk_fp8_from_f64(double d, bool satfinite, int kind) {
+  const int mbits = kind ? 2 : 3, bias = kind ? 15 : 7, emin = 1 - bias;
+  const unsigned char maxfin = kind ? 0x7b : 0x7e, over = kind ? 0x7c : 0x7f;
+  unsigned long long u = rocmk_f64_bits(d);
+  unsigned char s = (unsigned char)((u >> 56) & 0x80);
+  unsigned long long a = u & 0x7fffffffffffffffull;
+  if (a > 0x7ff0000000000000ull) return 0x7f;
+  if (a == 0x7ff0000000000000ull) return s | (satfinite ? maxfin : over);
+  int e = (int)(a >> 52) - 1023;
+  if (e < emin - mbits - 1) return s;  // below half the smallest subnormal
+  unsigned long long m = (a & 0xfffffffffffffull) | 0x10000000000000ull;
+  int q = (e < emin ? emin : e) - mbits;  // exponent of the last kept bit
+  int sh = q - (e - 52);
+  unsigned long long r = m >> sh, rem = m & ((1ull << sh) - 1), half = 1ull << (sh - 1);
+  if (rem > half || (rem == half && (r & 1))) r++;
+  // r counts units of 2^q; r >= 2^mbits is a normal number
+  unsigned int bits;
+  if (r < (1ull << mbits)) {
+    bits = (unsigned int)r;  // subnormal (or zero)
+  } else {
+    int eb = q + mbits + bias;  // biased exponent of r's top bit
+    if (r >= (2ull << mbits)) {
+      r >>= 1;
+      eb++;
+    }
+    bits = (unsigned int)(eb << mbits) | (unsigned int)(r & ((1ull << mbits) - 1));
+  }
+  if (bits > maxfin) return s | (satfinite ? maxfin : over);
+  return s | (unsigned char)bits;
+}
+// fp8 -> half bits; exact (every fp8 value is a half)
+ROCMK_HD unsigned short rocmk_fp8_to_f16(unsigned char v, int kind) {
+  unsigned short s = (unsigned short)(v & 0x80) << 8;
+  if (kind) return (unsigned short)v << 8;  // E5M2 is the top byte of a half
+  unsigned int e = (v >> 3) & 0xf, m = v & 7;
+  if (e == 15 && m == 7) return s | 0x7fff;
+  if (e == 0) {
+    if (m == 0) return s;
+    // subnormal m * 2^-9: normalise into half
+    int sh = 0;
+    while (!(m & 8)) {
+      m <<= 1;
+      sh++;
+    }
+    return s | (unsigned short)((15 - 6 - sh) << 10) | (unsigned short)((m & 7) << 7);
+  }
+  return s | (unsigned short)((e - 7 + 15) << 10) | (unsigned short)(m << 7);
+}
+ROCMK_HD float rocmk_f16_to_f32(unsigned short h) {
+  unsigned int s = (unsigned int)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  if (e == 31) return rocmk_f32_from_bits(s | 0x7f800000 | m << 13);
+  if (e == 0) {
+    if (m == 0) return rocmk_f32_from_bits(s);
+    float f = (float)m * 5.9604644775390625e-8f;  // m * 2^-24, exact
+    return s ? -f : f;
+  }
+  return rocmk_f32_from_bits(s | (e - 15 + 127) << 23 | m << 13);
+}
+ROCMK_HD float rocmk_fp8_to_f32(unsigned char v, int kind) { return rocmk_f16_to_f32(rocmk_fp8_to_f16(v, kind)); }
+
+#ifndef ROCMK_COMPAT_IMPL_ONLY
+typedef unsigned char __nv_fp8_storage_t;
+typedef unsigned short __nv_fp8x2_storage_t;
+typedef unsigned int __nv_fp8x4_storage_t;
+typedef enum __nv_saturation_t { __NV_NOSAT, __NV_SATFINITE } __nv_saturation_t;
+typedef enum __nv_fp8_interpretation_t { __NV_E4M3, __NV_E5M2 } __nv_fp8_interpretation_t;
+
+ROCMK_HD __nv_fp8_storage_t __nv_cvt_double_to_fp8(double x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
+  return rocmk_fp8_from_f64(x, s == __NV_SATFINITE, k);
+}
+ROCMK_HD __nv_fp8_storage_t __nv_cvt_float_to_fp8(float x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
+  return rocmk_fp8_from_f64((double)x, s == __NV_SATFINITE, k);
+}
+ROCMK_HD __nv_fp8x2_storage_t __nv_cvt_double2_to_fp8x2(double2 x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
+  return (__nv_fp8x2_storage_t)(__nv_cvt_double_to_fp8(x.x, s, k) | __nv_cvt_double_to_fp8(x.y, s, k) << 8);
+}
+ROCMK_HD __nv_fp8x2_storage_t __nv_cvt_float2_to_fp8x2(float2 x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
+  return (__nv_fp8x2_storage_t)(__nv_cvt_float_to_fp8(x.x, s, k) | __nv_cvt_float_to_fp8(x.y, s, k) << 8);
+}
+ROCMK_HD __nv_fp8_storage_t __nv_cvt_halfraw_to_fp8(__half_raw x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
+  return rocmk_fp8_from_f64((double)rocmk_f16_to_f32(x.x), s == __NV_SATFINITE, k);
+}
+ROCMK_HD __nv_fp8x2_storage_t __nv_cvt_halfraw2_to_fp8x2(__half2_raw x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
+  unsigned short lo = x.x, hi = x.y;
+  return (__nv_fp8x2_storage_t)(rocmk_fp8_from_f64((double)rocmk_f16_to_f32(lo), s == __NV_SATFINITE, k) |
+                                rocmk_fp8_from_f64((double)rocmk_f16_to_f32(hi), s == __NV_SATFINITE, k) << 8);
+}
+ROCMK_HD __nv_fp8_storage_t __nv_cvt_bfloat16raw_to_fp8(__hip_bfloat16_raw x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
+  return rocmk_fp8_from_f64((double)rocmk_bf16_to_f32(x.x), s == __NV_SATFINITE, k);
+}
+ROCMK_HD __nv_fp8x2_storage_t __nv_cvt_bfloat16raw2_to_fp8x2(__hip_bfloat162_raw x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
+  return (__nv_fp8x2_storage_t)(__nv_cvt_bfloat16raw_to_fp8(__hip_bfloat16_raw{x.x}, s, k) |
+                                __nv_cvt_bfloat16raw_to_fp8(__hip_bfloat16_raw{x.y}, s, k) << 8);
+}
+ROCMK_HD __half_raw __nv_cvt_fp8_to_halfraw(__nv_fp8_storage_t x, __nv_fp8_interpretation_t k) {
+  __half_raw r;
+  r.x = rocmk_fp8_to_f16(x, k);
+  return r;
+}
+ROCMK_HD __half2_raw __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t x, __nv_fp8_interpretation_t k) {
+  __half2_raw r;
+  r.x = rocmk_fp8_to_f16((unsigned char)x, k);
+  r.y = rocmk_fp8_to_f16((unsigned char)(x >> 8), k);
+  return r;
+}
+
+// The classes: explicit conversions from and to the wider types, as CUDA's.
+#define ROCMK_FP8_CLASS(T, K)                                                                              \
+  struct __attribute__((aligned(1))) T {                                                                   \
+    __nv_fp8_storage_t __x;                                                                                \
+    T() = default;                                                                                         \
+    explicit __host__ __device__ T(float f) : __x(rocmk_fp8_from_f64((double)f, true, K)) {}               \
+    explicit __host__ __device__ T(double f) : __x(rocmk_fp8_from_f64(f, true, K)) {}                      \
+    explicit __host__ __device__ T(__half f) : __x(rocmk_fp8_from_f64((double)(float)f, true, K)) {}       \
+    explicit __host__ __device__ T(hip_bfloat16 f) : __x(rocmk_fp8_from_f64((double)rocmk_bf16_to_f32(f.data), true, K)) {} \
+    explicit __host__ __device__ T(int v) : __x(rocmk_fp8_from_f64((double)v, true, K)) {}                 \
+    explicit __host__ __device__ T(unsigned int v) : __x(rocmk_fp8_from_f64((double)v, true, K)) {}        \
+    explicit __host__ __device__ T(long long v) : __x(rocmk_fp8_from_f64((double)v, true, K)) {}           \
+    explicit __host__ __device__ T(unsigned long long v) : __x(rocmk_fp8_from_f64((double)v, true, K)) {}  \
+    explicit __host__ __device__ T(short v) : __x(rocmk_fp8_from_f64((double)v, true, K)) {}               \
+    explicit __host__ __device__ T(unsigned short v) : __x(rocmk_fp8_from_f64((double)v, true, K)) {}      \
+    explicit __host__ __device__ operator float() const { return rocmk_fp8_to_f32(__x, K); }              \
+    explicit __host__ __device__ operator double() const { return (double)rocmk_fp8_to_f32(__x, K); }    \
+    explicit __host__ __device__ operator __half() const {                                                 \
+      __half_raw r;                                                                                        \
+      r.x = rocmk_fp8_to_f16(__x, K);                                                                      \
+      return __half(r);                                                                                    \
+    }                                                                                                      \
+    explicit __host__ __device__ operator hip_bfloat16() const {                                           \
+      return rocmk_bf16(rocmk_bf16_from_f32_rn(rocmk_fp8_to_f32(__x, K)));                                 \
+    }                                                                                                      \
+    explicit __host__ __device__ operator bool() const { return (__x & 0x7f) != 0; }                      \
+  };
+ROCMK_FP8_CLASS(__nv_fp8_e4m3, 0)
+ROCMK_FP8_CLASS(__nv_fp8_e5m2, 1)
+#undef ROCMK_FP8_CLASS
+#define ROCMK_FP8X2_CLASS(T, K)                                                                            \
+  struct __attribute__((aligned(2))) T {                                                                   \
+    __nv_fp8x2_storage_t __x;                                                                              \
+    T() = default;                                                                                         \
+    explicit __host__ __device__ T(float2 f) : __x(__nv_cvt_float2_to_fp8x2(f, __NV_SATFINITE, K)) {}      \
+    explicit __host__ __device__ T(double2 f) : __x(__nv_cvt_double2_to_fp8x2(f, __NV_SATFINITE, K)) {}    \
+    explicit __host__ __device__ T(__half2 f)                                                              \
+        : __x((__nv_fp8x2_storage_t)(rocmk_fp8_from_f64((double)__low2float(f), true, K) |                \
+                                     rocmk_fp8_from_f64((double)__high2float(f), true, K) << 8)) {}      \
+    explicit __host__ __device__ T(__hip_bfloat162 f)                                                      \
+        : __x((__nv_fp8x2_storage_t)(rocmk_fp8_from_f64((double)rocmk_bf16_to_f32(f.x.data), true, K) |   \
+                                     rocmk_fp8_from_f64((double)rocmk_bf16_to_f32(f.y.data), true, K) << 8)) {} \
+    explicit __host__ __device__ operator float2() const {                                                 \
+      return make_float2(rocmk_fp8_to_f32((unsigned char)__x, K), rocmk_fp8_to_f32((unsigned char)(__x >> 8), K)); \
+    }                                                                                                      \
+    explicit __host__ __device__ operator __half2() const {                                                \
+      __half2_raw r = __nv_cvt_fp8x2_to_halfraw2(__x, K);                                                  \
+      return __half2(r);                                                                                   \
+    }                                                                                                      \
+  };
+ROCMK_FP8X2_CLASS(__nv_fp8x2_e4m3, __NV_E4M3)
+ROCMK_FP8X2_CLASS(__nv_fp8x2_e5m2, __NV_E5M2)
+#undef ROCMK_FP8X2_CLASS
+#define ROCMK_FP8X4_CLASS(T, K)                                                                            \
+  struct __attribute__((aligned(4))) T {                                                                   \
+    __nv_fp8x4_storage_t __x;                                                                              \
+    T() = default;                                                                                         \
+    explicit __host__ __device__ T(float4 f)                                                               \
+        : __x((__nv_fp8x4_storage_t)__nv_cvt_float2_to_fp8x2(make_float2(f.x, f.y), __NV_SATFINITE, K) |   \
+              (__nv_fp8x4_storage_t)__nv_cvt_float2_to_fp8x2(make_float2(f.z, f.w), __NV_SATFINITE, K) << 16) {} \
+    explicit __host__ __device__ T(double4 f)                                                              \
+        : __x((__nv_fp8x4_storage_t)__nv_cvt_double2_to_fp8x2(make_double2(f.x, f.y), __NV_SATFINITE, K) | \
+              (__nv_fp8x4_storage_t)__nv_cvt_double2_to_fp8x2(make_double2(f.z, f.w), __NV_SATFINITE, K) << 16) {} \
+    explicit __host__ __device__ operator float4() const {                                                 \
+      return make_float4(rocmk_fp8_to_f32((unsigned char)__x, K), rocmk_fp8_to_f32((unsigned char)(__x >> 8), K), \
+                         rocmk_fp8_to_f32((unsigned char)(__x >> 16), K), rocmk_fp8_to_f32((unsigned char)(__x >> 24), K)); \
+    }                                                                                                      \
+  };
+ROCMK_FP8X4_CLASS(__nv_fp8x4_e4m3, __NV_E4M3)
+ROCMK_FP8X4_CLASS(__nv_fp8x4_e5m2, __NV_E5M2)
+#undef ROCMK_FP8X4_CLASS
+#endif
+#endif  // ROCMK_COMPAT_FP8
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_TRAP: __trap aborts the kernel (the host sees an error);
+// __brkpt is a debugger breakpoint. Host and device: clang checks host code
+// in the device pass too, where nvcc does not look.
+#if defined(ROCMK_COMPAT_TRAP) && !defined(ROCMK_COMPAT_TRAP_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
+#define ROCMK_COMPAT_TRAP_DONE 1
+static inline __host__ __device__ void __trap() { __builtin_trap(); }
+static inline __host__ __device__ void __brkpt() { __builtin_debugtrap(); }
+#endif
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_DP4A: __dp4a and __dp2a_lo/_hi, dot products of packed 8-bit
+// (and 16 x 8-bit) integers accumulated into 32 bits, wrapping as CUDA's.
+#if defined(ROCMK_COMPAT_DP4A) && !defined(ROCMK_COMPAT_DP4A_DONE)
+#define ROCMK_COMPAT_DP4A_DONE 1
+ROCMK_HD int rocmk_dp4a_s(int a, int b, int c) {
+  unsigned int r = (unsigned int)c;
+  for (int i = 0; i < 32; i += 8) r += (unsigned int)((int)(signed char)(a >> i) * (int)(signed char)(b >> i));
+  return (int)r;
+}
+ROCMK_HD unsigned int rocmk_dp4a_u(unsigned int a, unsigned int b, unsigned int c) {
+  for (int i = 0; i < 32; i += 8) c += ((a >> i) & 0xff) * ((b >> i) & 0xff);
+  return c;
+}
+// 16-bit lanes of a times the low (lo) or high two bytes of b
+ROCMK_HD int rocmk_dp2a_s(int a, int b, int c, bool hi) {
+  unsigned int r = (unsigned int)c;
+  for (int i = 0; i < 2; i++)
+    r += (unsigned int)((int)(short)(a >> (16 * i)) * (int)(signed char)(b >> (8 * i + (hi ? 16 : 0))));
+  return (int)r;
+}
+ROCMK_HD unsigned int rocmk_dp2a_u(unsigned int a, unsigned int b, unsigned int c, bool hi) {
+  for (int i = 0; i < 2; i++) c += ((a >> (16 * i)) & 0xffff) * ((b >> (8 * i + (hi ? 16 : 0))) & 0xff);
+  return c;
+}
+#ifndef ROCMK_COMPAT_IMPL_ONLY
+static inline __host__ __device__ int __dp4a(int a, int b, int c) { return rocmk_dp4a_s(a, b, c); }
+static inline __host__ __device__ unsigned int __dp4a(unsigned int a, unsigned int b, unsigned int c) { return rocmk_dp4a_u(a, b, c); }
+static inline __host__ __device__ int __dp4a(char4 a, char4 b, int c) {
+  return rocmk_dp4a_s((int)((unsigned char)a.x | (unsigned char)a.y << 8 | (unsigned char)a.z << 16 | (unsigned int)(unsigned char)a.w << 24),
+                      (int)((unsigned char)b.x | (unsigned char)b.y << 8 | (unsigned char)b.z << 16 | (unsigned int)(unsigned char)b.w << 24), c);
+}
+static inline __host__ __device__ unsigned int __dp4a(uchar4 a, uchar4 b, unsigned int c) {
+  return rocmk_dp4a_u(a.x | a.y << 8 | a.z << 16 | (unsigned int)a.w << 24, b.x | b.y << 8 | b.z << 16 | (unsigned int)b.w << 24, c);
+}
+static inline __host__ __device__ int __dp2a_lo(int a, int b, int c) { return rocmk_dp2a_s(a, b, c, false); }
+static inline __host__ __device__ int __dp2a_hi(int a, int b, int c) { return rocmk_dp2a_s(a, b, c, true); }
+static inline __host__ __device__ unsigned int __dp2a_lo(unsigned int a, unsigned int b, unsigned int c) { return rocmk_dp2a_u(a, b, c, false); }
+static inline __host__ __device__ unsigned int __dp2a_hi(unsigned int a, unsigned int b, unsigned int c) { return rocmk_dp2a_u(a, b, c, true); }
+#endif
+#endif
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_CVTA: address conversions between generic pointers and the
+// shared (LDS), global, constant and local windows. On AMD GPUs a shared
+// address is the 32-bit LDS offset, as on NVIDIA.
+#if defined(ROCMK_COMPAT_CVTA) && !defined(ROCMK_COMPAT_CVTA_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
+#define ROCMK_COMPAT_CVTA_DONE 1
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wint-to-void-pointer-cast"
+static inline __device__ size_t __cvta_generic_to_shared(const void *p) {
+  return (size_t)(unsigned int)(unsigned long long)(__attribute__((address_space(3))) const void *)p;
+}
+static inline __device__ void *__cvta_shared_to_generic(size_t a) {
+  return (void *)(__attribute__((address_space(3))) void *)(unsigned int)a;
+}
+static inline __device__ size_t __cvta_generic_to_global(const void *p) {
+  return (size_t)(unsigned long long)(__attribute__((address_space(1))) const void *)p;
+}
+static inline __device__ void *__cvta_global_to_generic(size_t a) {
+  return (void *)(__attribute__((address_space(1))) void *)a;
+}
+static inline __device__ size_t __cvta_generic_to_constant(const void *p) {
+  return (size_t)(unsigned long long)(__attribute__((address_space(4))) const void *)p;
+}
+static inline __device__ void *__cvta_constant_to_generic(size_t a) {
+  return (void *)(__attribute__((address_space(4))) void *)a;
+}
+static inline __device__ size_t __cvta_generic_to_local(const void *p) {
+  return (size_t)(unsigned int)(unsigned long long)(__attribute__((address_space(5))) const void *)p;
+}
+static inline __device__ void *__cvta_local_to_generic(size_t a) {
+  return (void *)(__attribute__((address_space(5))) void *)(unsigned int)a;
+}
+#pragma clang diagnostic pop
+#endif
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_LDG: the __ldg overloads CUDA has and HIP 5.2 lacks.
+#if defined(ROCMK_COMPAT_LDG) && !defined(ROCMK_COMPAT_LDG_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
+#define ROCMK_COMPAT_LDG_DONE 1
+static inline __device__ ushort4 __ldg(const ushort4 *p) { return *p; }
+#endif
