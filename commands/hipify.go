@@ -167,6 +167,7 @@ type hipifyResult struct {
 	job    hipifyJob
 	out    []byte
 	in     []byte
+	parity *hipify.Parity // --stats: the kernels of the CUDA source and of its translation
 	rep    *hipify.Report
 	err    error
 	wrote  bool
@@ -183,9 +184,10 @@ type hipifyDoc struct {
 
 type hipifyFile struct {
 	*hipify.Report
-	Output  string `json:"output_path,omitempty"`
-	Error   string `json:"error,omitempty"`
-	Content string `json:"content,omitempty"`
+	Output  string         `json:"output_path,omitempty"`
+	Error   string         `json:"error,omitempty"`
+	Content string         `json:"content,omitempty"`
+	Kernels *hipify.Parity `json:"kernels,omitempty"`
 }
 
 type hipifyTotal struct {
@@ -448,6 +450,10 @@ func hipifyOne(o hipifyOptions, j hipifyJob, env Env) hipifyResult {
 	r.in = src
 	out, rep, err := hipify.Translate(j.name, src, compatOptions(o, j))
 	r.out, r.rep, r.err = out, rep, err
+	if err == nil && o.Stats {
+		p := hipify.CheckParity(j.name, src, out, o.Translate, nil)
+		r.parity = &p
+	}
 	if err != nil || j.dst == "" {
 		return r
 	}
@@ -578,7 +584,7 @@ func reportHipify(ui *UI, o hipifyOptions, results []hipifyResult, elapsed time.
 	var changed []string
 	var stdout bytes.Buffer
 	for _, r := range results {
-		f := hipifyFile{Report: r.rep}
+		f := hipifyFile{Report: r.rep, Kernels: r.parity}
 		doc.Total.Files++
 		if r.err != nil {
 			doc.Total.Failed++
@@ -652,7 +658,16 @@ func reportHipify(ui *UI, o hipifyOptions, results []hipifyResult, elapsed time.
 		if !o.Stats {
 			return nil
 		}
-		return hipifyStatsTable(doc).Render(statsOut, s)
+		t, missing := hipifyStatsTable(doc)
+		if err := t.Render(statsOut, s); err != nil {
+			return err
+		}
+		for _, m := range missing {
+			if _, err := fmt.Fprintln(statsOut, "missing: "+m); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -675,14 +690,27 @@ func reportHipify(ui *UI, o hipifyOptions, results []hipifyResult, elapsed time.
 	return nil
 }
 
-func hipifyStatsTable(doc hipifyDoc) Table {
-	t := Table{Header: []string{"FILE", "LINES", "REPLACED", "UNSUPPORTED", "HAZARDS", "TIME"}, Right: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
+// hipifyStatsTable is the --stats table, and the kernels HIP would miss.
+func hipifyStatsTable(doc hipifyDoc) (Table, []string) {
+	t := Table{Header: []string{"FILE", "LINES", "REPLACED", "UNSUPPORTED", "HAZARDS", "KERNELS", "TIME"}, Right: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true}}
+	var missing []string
 	for _, f := range doc.Files {
 		if f.Report == nil {
 			continue
 		}
+		kernels := ""
+		if p := f.Kernels; p != nil {
+			// kernels of nvcc's device pass / of HIP's device pass
+			kernels = strconv.Itoa(len(p.CUDADevice)) + "/" + strconv.Itoa(len(p.HIPDevice))
+			for _, k := range p.Missing {
+				missing = append(missing, f.File+": kernel "+k+" is defined for CUDA sm_"+strconv.Itoa(p.CUDAArch/10)+" but not under HIP")
+			}
+			for _, k := range p.MissingHost {
+				missing = append(missing, f.File+": kernel "+k+" is visible to CUDA's host pass but not to HIP's")
+			}
+		}
 		t.Rows = append(t.Rows, []string{f.File, strconv.Itoa(f.Lines), strconv.Itoa(f.Replacements()),
-			strconv.Itoa(len(f.Unsupported)), strconv.Itoa(len(f.Hazards)), f.Duration.Round(time.Microsecond).String()})
+			strconv.Itoa(len(f.Unsupported)), strconv.Itoa(len(f.Hazards)), kernels, f.Duration.Round(time.Microsecond).String()})
 	}
 	fam := make([]string, 0, len(doc.Total.Replaced))
 	for k, v := range doc.Total.Replaced {
@@ -690,10 +718,11 @@ func hipifyStatsTable(doc hipifyDoc) Table {
 	}
 	sort.Strings(fam)
 	t.Rows = append(t.Rows, []string{"TOTAL", strconv.Itoa(doc.Total.Lines), strconv.Itoa(doc.Total.Replacements),
-		strconv.Itoa(doc.Total.Unsupported), strconv.Itoa(doc.Total.Hazards),
+		strconv.Itoa(doc.Total.Unsupported), strconv.Itoa(doc.Total.Hazards), "",
 		time.Duration(doc.Total.Seconds * float64(time.Second)).Round(time.Microsecond).String()})
+
 	if len(fam) > 0 {
 		t.Rows = append(t.Rows, []string{"by family: " + strings.Join(fam, ", ")})
 	}
-	return t
+	return t, missing
 }

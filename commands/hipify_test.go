@@ -399,3 +399,93 @@ func applyUnified(d, before string) (string, error) {
 	out = append(out, old[pos:]...)
 	return strings.Join(out, ""), nil
 }
+
+const compatSrc = `#include <cuda_runtime.h>
+#if __CUDA_ARCH__ >= 800
+extern "C" __global__ void k(unsigned *u) { u[0] = __vsubss4(u[0], u[1]); }
+#endif
+`
+
+// The compat header goes beside a single output, at the root of an output
+// tree (included by a relative path), inline on stdout; never over a file
+// of that name rocmk did not write.
+func TestHipifyCompatHeader(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "src/a/k.cu", compatSrc, 0o644)
+	writeFile(t, dir, "src/plain.cu", "int x;\n", 0o644)
+	out := filepath.Join(dir, "one", "k.hip")
+	r := runHipifyCmd(t, "--hip-version", "5.2", in, "-o", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "#define ROCMK_COMPAT_VSIMD 1\n#include \"rocmk_hip_compat.h\"\n")
+	hdr, err := os.ReadFile(filepath.Join(dir, "one", "rocmk_hip_compat.h"))
+	require.NoError(t, err)
+	assert.True(t, bytes.HasPrefix(hdr, []byte("// rocmk_hip_compat.h: CUDA device APIs")))
+	assert.Contains(t, r.stderr, "k.cu:2:1: conditional: [cuda-arch] `#if __CUDA_ARCH__ >= 800` -> `#if defined(__HIP_DEVICE_COMPILE__) /* __CUDA_ARCH__ >= 800 */`")
+
+	// a tree: one header at the root, a relative include
+	tree := filepath.Join(dir, "tree")
+	r = runHipifyCmd(t, "--hip-version", "5.2", filepath.Join(dir, "src"), "-o", tree)
+	require.Equal(t, 0, r.code, r.stderr)
+	got, err = os.ReadFile(filepath.Join(tree, "a", "k.cu"))
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "#include \"../rocmk_hip_compat.h\"\n")
+	assert.FileExists(t, filepath.Join(tree, "rocmk_hip_compat.h"))
+	assert.NoFileExists(t, filepath.Join(tree, "a", "rocmk_hip_compat.h"))
+
+	// stdout: inlined, nothing written
+	r = runHipifyCmd(t, "--hip-version", "5.2", in)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "// rocmk-compat: begin (rocmk_hip_compat.h inlined)\n// rocmk_hip_compat.h: CUDA device APIs")
+	assert.NoFileExists(t, filepath.Join(dir, "src", "a", "rocmk_hip_compat.h"))
+
+	// a user's file of that name: refused, output not written, exit 1
+	mine := filepath.Join(dir, "mine")
+	writeFile(t, mine, "rocmk_hip_compat.h", "// my own\n", 0o644)
+	r = runHipifyCmd(t, "--hip-version", "5.2", in, "-o", filepath.Join(mine, "k.hip"))
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "was not written by rocmk: not overwritten")
+	assert.NoFileExists(t, filepath.Join(mine, "k.hip"))
+	data, err := os.ReadFile(filepath.Join(mine, "rocmk_hip_compat.h"))
+	require.NoError(t, err)
+	assert.Equal(t, "// my own\n", string(data))
+
+	// --no-compat: nothing written, the name reported
+	r = runHipifyCmd(t, "--hip-version", "5.2", "--no-compat", in, "-o", filepath.Join(dir, "nc", "k.hip"))
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NoFileExists(t, filepath.Join(dir, "nc", "rocmk_hip_compat.h"))
+	assert.Contains(t, r.stderr, "unsupported: __vsubss4 has no HIP equivalent")
+}
+
+// --stats counts the kernels of both sides and names the ones HIP drops.
+func TestHipifyStatsKernelParity(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k.cu", compatSrc, 0o644)
+	r := runHipifyCmd(t, "--hip-version", "5.2", "--stats", "-q", in, "-o", filepath.Join(dir, "k.hip"))
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Regexp(t, `k\.cu\s+4\s+\d+\s+0\s+\d+\s+1/1`, r.stdout)
+	assert.NotContains(t, r.stdout, "missing:")
+	r = runHipifyCmd(t, "--hip-version", "5.2", "--stats", "-q", "--cuda-macros", "keep", in, "-o", filepath.Join(dir, "k2.hip"))
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Regexp(t, `k\.cu\s+4\s+\d+\s+\d+\s+\d+\s+1/0`, r.stdout)
+	assert.Contains(t, r.stdout, "missing: "+in+": kernel k is defined for CUDA sm_80 but not under HIP")
+	r = runHipifyCmd(t, "--hip-version", "5.2", "--stats", "--json", "--cuda-arch", "sm_70", in, "-o", filepath.Join(dir, "k3.hip"))
+	require.Equal(t, 0, r.code, r.stderr)
+	var doc struct {
+		Files []struct {
+			Kernels      map[string]any   `json:"kernels"`
+			Conditionals []map[string]any `json:"conditionals"`
+			Compat       []string         `json:"compat"`
+		} `json:"files"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc))
+	require.Len(t, doc.Files, 1)
+	assert.Equal(t, float64(700), doc.Files[0].Kernels["cuda_arch"])
+	assert.Empty(t, doc.Files[0].Kernels["cuda_device"], "sm_70 does not define k")
+	assert.Len(t, doc.Files[0].Conditionals, 1)
+	assert.Equal(t, []string{"vsimd"}, doc.Files[0].Compat)
+	for _, bad := range [][]string{{"--cuda-macros", "drop"}, {"--cuda-arch", "gfx90a"}, {"--cuda-version", "twelve"}} {
+		assert.Equal(t, 2, runHipifyCmd(t, append(bad, in)...).code, bad)
+	}
+}

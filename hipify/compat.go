@@ -100,6 +100,8 @@ var compatPieces = []*compatPiece{
 		"__nv_cvt_fp8_to_halfraw", "__nv_cvt_fp8x2_to_halfraw2")},
 	{name: "trap", macro: "ROCMK_COMPAT_TRAP", idents: names(Version{}, "__trap", "__brkpt")},
 	{name: "dp4a", macro: "ROCMK_COMPAT_DP4A", idents: names(Version{}, "__dp4a", "__dp2a_lo", "__dp2a_hi")},
+	{name: "reduce", macro: "ROCMK_COMPAT_REDUCE", idents: names(Version{}, "__reduce_add_sync", "__reduce_min_sync",
+		"__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync")},
 	{name: "cvta", macro: "ROCMK_COMPAT_CVTA", idents: names(Version{},
 		"__cvta_generic_to_shared", "__cvta_shared_to_generic", "__cvta_generic_to_global", "__cvta_global_to_generic",
 		"__cvta_generic_to_constant", "__cvta_constant_to_generic", "__cvta_generic_to_local", "__cvta_local_to_generic")},

@@ -48,19 +48,20 @@ const DefaultCUDAArch = 800
 var DefaultCUDAVersion = Version{Major: 12}
 
 // ParseCUDAArch parses sm_80, compute_80, 80 or 800 into __CUDA_ARCH__'s value (800).
+// With the sm_ or compute_ prefix the number is the SM version (sm_100 is
+// 1000); without it, numbers below 100 are too.
 func ParseCUDAArch(s string) (int, bool) {
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "sm_"), "compute_")
-	s = strings.TrimRight(s, "af") // sm_90a, sm_100f
-	n, err := strconv.Atoi(s)
+	t := strings.TrimPrefix(strings.TrimPrefix(s, "sm_"), "compute_")
+	sm := t != s
+	t = strings.TrimRight(t, "af") // sm_90a, sm_100f
+	n, err := strconv.Atoi(t)
 	switch {
-	case err != nil || n <= 0:
+	case err != nil || n <= 0 || n >= 10000 || sm && n >= 1000:
 		return 0, false
-	case n < 100:
+	case sm || n < 100:
 		return n * 10, true
-	case n < 10000:
-		return n, true
 	}
-	return 0, false
+	return n, true
 }
 
 func (t *translator) cudaArch() int {
@@ -229,6 +230,9 @@ func (t *translator) cudaConditional(h, end int) {
 	last := args[len(args)-1]
 	orig := string(t.src[t.toks[h].pos.Offset:t.endOf(last)])
 	if t.opt.CUDAMacros == MacrosKeep {
+		for _, j := range args {
+			t.toks[j].done = true
+		}
 		t.diag(t.toks[h].pos, SevConditional, code, "", "`"+orig+"` left as is (--cuda-macros keep): CUDA's macros are never defined under HIP")
 		return
 	}

@@ -98,7 +98,8 @@ func Kernels(name string, src []byte, c Config, inc Includer) []Kernel {
 	for _, n := range c.Undef {
 		k.undef[n] = true
 	}
-	k.file(name, name, src, 0)
+	k.seen[name] = true
+	k.file(name, path.Dir(name), src, 0)
 	return k.kernels
 }
 

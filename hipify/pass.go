@@ -318,7 +318,7 @@ func (t *translator) findCompatBlock() {
 		j := i
 		for {
 			e, _ := lineEnd(j)
-			j = t.next(e)
+			j = e + 1 // the next line's first token: a comment counts (the inlined header's marker)
 			if j < len(t.toks) && t.toks[j].kind == HASH && t.toks[j].lit == "#define" && j+1 < len(t.toks) &&
 				strings.HasPrefix(t.toks[j+1].lit, "ROCMK_COMPAT_") {
 				continue

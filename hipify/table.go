@@ -125,6 +125,12 @@ func loadTable() {
 			table[name] = e
 		}
 	}
+	for name := range compatByName["bf16"].idents {
+		// HIP 6's hip_bf16.h has CUDA's bf16 functions under CUDA's names
+		if e, ok := table[name]; ok && e.HIP == "" && !e.Type && !strings.HasPrefix(name, "__nv") {
+			e.HIP, e.HIPAdded = name, Version{Major: 6}
+		}
+	}
 	for name, fix := range tableFixes {
 		e, ok := table[name]
 		if !ok {

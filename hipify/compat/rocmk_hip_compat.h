@@ -20,6 +20,7 @@
 //   ROCMK_COMPAT_FP8         cuda_fp8.h: __nv_fp8_e4m3/_e5m2 (OCP), x2/x4, __nv_cvt_*
 //   ROCMK_COMPAT_TRAP        __trap, __brkpt
 //   ROCMK_COMPAT_DP4A        __dp4a, __dp2a_lo, __dp2a_hi
+//   ROCMK_COMPAT_REDUCE      __reduce_{add,min,max,and,or,xor}_sync (per 32-lane group)
 //   ROCMK_COMPAT_CVTA        __cvta_generic_to_shared and the other address conversions
 //   ROCMK_COMPAT_LDG         __ldg overloads HIP lacks (ushort4)
 //
@@ -716,6 +717,50 @@ ROCMK_FP8X4_CLASS(__nv_fp8x4_e5m2, __NV_E5M2)
 #undef ROCMK_FP8X4_CLASS
 #endif
 #endif  // ROCMK_COMPAT_FP8
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_REDUCE: CUDA's warp reductions __reduce_{add,min,max}_sync
+// (int, unsigned) and __reduce_{and,or,xor}_sync (unsigned). As on CUDA they
+// reduce over the lanes of a 32-thread group named in mask (on a 64-lane
+// wavefront, each half is such a group); every lane in mask gets the result.
+// ROCMK_SHFL_XOR32 is the platform's 32-wide butterfly shuffle.
+#if defined(ROCMK_COMPAT_REDUCE) && !defined(ROCMK_COMPAT_REDUCE_DONE)
+#define ROCMK_COMPAT_REDUCE_DONE 1
+#ifndef ROCMK_SHFL_XOR32
+#define ROCMK_SHFL_XOR32(v, m) __shfl_xor((v), (m), 32)
+#endif
+#define ROCMK_REDUCE(name, T, ident, op)                                        \
+  static inline __device__ T rocmk_reduce_##name(unsigned int mask, T v) {      \
+    unsigned int lane = threadIdx.x % 32u; /* blocks are whole groups of 32 */  \
+    T x = ((mask >> lane) & 1u) ? v : (T)(ident);                               \
+    for (int m = 16; m > 0; m >>= 1) {                                          \
+      T y = (T)ROCMK_SHFL_XOR32(x, m);                                          \
+      x = op;                                                                   \
+    }                                                                           \
+    return x;                                                                   \
+  }
+ROCMK_REDUCE(add_u, unsigned int, 0u, x + y)
+ROCMK_REDUCE(add_i, int, 0, (int)((unsigned int)x + (unsigned int)y))
+ROCMK_REDUCE(min_u, unsigned int, 0xffffffffu, y < x ? y : x)
+ROCMK_REDUCE(min_i, int, 0x7fffffff, y < x ? y : x)
+ROCMK_REDUCE(max_u, unsigned int, 0u, y > x ? y : x)
+ROCMK_REDUCE(max_i, int, (-0x7fffffff - 1), y > x ? y : x)
+ROCMK_REDUCE(and_u, unsigned int, 0xffffffffu, x & y)
+ROCMK_REDUCE(or_u, unsigned int, 0u, x | y)
+ROCMK_REDUCE(xor_u, unsigned int, 0u, x ^ y)
+#undef ROCMK_REDUCE
+#ifndef ROCMK_COMPAT_IMPL_ONLY
+static inline __device__ unsigned int __reduce_add_sync(unsigned int m, unsigned int v) { return rocmk_reduce_add_u(m, v); }
+static inline __device__ int __reduce_add_sync(unsigned int m, int v) { return rocmk_reduce_add_i(m, v); }
+static inline __device__ unsigned int __reduce_min_sync(unsigned int m, unsigned int v) { return rocmk_reduce_min_u(m, v); }
+static inline __device__ int __reduce_min_sync(unsigned int m, int v) { return rocmk_reduce_min_i(m, v); }
+static inline __device__ unsigned int __reduce_max_sync(unsigned int m, unsigned int v) { return rocmk_reduce_max_u(m, v); }
+static inline __device__ int __reduce_max_sync(unsigned int m, int v) { return rocmk_reduce_max_i(m, v); }
+static inline __device__ unsigned int __reduce_and_sync(unsigned int m, unsigned int v) { return rocmk_reduce_and_u(m, v); }
+static inline __device__ unsigned int __reduce_or_sync(unsigned int m, unsigned int v) { return rocmk_reduce_or_u(m, v); }
+static inline __device__ unsigned int __reduce_xor_sync(unsigned int m, unsigned int v) { return rocmk_reduce_xor_u(m, v); }
+#endif
+#endif
 
 // ---------------------------------------------------------------------------
 // ROCMK_COMPAT_TRAP: __trap aborts the kernel (the host sees an error);

@@ -1,0 +1,201 @@
+package hipify
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Each piece is asked for by the names it provides, and only where the
+// target HIP lacks them.
+func TestCompatPiecesFollowUseAndTarget(t *testing.T) {
+	for _, c := range []struct {
+		src    string
+		hv     Version
+		pieces []string
+	}{
+		{"unsigned f(unsigned a, unsigned b) { return __vsubss4(a, b) + __vcmpne4(a, b); }", v52, []string{"vsimd"}},
+		{"__half f(__half a, __half b) { return __hmax(a, b); }", v52, []string{"hmaxmin"}},
+		{"__half f(__half a, __half b) { return __hmax(a, b); }", Version{5, 5, 0}, nil}, // HIP 5.5 has __hmax
+		{"__half2 f(__half2 a, __half2 b) { return __hmax2(a, b); }", Version{6, 3, 0}, []string{"hmaxmin"}},
+		{"float f(__nv_bfloat16 x) { return __bfloat162float(x); }", v52, []string{"bf16"}},
+		{"float f(__nv_bfloat16 x) { return __bfloat162float(x); }", Version{6, 0, 0}, nil},
+		{"__nv_fp8_e4m3 f(float x) { return __nv_fp8_e4m3(x); }", v52, []string{"bf16", "fp8"}},
+		{"__device__ void f() { __trap(); }", v52, []string{"trap"}},
+		{"int f(int a, int b) { return __dp4a(a, b, 0); }", v52, []string{"dp4a"}},
+		{"size_t f(void *p) { return __cvta_generic_to_shared(p); }", v52, []string{"cvta"}},
+		// overloads on a type: only with that type in the file
+		{"float f(float v) { return __shfl_xor_sync(0xffffffff, v, 1); }", v52, nil},
+		{"__half f(__half v) { return __shfl_xor_sync(0xffffffff, v, 1); }", v52, []string{"half-shfl"}},
+		{"void f(float *p) { atomicAdd(p, 1.0f); }", v52, nil},
+		{"void f(__half2 *p, __half2 v) { atomicAdd(p, v); }", v52, []string{"atomic16"}},
+		{"ushort4 f(const ushort4 *p) { return __ldg(p); }", v52, []string{"ldg"}},
+		// a file with its own definition keeps it
+		{"__device__ unsigned __vsubss4(unsigned a, unsigned b) { return a - b; }\nunsigned g(unsigned a) { return __vsub4(a, a); }", v52, nil},
+		{"#define __trap() abort()\nvoid f() { __trap(); }", v52, nil},
+	} {
+		_, rep := trLines(t, c.src+"\n", Options{HIPVersion: c.hv})
+		if c.pieces == nil {
+			assert.Empty(t, rep.Compat, c.src)
+		} else {
+			assert.Equal(t, c.pieces, rep.Compat, c.src)
+		}
+		assert.Empty(t, rep.Unsupported, c.src)
+	}
+	// --no-compat: what HIP lacks is reported as unsupported, as before
+	out, rep := trLines(t, "unsigned f(unsigned a) { __trap(); return __vsubss4(a, a); }\n", Options{NoCompat: true})
+	assert.NotContains(t, out, CompatHeaderName)
+	assert.Empty(t, rep.Compat)
+	require.Len(t, rep.Unsupported, 2)
+	assert.Contains(t, rep.Unsupported[0].Msg, "__trap has no HIP equivalent")
+}
+
+// The block is placed after hip_runtime.h, found again and left alone on
+// re-translation, updated when the uses change, and never duplicated.
+func TestCompatBlockPlacementAndIdempotence(t *testing.T) {
+	src := "#pragma once\n#include <cuda_runtime.h>\n#include <cuda_bf16.h>\n__global__ void k(nv_bfloat162 *p, unsigned *u) {\n  u[0] = __vabsdiffu4(u[0], u[1]);\n  p[0] = __floats2bfloat162_rn(1.f, 2.f);\n}\n"
+	out, rep := tr(t, src, Options{HIPVersion: v52})
+	assert.Equal(t, "#pragma once\n#include <hip/hip_runtime.h>\n#define ROCMK_COMPAT_BF16 1\n#define ROCMK_COMPAT_VSIMD 1\n#include \"rocmk_hip_compat.h\"\n"+
+		"#include <hip/hip_bfloat16.h>\n__global__ void k(__hip_bfloat162 *p, unsigned *u) {\n  u[0] = __vabsdiffu4(u[0], u[1]);\n  p[0] = __floats2bfloat162_rn(1.f, 2.f);\n}\n", out)
+	assert.Equal(t, []string{"bf16", "vsimd"}, rep.Compat)
+	again, rep2 := tr(t, out, Options{HIPVersion: v52})
+	assert.Equal(t, out, again)
+	assert.False(t, rep2.Changed)
+	assert.Equal(t, rep.Compat, rep2.Compat)
+	// a use removed: the block follows
+	edited := strings.Replace(out, "  u[0] = __vabsdiffu4(u[0], u[1]);\n", "", 1)
+	upd, _ := tr(t, edited, Options{HIPVersion: v52})
+	assert.NotContains(t, upd, "ROCMK_COMPAT_VSIMD")
+	assert.Contains(t, upd, "#define ROCMK_COMPAT_BF16 1\n#include \"rocmk_hip_compat.h\"\n")
+	// a file without a hip_runtime.h include: after the include guard's #ifndef, as hip_runtime.h
+	out, _ = tr(t, "#ifndef G\n#define G\n__device__ void f() { __trap(); }\n#endif\n", Options{HIPVersion: v52})
+	assert.Equal(t, "#ifndef G\n#include <hip/hip_runtime.h>\n#define ROCMK_COMPAT_TRAP 1\n#include \"rocmk_hip_compat.h\"\n#define G\n__device__ void f() { __trap(); }\n#endif\n", out)
+	// the include path a tree needs
+	out, _ = tr(t, "__device__ void f() { __trap(); }\n", Options{HIPVersion: v52, CompatInclude: "../../rocmk_hip_compat.h"})
+	assert.Contains(t, out, "#include \"../../rocmk_hip_compat.h\"\n__device__ void f()")
+	again, _ = tr(t, out, Options{HIPVersion: v52, CompatInclude: "../../rocmk_hip_compat.h"})
+	assert.Equal(t, out, again)
+}
+
+// For stdout the header is inlined; translating that again keeps it as is.
+func TestCompatInline(t *testing.T) {
+	out, rep := tr(t, "__device__ unsigned f(unsigned a) { return __vneg4(a); }\n", Options{HIPVersion: v52, CompatInline: true})
+	assert.Equal(t, []string{"vsimd"}, rep.Compat)
+	assert.Contains(t, out, "#define ROCMK_COMPAT_VSIMD 1\n"+compatInlineBegin+"\n"+string(compatHeader)+compatInlineEnd+"\n__device__ unsigned f")
+	again, rep2 := tr(t, out, Options{HIPVersion: v52, CompatInline: true})
+	assert.Equal(t, out, again)
+	assert.Empty(t, rep2.Unsupported, "nothing inside the inlined header is translated")
+	assert.Empty(t, rep2.Conditionals)
+}
+
+// rocmk's own header, copied along a tree, is never translated.
+func TestCompatHeaderIsNotTranslated(t *testing.T) {
+	out, rep, err := Translate(CompatHeaderName, compatHeader, Options{HIPVersion: v52})
+	require.NoError(t, err)
+	assert.Equal(t, string(compatHeader), string(out))
+	assert.False(t, rep.Changed)
+	assert.True(t, IsCompatHeader(CompatHeader()))
+	assert.False(t, IsCompatHeader([]byte("// my rocmk_hip_compat.h\n")))
+}
+
+// The Go table of pieces and the header agree: every piece has its block,
+// every block has its piece.
+func TestCompatPiecesMatchHeader(t *testing.T) {
+	re := regexp.MustCompile(`#if \(?defined\((ROCMK_COMPAT_[A-Z0-9_]+)\)`)
+	inHeader := map[string]bool{}
+	for _, m := range re.FindAllStringSubmatch(string(compatHeader), -1) {
+		inHeader[m[1]] = true
+	}
+	for _, p := range compatPieces {
+		assert.True(t, inHeader[p.macro], "piece %s has no block %s in the header", p.name, p.macro)
+		assert.Contains(t, string(compatHeader), "//   "+p.macro, "piece %s is not in the header's list", p.name)
+		delete(inHeader, p.macro)
+	}
+	assert.Empty(t, inHeader, "blocks without a piece")
+	assert.Len(t, simdNames(), 82, "CUDA's SIMD intrinsics: 41 ops x 2 widths")
+}
+
+// renamed reports whether the translation writes another name for id.
+func renamed(id string) bool {
+	if compatRenames[id] != "" {
+		return true
+	}
+	e, ok := Lookup(id)
+	return ok && e.HIP != "" && e.HIP != id
+}
+
+// hipccOrSkip returns hipcc, skipping in -short or without ROCm.
+func hipccOrSkip(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("compiles with hipcc; skipped in -short")
+	}
+	hipcc, err := exec.LookPath("hipcc")
+	if err != nil {
+		t.Skip("hipcc not found on PATH: install ROCm (scripts/install-toolchain.sh) to run the compile check")
+	}
+	return hipcc
+}
+
+// Every piece compiles alone and with all the others, for gfx90a and
+// gfx1030 (host and device passes), and declares every name the Go table
+// says it provides.
+func TestCompatHeaderCompilesForAMD(t *testing.T) {
+	hipcc := hipccOrSkip(t)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, CompatHeaderName), compatHeader, 0o644))
+	unit := func(name string, ps []*compatPiece) string {
+		var b strings.Builder
+		var ids []string
+		for _, p := range ps {
+			v := "1"
+			if p.name == "cuda-arch" {
+				v = "800"
+			}
+			fmt.Fprintf(&b, "#define %s %s\n", p.macro, v)
+			for id, since := range p.idents {
+				if since.IsZero() || since.Major > 5 || since.Minor > 2 { // the ones HIP 5.2 lacks
+					ids = append(ids, id)
+				}
+			}
+		}
+		b.WriteString("#include \"" + CompatHeaderName + "\"\n#include \"" + CompatHeaderName + "\"\n")
+		sort.Strings(ids)
+		for i, id := range ids {
+			switch {
+			case strings.HasPrefix(id, "ROCMK_"):
+				fmt.Fprintf(&b, "#ifndef %s\n#error %s\n#endif\n", id, id)
+			case id == "hip_bfloat16" || id == "atomicAdd" || strings.HasPrefix(id, "__shfl") || id == "__ldg":
+				// HIP's own names; the piece adds overloads
+			case renamed(id):
+				// CUDA names the translation renames (__nv_bfloat162 -> __hip_bfloat162)
+			default:
+				fmt.Fprintf(&b, "namespace n%d { using ::%s; }\n", i, id)
+			}
+		}
+		p := filepath.Join(dir, name+".hip")
+		require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
+		return p
+	}
+	files := []string{unit("all", compatPieces)}
+	for _, p := range compatPieces {
+		files = append(files, unit(p.name, []*compatPiece{p}))
+	}
+	for _, f := range files {
+		f := f
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			t.Parallel()
+			out, err := exec.Command(hipcc, "-x", "hip", "--offload-arch=gfx90a", "--offload-arch=gfx1030", "-std=c++17", "-Wall", "-Werror",
+				"-c", f, "-o", f+".o").CombinedOutput()
+			require.NoError(t, err, "%s:\n%s", filepath.Base(f), out)
+		})
+	}
+}

@@ -1,0 +1,86 @@
+package hipify
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func unsupportedNames(rep *Report) []string {
+	var ns []string
+	for _, d := range rep.Unsupported {
+		ns = append(ns, d.Where+" "+d.Name)
+	}
+	return ns
+}
+
+// CUDA headers HIP has nothing for are kept and reported, never passed
+// silently; a library header that a ROCm library provides under the same
+// name is kept with a note.
+func TestUnknownCUDAHeadersReported(t *testing.T) {
+	src := "#include <mma.h>\n#include <cooperative_groups/reduce.h>\n#include <cuda/barrier>\n#include \"cudaEGL.h\"\n" +
+		"#include <nvtx3/nvToolsExt.h>\n#include <cuda_pipeline.h>\n#include <thrust/device_vector.h>\n#include <vector>\n#include \"my_cuda_utils.h\"\n"
+	out, rep := trLines(t, src, Options{})
+	assert.Equal(t, src, out, "kept as written")
+	assert.Equal(t, []string{"t.cu:1:10 mma.h", "t.cu:2:10 cooperative_groups/reduce.h", "t.cu:3:10 cuda/barrier",
+		"t.cu:4:10 cudaEGL.h", "t.cu:5:10 nvtx3/nvToolsExt.h", "t.cu:6:10 cuda_pipeline.h"}, unsupportedNames(rep))
+	assert.Contains(t, rep.Unsupported[0].Msg, "rocWMMA")
+	require.Len(t, rep.Hazards, 1)
+	assert.Equal(t, "library", rep.Hazards[0].Code)
+	assert.Contains(t, rep.Hazards[0].Msg, "rocThrust")
+	// all of CUB is hipCUB, once
+	out, _ = trLines(t, "#include <cub/device/device_scan.cuh>\n#include <cub/block/block_reduce.cuh>\n", Options{})
+	assert.Equal(t, "#include <hipcub/hipcub.hpp>\n\n", out)
+}
+
+// cuda_fp8.h is the fp8 piece of the compat header; without it, unsupported.
+func TestCUDAFP8Header(t *testing.T) {
+	out, rep := trLines(t, "#include <cuda_fp8.h>\n__nv_fp8_e5m2 x;\n", Options{})
+	assert.Equal(t, "#define ROCMK_COMPAT_BF16 1\n#define ROCMK_COMPAT_FP8 1\n#include \"rocmk_hip_compat.h\"\n\n__nv_fp8_e5m2 x;\n", out)
+	assert.Empty(t, rep.Unsupported)
+	out, rep = trLines(t, "#include <cuda_fp8.h>\n", Options{NoCompat: true})
+	assert.Equal(t, "#include <cuda_fp8.h>\n", out)
+	assert.Equal(t, []string{"t.cu:1:10 cuda_fp8.h"}, unsupportedNames(rep))
+}
+
+// A header the target HIP does not ship is not emitted.
+func TestVersionGatedHeaders(t *testing.T) {
+	out, rep := trLines(t, "#include <cublasLt.h>\n", Options{})
+	assert.Equal(t, "#include <cublasLt.h>\n", out)
+	require.Len(t, rep.Unsupported, 1)
+	assert.Equal(t, "t.cu:1:10: unsupported: cublasLt.h needs HIP 5.5.0 (hipblaslt.h); target is HIP 5.2.0", rep.Unsupported[0].String())
+	out, rep = trLines(t, "#include <cublasLt.h>\n", Options{HIPVersion: Version{6, 2, 0}})
+	assert.Equal(t, "#include <hipblaslt.h>\n", out)
+	assert.Empty(t, rep.Unsupported)
+}
+
+// hip_cooperative_groups.h needs hip_runtime.h before it.
+func TestCooperativeGroupsAfterRuntime(t *testing.T) {
+	src := "// sample\n#include <cooperative_groups.h>\n#include <cuda_runtime.h>\n#include <stdio.h>\nnamespace cg = cooperative_groups;\n"
+	out, _ := tr(t, src, Options{HIPVersion: v52})
+	assert.Equal(t, "// sample\n#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n\n#include <stdio.h>\nnamespace cg = cooperative_groups;\n", out)
+	again, _ := tr(t, out, Options{HIPVersion: v52})
+	assert.Equal(t, out, again)
+}
+
+// Names the tables lack or get wrong, each with its family.
+func TestUnmappedAndFalsePositiveNames(t *testing.T) {
+	out, rep := trLines(t, "void CUDART_CB cb(cudaStream_t s, cudaError_t e, void *d);\n"+
+		"nv_bfloat16 a; nv_bfloat162 b; __nv_bfloat162_raw c;\n"+
+		"__half2 h = make_half2(x, y);\n", Options{})
+	assert.Equal(t, "void cb(hipStream_t s, hipError_t e, void *d);\n"+
+		"hip_bfloat16 a; __hip_bfloat162 b; __hip_bfloat162_raw c;\n"+
+		"__half2 h = make_half2(x, y);\n", out[strings.Index(out, "void"):])
+	assert.Empty(t, rep.Unsupported, "make_half2 is in HIP (5.2 too)")
+	assert.Equal(t, []string{"bf16"}, rep.Compat)
+	// HIP 6 has the pairs natively: no compat, same names
+	out, rep = trLines(t, "nv_bfloat162 b; float f = __bfloat162float(x);\n", Options{HIPVersion: Version{6, 2, 0}})
+	assert.Equal(t, "__hip_bfloat162 b; float f = __bfloat162float(x);\n", out)
+	assert.Empty(t, rep.Compat)
+	assert.Empty(t, rep.Unsupported)
+	// a member or a #define of the name is not a use
+	out, _ = trLines(t, "#define CUDART_CB\nint x = s.CUDART_CB;\n", Options{})
+	assert.Equal(t, "#define CUDART_CB\nint x = s.CUDART_CB;\n", out)
+}
