@@ -18,7 +18,9 @@ var halfTypes = map[string]string{
 	"__half":         "__half: HIP's fp16 type has the same name but its intrinsics and conversion rounding can differ; check numerics",
 	"__half2":        "__half2: HIP's packed fp16 type; check intrinsics and conversions",
 	"__nv_bfloat16":  "__nv_bfloat16 -> hip_bfloat16: a different type in HIP (struct with its own operators and conversions); check arithmetic and casts",
-	"__nv_bfloat162": "__nv_bfloat162: packed bf16 has no HIP equivalent in older ROCm; check the translation",
+	"nv_bfloat16":    "nv_bfloat16 -> hip_bfloat16: a different type in HIP (struct with its own operators and conversions); check arithmetic and casts",
+	"__nv_bfloat162": "__nv_bfloat162 -> __hip_bfloat162: a pair of hip_bfloat16 (rocmk_hip_compat.h before HIP 6); check arithmetic and casts",
+	"nv_bfloat162":   "nv_bfloat162 -> __hip_bfloat162: a pair of hip_bfloat16 (rocmk_hip_compat.h before HIP 6); check arithmetic and casts",
 }
 
 // identHazards looks for porting hazards at the identifier at i.
