@@ -199,3 +199,14 @@ func TestCompatHeaderCompilesForAMD(t *testing.T) {
 		})
 	}
 }
+
+// The NVIDIA comparison suite (testdata/hipify/compat/compat_vs_cuda.cu, run
+// on the GPU machine by run-h100.sh) stays compilable: here its CUDA side is
+// rocmk's own aliases, built for gfx90a.
+func TestCompatVsCUDACompiles(t *testing.T) {
+	hipcc := hipccOrSkip(t)
+	src := filepath.Join("..", "testdata", "hipify", "compat", "compat_vs_cuda.cu")
+	out, err := exec.Command(hipcc, "-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "-Wall", "-Werror", "-I", "compat",
+		"-c", src, "-o", filepath.Join(t.TempDir(), "cvc.o")).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+}

@@ -1,0 +1,299 @@
+// compat_vs_cuda.cu: rocmk_hip_compat.h's implementations against CUDA's own
+// intrinsics, on an NVIDIA GPU. Every function is run on the GPU over the
+// same inputs both ways and the results are compared bit for bit:
+// exhaustively where the input space is 32 bits (float -> bf16 in four
+// rounding modes, float -> fp8, every pair of halves or bf16 values), on
+// hashed random inputs elsewhere. Build and run: run-h100.sh.
+//
+// On the ROCm machine the same file compiles with hipcc (CUDA's side is then
+// rocmk's own aliases): hipify's TestCompatVsCUDACompiles keeps it compiling.
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ROCMK_COMPAT_VSIMD 1
+#define ROCMK_COMPAT_HMAXMIN 1
+#define ROCMK_COMPAT_BF16 1
+#define ROCMK_COMPAT_FP8 1
+#define ROCMK_COMPAT_DP4A 1
+#define ROCMK_COMPAT_REDUCE 1
+
+#ifdef __HIPCC__
+#include "rocmk_hip_compat.h"
+typedef hip_bfloat16 nv_bf16;
+#define cudaMalloc hipMalloc
+#define cudaMemset hipMemset
+#define cudaMemcpy hipMemcpy
+#define cudaMemcpyDeviceToHost hipMemcpyDeviceToHost
+#define cudaMemcpyHostToDevice hipMemcpyHostToDevice
+#define cudaDeviceSynchronize hipDeviceSynchronize
+#define cudaGetLastError hipGetLastError
+#define cudaGetErrorString hipGetErrorString
+#define cudaError_t hipError_t
+#define cudaSuccess hipSuccess
+#define cudaFree hipFree
+#define cudaGetDeviceProperties hipGetDeviceProperties
+#define cudaDeviceProp hipDeviceProp_t
+#define CUDA_SIDE "rocmk aliases (syntax check on ROCm)"
+#else
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+#define ROCMK_COMPAT_IMPL_ONLY 1
+#define ROCMK_SHFL_XOR32(v, m) __shfl_xor_sync(0xffffffffu, (v), (m), 32)
+#include "rocmk_hip_compat.h"
+typedef __nv_bfloat16 nv_bf16;
+#define CUDA_SIDE "CUDA intrinsics"
+#endif
+
+typedef unsigned long long u64;
+
+// The first mismatches of a test are kept for the report.
+struct Mismatch {
+  u64 a, b, c, got, want;
+};
+#define MAXM 8
+struct Result {
+  u64 checked;
+  u64 bad;
+  Mismatch first[MAXM];
+};
+
+__device__ inline u64 mix(u64 x) {  // splitmix64: hashed inputs, no transfers
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+__device__ inline void record(Result *r, u64 a, u64 b, u64 c, u64 got, u64 want) {
+  if (got == want) return;
+  u64 k = atomicAdd(&r->bad, 1ull);
+  if (k < MAXM) {
+    r->first[k].a = a;
+    r->first[k].b = b;
+    r->first[k].c = c;
+    r->first[k].got = got;
+    r->first[k].want = want;
+  }
+}
+
+__device__ inline unsigned short bf(nv_bf16 x) { return __bfloat16_as_ushort(x); }
+__device__ inline nv_bf16 tobf(unsigned short u) { return __ushort_as_bfloat16(u); }
+__device__ inline unsigned short hb(__half x) { return __half_as_ushort(x); }
+__device__ inline __half toh(unsigned short u) { return __ushort_as_half(u); }
+
+// ---- SIMD-in-word: 2^26 hashed pairs (plus lane edge values) per function
+#define SIMD2(n)                                                                      \
+  __global__ void t_##n(Result *r, u64 count) {                                      \
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) { \
+      u64 h = mix(i);                                                                \
+      unsigned a = (unsigned)h, b = (unsigned)(h >> 32);                             \
+      if (i < 64) { a = 0x80808080u ^ (unsigned)(i & 7) * 0x01010101u; b = 0x7f7fffffu >> (i & 31); } \
+      record(r, a, b, 0, rocmk_##n(a, b), __##n(a, b));                              \
+    }                                                                                \
+  }
+#define SIMD1(n)                                                                      \
+  __global__ void t_##n(Result *r, u64 count) {                                      \
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) { \
+      unsigned a = (unsigned)mix(i);                                                 \
+      if (i < 64) a = 0x80808080u ^ (unsigned)(i & 7) * 0x01010101u;                 \
+      record(r, a, 0, 0, rocmk_##n(a, 0), __##n(a));                                 \
+    }                                                                                \
+  }
+#define SIMD24(n) SIMD2(n##2) SIMD2(n##4)
+SIMD1(vabs2) SIMD1(vabs4) SIMD1(vabsss2) SIMD1(vabsss4) SIMD1(vneg2) SIMD1(vneg4) SIMD1(vnegss2) SIMD1(vnegss4)
+SIMD24(vabsdiffs) SIMD24(vabsdiffu) SIMD24(vadd) SIMD24(vaddss) SIMD24(vaddus) SIMD24(vavgs) SIMD24(vavgu)
+SIMD24(vhaddu) SIMD24(vcmpeq) SIMD24(vcmpges) SIMD24(vcmpgeu) SIMD24(vcmpgts) SIMD24(vcmpgtu) SIMD24(vcmples)
+SIMD24(vcmpleu) SIMD24(vcmplts) SIMD24(vcmpltu) SIMD24(vcmpne) SIMD24(vmaxs) SIMD24(vmaxu) SIMD24(vmins)
+SIMD24(vminu) SIMD24(vsads) SIMD24(vsadu) SIMD24(vseteq) SIMD24(vsetges) SIMD24(vsetgeu) SIMD24(vsetgts)
+SIMD24(vsetgtu) SIMD24(vsetles) SIMD24(vsetleu) SIMD24(vsetlts) SIMD24(vsetltu) SIMD24(vsetne) SIMD24(vsub)
+SIMD24(vsubss) SIMD24(vsubus)
+
+// ---- dp4a / dp2a
+__global__ void t_dp(Result *r, u64 count) {
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
+    u64 h = mix(i), g = mix(~i);
+    unsigned a = (unsigned)h, b = (unsigned)(h >> 32), c = (unsigned)g;
+    switch (i & 3) {
+      case 0: record(r, a, b, c, (unsigned)rocmk_dp4a_s((int)a, (int)b, (int)c), (unsigned)__dp4a((int)a, (int)b, (int)c)); break;
+      case 1: record(r, a, b, c, rocmk_dp4a_u(a, b, c), __dp4a(a, b, c)); break;
+      case 2: record(r, a, b, c, (unsigned)rocmk_dp2a_s((int)a, (int)b, (int)c, false), (unsigned)__dp2a_lo((int)a, (int)b, (int)c)); break;
+      default: record(r, a, b, c, rocmk_dp2a_u(a, b, c, true), __dp2a_hi(a, b, c)); break;
+    }
+  }
+}
+
+// ---- every pair of halves: __hmax, __hmin, __hmax_nan, __hmin_nan (2^32 x 4)
+__global__ void t_hmaxmin(Result *r, u64 count) {
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
+    unsigned short a = (unsigned short)i, b = (unsigned short)(i >> 16);
+    __half x = toh(a), y = toh(b);
+    record(r, a, b, 0, rocmk_hmax(a, b), hb(__hmax(x, y)));
+    record(r, a, b, 1, rocmk_hmin(a, b), hb(__hmin(x, y)));
+    record(r, a, b, 2, rocmk_hmax_nan(a, b), hb(__hmax_nan(x, y)));
+    record(r, a, b, 3, rocmk_hmin_nan(a, b), hb(__hmin_nan(x, y)));
+  }
+}
+
+// ---- every float: to bf16 in the four rounding modes (2^32 x 4)
+__global__ void t_f2bf(Result *r, u64 count) {
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
+    unsigned u = (unsigned)i;
+    float f = rocmk_f32_from_bits(u);
+    record(r, u, 0, 0, rocmk_bf16_from_f32_rn(f), bf(__float2bfloat16_rn(f)));
+    record(r, u, 0, 1, rocmk_bf16_from_f32_rz(f), bf(__float2bfloat16_rz(f)));
+    record(r, u, 0, 2, rocmk_bf16_from_f32_dir(f, true), bf(__float2bfloat16_ru(f)));
+    record(r, u, 0, 3, rocmk_bf16_from_f32_dir(f, false), bf(__float2bfloat16_rd(f)));
+  }
+}
+
+// ---- doubles to bf16 (hashed; a third near float values)
+__global__ void t_d2bf(Result *r, u64 count) {
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
+    u64 h = mix(i);
+    double d = rocmk_f64_from_bits(h);
+    if (i % 3 == 0) d = (double)rocmk_f32_from_bits((unsigned)h) * (1.0 + ((double)((int)(h >> 62) - 1)) * 2.9802322387695312e-08);
+    record(r, rocmk_f64_bits(d), 0, 0, rocmk_bf16_from_f64_rn(d), bf(__double2bfloat16(d)));
+  }
+}
+
+// ---- every pair of bf16 values: + - * / max (2^32 x 5)
+__global__ void t_bfarith(Result *r, u64 count) {
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
+    unsigned short a = (unsigned short)i, b = (unsigned short)(i >> 16);
+    nv_bf16 x = tobf(a), y = tobf(b);
+    record(r, a, b, 0, rocmk_bf16_add(a, b), bf(__hadd(x, y)));
+    record(r, a, b, 1, rocmk_bf16_sub(a, b), bf(__hsub(x, y)));
+    record(r, a, b, 2, rocmk_bf16_mul(a, b), bf(__hmul(x, y)));
+    record(r, a, b, 3, rocmk_bf16_div(a, b), bf(__hdiv(x, y)));
+    record(r, a, b, 4, rocmk_bf16_max(a, b), bf(__hmax(x, y)));
+  }
+}
+
+// ---- bf16 fma (hashed triples)
+__global__ void t_bffma(Result *r, u64 count) {
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
+    u64 h = mix(i);
+    unsigned short a = (unsigned short)h, b = (unsigned short)(h >> 16), c = (unsigned short)(h >> 32);
+    record(r, a, b, c, rocmk_bf16_fma(a, b, c), bf(__hfma(tobf(a), tobf(b), tobf(c))));
+  }
+}
+
+// ---- every float (as a double) to fp8: both kinds, both saturation modes (2^32 x 4)
+__global__ void t_fp8(Result *r, u64 count) {
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
+    unsigned u = (unsigned)i;
+    float f = rocmk_f32_from_bits(u);
+    record(r, u, 0, 0, rocmk_fp8_from_f64(f, true, 0), __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E4M3));
+    record(r, u, 0, 1, rocmk_fp8_from_f64(f, false, 0), __nv_cvt_float_to_fp8(f, __NV_NOSAT, __NV_E4M3));
+    record(r, u, 0, 2, rocmk_fp8_from_f64(f, true, 1), __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E5M2));
+    record(r, u, 0, 3, rocmk_fp8_from_f64(f, false, 1), __nv_cvt_float_to_fp8(f, __NV_NOSAT, __NV_E5M2));
+  }
+}
+
+// ---- doubles to fp8 (hashed), and every fp8 value back to half
+__global__ void t_fp8d(Result *r, u64 count) {
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
+    u64 h = mix(i);
+    double d = (double)rocmk_f32_from_bits((unsigned)h) * (1.0 + ((double)((int)(h >> 62) - 1)) * 5.9604644775390625e-08);
+    int k = (int)(h >> 32) & 1;
+    bool sat = (h >> 33) & 1;
+    __nv_fp8_interpretation_t kind = k ? __NV_E5M2 : __NV_E4M3;
+    record(r, rocmk_f64_bits(d), k, sat, rocmk_fp8_from_f64(d, sat, k), __nv_cvt_double_to_fp8(d, sat ? __NV_SATFINITE : __NV_NOSAT, kind));
+    if (i < 512) {
+      unsigned char v = (unsigned char)i;
+      int kk = (int)(i >> 8);
+      record(r, v, kk, 9, rocmk_fp8_to_f16(v, kk), __nv_cvt_fp8_to_halfraw(v, kk ? __NV_E5M2 : __NV_E4M3).x);
+    }
+  }
+}
+
+// ---- warp reductions: full mask, and a partial mask called by its lanes only
+__global__ void t_reduce(Result *r, u64 count) {
+  for (u64 base = blockIdx.x * (u64)blockDim.x; base < count; base += (u64)gridDim.x * blockDim.x) {
+    u64 i = base + threadIdx.x;
+    u64 h = mix(i);
+    unsigned v = (unsigned)h;
+    if ((base / 32) % 4 == 0) v &= 0xff;  // small values: sums without wrap-around too
+    unsigned lane = threadIdx.x % 32;
+    unsigned full = 0xffffffffu;
+    record(r, v, 0, 0, rocmk_reduce_add_u(full, v), __reduce_add_sync(full, v));
+    record(r, v, 0, 1, (unsigned)rocmk_reduce_add_i(full, (int)v), (unsigned)__reduce_add_sync(full, (int)v));
+    record(r, v, 0, 2, rocmk_reduce_min_u(full, v), __reduce_min_sync(full, v));
+    record(r, v, 0, 3, (unsigned)rocmk_reduce_min_i(full, (int)v), (unsigned)__reduce_min_sync(full, (int)v));
+    record(r, v, 0, 4, rocmk_reduce_max_u(full, v), __reduce_max_sync(full, v));
+    record(r, v, 0, 5, (unsigned)rocmk_reduce_max_i(full, (int)v), (unsigned)__reduce_max_sync(full, (int)v));
+    record(r, v, 0, 6, rocmk_reduce_and_u(full, v), __reduce_and_sync(full, v));
+    record(r, v, 0, 7, rocmk_reduce_or_u(full, v), __reduce_or_sync(full, v));
+    record(r, v, 0, 8, rocmk_reduce_xor_u(full, v), __reduce_xor_sync(full, v));
+    unsigned part = (unsigned)(h >> 32) | 1u;  // lane 0 always in
+    unsigned mine = rocmk_reduce_add_u(part, v);  // every lane shuffles
+    if ((part >> lane) & 1u) record(r, v, part, 10, mine, __reduce_add_sync(part, v));
+  }
+}
+
+typedef void (*kernel)(Result *, u64);
+struct Test {
+  const char *name;
+  kernel k;
+  u64 count;
+};
+
+int main() {
+  const u64 all32 = 1ull << 32, many = 1ull << 26;
+#define S(n) {#n, t_##n, many},
+#define S24(n) S(n##2) S(n##4)
+  Test tests[] = {
+      S24(vabs) S24(vabsss) S24(vneg) S24(vnegss) S24(vabsdiffs) S24(vabsdiffu) S24(vadd) S24(vaddss) S24(vaddus)
+      S24(vavgs) S24(vavgu) S24(vhaddu) S24(vcmpeq) S24(vcmpges) S24(vcmpgeu) S24(vcmpgts) S24(vcmpgtu) S24(vcmples)
+      S24(vcmpleu) S24(vcmplts) S24(vcmpltu) S24(vcmpne) S24(vmaxs) S24(vmaxu) S24(vmins) S24(vminu) S24(vsads)
+      S24(vsadu) S24(vseteq) S24(vsetges) S24(vsetgeu) S24(vsetgts) S24(vsetgtu) S24(vsetles) S24(vsetleu)
+      S24(vsetlts) S24(vsetltu) S24(vsetne) S24(vsub) S24(vsubss) S24(vsubus)
+      {"dp4a/dp2a", t_dp, many},
+      {"hmax/hmin(_nan) on every pair of halves", t_hmaxmin, all32},
+      {"float->bf16 rn/rz/ru/rd, every float", t_f2bf, all32},
+      {"double->bf16", t_d2bf, many},
+      {"bf16 + - * / max, every pair", t_bfarith, all32},
+      {"bf16 fma", t_bffma, many},
+      {"float->fp8 e4m3/e5m2 satfinite/nosat, every float", t_fp8, all32},
+      {"double->fp8, fp8->half", t_fp8d, many},
+      {"__reduce_*_sync", t_reduce, many},
+  };
+  cudaDeviceProp prop;
+  (void)cudaGetDeviceProperties(&prop, 0);
+  printf("device: %s (sm_%d%d); reference: %s\n", prop.name, prop.major, prop.minor, CUDA_SIDE);
+  Result *d;
+  if (cudaMalloc(&d, sizeof(Result)) != cudaSuccess) {
+    printf("cudaMalloc failed\n");
+    return 4;
+  }
+  u64 total = 0, bad = 0;
+  for (const Test &t : tests) {
+    (void)cudaMemset(d, 0, sizeof(Result));
+    t.k<<<4096, 256>>>(d, t.count);
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+      printf("%-48s ERROR %s\n", t.name, cudaGetErrorString(e));
+      return 1;
+    }
+    Result h;
+    (void)cudaMemcpy(&h, d, sizeof(Result), cudaMemcpyDeviceToHost);
+    total += t.count;
+    bad += h.bad;
+    printf("%-48s %12llu inputs  %s", t.name, t.count, h.bad ? "MISMATCH" : "bit-exact");
+    if (h.bad) {
+      printf(" (%llu results differ)\n", h.bad);
+      for (u64 k = 0; k < h.bad && k < MAXM; k++) {
+        const Mismatch &m = h.first[k];
+        printf("    a=%#llx b=%#llx c=%#llx: rocmk %#llx, %s %#llx\n", m.a, m.b, m.c, m.got, CUDA_SIDE, m.want);
+      }
+    } else {
+      printf("\n");
+    }
+  }
+  printf("%s: %d tests, %llu inputs, %llu differing results\n", bad ? "FAIL" : "ALL BIT-EXACT", (int)(sizeof(tests) / sizeof(tests[0])), total, bad);
+  (void)cudaFree(d);
+  return bad ? 3 : 0;
+}
