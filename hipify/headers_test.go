@@ -40,6 +40,8 @@ func TestCUDAFP8Header(t *testing.T) {
 	out, rep := trLines(t, "#include <cuda_fp8.h>\n__nv_fp8_e5m2 x;\n", Options{})
 	assert.Equal(t, "#define ROCMK_COMPAT_BF16 1\n#define ROCMK_COMPAT_FP8 1\n#include \"rocmk_hip_compat.h\"\n\n__nv_fp8_e5m2 x;\n", out)
 	assert.Empty(t, rep.Unsupported)
+	out, rep = trLines(t, "#include <cuda_fp8.h>\n", Options{})
+	assert.Equal(t, "\n", out, "no fp8 used here: nothing to ask for")
 	out, rep = trLines(t, "#include <cuda_fp8.h>\n", Options{NoCompat: true})
 	assert.Equal(t, "#include <cuda_fp8.h>\n", out)
 	assert.Equal(t, []string{"t.cu:1:10 cuda_fp8.h"}, unsupportedNames(rep))

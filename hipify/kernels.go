@@ -128,7 +128,7 @@ func CheckParity(name string, cudaSrc, hipSrc []byte, o Options, inc Includer) P
 		cv = DefaultCUDAVersion
 	}
 	names := func(ks []Kernel) []string {
-		var ns []string
+		ns := []string{}
 		seen := map[string]bool{}
 		for _, k := range ks {
 			if !seen[k.Name] {

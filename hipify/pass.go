@@ -106,8 +106,9 @@ func (t *translator) translateTokens() {
 		}
 		mapped, ok := mapHeader(name, t.opt)
 		if !ok {
-			if name == "cuda_fp8.h" && t.useCompat("__nv_fp8_e4m3") {
-				t.addEdit(tk.pos.Offset, t.endOf(end), "") // the compat block provides it
+			if name == "cuda_fp8.h" && len(t.compatFor("__nv_fp8_e4m3")) > 0 {
+				// the compat header's fp8 piece, which the file's uses of fp8 ask for
+				t.addEdit(tk.pos.Offset, t.endOf(end), "")
 				t.rep.Replaced["include"]++
 				continue
 			}

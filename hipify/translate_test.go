@@ -260,6 +260,10 @@ func FuzzTranslate(f *testing.F) {
 		"cudaMemcpyToSymbol(x, y, 4);", "__shfl_down_sync(0xffffffff, v, 1)", "#define K k<<<1,1>>>\nK();",
 		"template<class T> __global__ void k(); k<int><<<a,b,c,d>>>(e);", "'\\''", "#include \"cuda.h\"\n#pragma once", "A<<<0,0>>>()",
 		"cudaMemcpyToSymbol( ,)", "/*\n*/0", "a. cudaError<<<,0>>>(0)", "k<<< ,>>>( ,)", "#define L(k, ...) k<<<1,1>>>(__VA_ARGS__)\nL( ,);",
+		"#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n#elif __CUDA_ARCH__ < X\n#endif", "#ifdef __DRIVER_TYPES_H__\n#endif\n#if CUDART_VERSION\n",
+		"__vsubss4(a, b); __trap();", "#define ROCMK_COMPAT_VSIMD 1\n#include \"rocmk_hip_compat.h\"\n__vadd2(a,b);",
+		"#define ROCMK_COMPAT_TRAP 1\n// rocmk-compat: begin (rocmk_hip_compat.h inlined)\n__trap();", "#include <cooperative_groups.h>\n#include <cuda_fp8.h>",
+		"#define K(N) __global__ void N##_f32(float *x) {}\nK(a) K(b)",
 	} {
 		f.Add([]byte(s), false)
 		f.Add([]byte(s), true)
