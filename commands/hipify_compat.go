@@ -2,10 +2,12 @@ package commands
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 
+	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/hipify"
 )
 
@@ -45,8 +47,8 @@ func checkCompatPath(j hipifyJob, rep *hipify.Report) error {
 	if p == j.dst {
 		return nil
 	}
-	data, err := os.ReadFile(p)
-	if err != nil || hipify.IsCompatHeader(data) {
+	data, err := readCompatHeader(p)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && hipify.IsCompatHeader(data) {
 		return nil
 	}
 	return fmt.Errorf("%s: the translation needs rocmk's %s, but %s exists and was not written by rocmk: not overwritten, %s not written",
@@ -86,12 +88,19 @@ func writeCompatHeaders(results []hipifyResult) {
 
 func writeCompatHeader(p string) error {
 	want := hipify.CompatHeader()
-	old, err := os.ReadFile(p)
+	old, err := readCompatHeader(p)
 	switch {
 	case err == nil && bytes.Equal(old, want):
 		return nil
-	case err == nil && !hipify.IsCompatHeader(old):
+	case err == nil && !hipify.IsCompatHeader(old), err != nil && !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%s exists and was not written by rocmk: not overwritten", p)
 	}
-	return writeFileAtomic(p, want, 0o644, false)
+	return safefile.Write(p, want, safefile.Options{Perm: 0o644})
+}
+
+// readCompatHeader reads an existing rocmk_hip_compat.h: a regular file of at
+// most a few times the header's size (a named pipe or a device of that name
+// is refused, never read).
+func readCompatHeader(p string) ([]byte, error) {
+	return safefile.Read(p, int64(4*len(hipify.CompatHeader())))
 }

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -450,6 +451,15 @@ func TestHipifyCompatHeader(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(mine, "rocmk_hip_compat.h"))
 	require.NoError(t, err)
 	assert.Equal(t, "// my own\n", string(data))
+
+	// a named pipe of that name is refused, never opened for reading (no hang)
+	fifoDir := filepath.Join(dir, "fifo")
+	require.NoError(t, os.MkdirAll(fifoDir, 0o755))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(fifoDir, "rocmk_hip_compat.h"), 0o644))
+	r = runHipifyCmd(t, "--hip-version", "5.2", in, "-o", filepath.Join(fifoDir, "k.hip"))
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "was not written by rocmk")
+	assert.NoFileExists(t, filepath.Join(fifoDir, "k.hip"))
 
 	// --no-compat: nothing written, the name reported
 	r = runHipifyCmd(t, "--hip-version", "5.2", "--no-compat", in, "-o", filepath.Join(dir, "nc", "k.hip"))
