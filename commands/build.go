@@ -535,7 +535,8 @@ func hipifySource(src, dir string, strict, dryRun bool, limit int64) (string, er
 	if err != nil {
 		return "", err
 	}
-	out, rep, err := hipify.Translate(src, data, hipify.Options{})
+	// NoCompat: rocmk_hip_compat.h is not on this build's include path yet
+	out, rep, err := hipify.Translate(src, data, hipify.Options{NoCompat: true})
 	if err != nil {
 		return "", fmt.Errorf("hipify %s: %w", src, err)
 	}

@@ -313,6 +313,10 @@ func (t *translator) cudaConditional(h, end int) {
 					k = n
 					continue
 				}
+				if t.opt.NoCompat {
+					notes = append(notes, "__CUDA_ARCH__ kept (--no-compat): it is 0 under HIP")
+					break
+				}
 				edits = append(edits, macroEdit{x.pos.Offset, t.endOf(j), "ROCMK_CUDA_ARCH"})
 				t.needCompat(compatByName["cuda-arch"])
 			case versionMacro:
@@ -438,6 +442,9 @@ func (t *translator) cudaMacroUse(i int) bool {
 	switch {
 	case k == archMacro && afterDefined:
 		to = hipDevice
+	case k == archMacro && t.opt.NoCompat:
+		t.diag(tk.pos, SevConditional, "cuda-arch", tk.lit, tk.lit+" kept (--no-compat): never defined under HIP")
+		return true
 	case k == archMacro:
 		to = "ROCMK_CUDA_ARCH"
 		t.needCompat(compatByName["cuda-arch"])

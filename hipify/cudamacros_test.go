@@ -123,6 +123,11 @@ func TestCUDAMacrosKeepOnlyReports(t *testing.T) {
 	assert.Equal(t, []string{"t.cu:1:1 cuda-guard", "t.cu:3:1 cuda-arch", "t.cu:5:1 cuda-version", "t.cu:7:9 cuda-macro"}, condWhere(rep))
 	assert.Contains(t, rep.Conditionals[1].Msg, "left as is (--cuda-macros keep)")
 	assert.Empty(t, rep.Compat)
+	// --no-compat maps what needs no header, and keeps __CUDA_ARCH__ values
+	out, rep = trLines(t, "#if __CUDA_ARCH__ >= X\n#endif\n#if __CUDA_ARCH__ >= 800\n#endif\nint a = __CUDA_ARCH__;\n", Options{NoCompat: true})
+	assert.Equal(t, "#if __CUDA_ARCH__ >= X\n#endif\n#if defined(__HIP_DEVICE_COMPILE__) /* __CUDA_ARCH__ >= 800 */\n#endif\nint a = __CUDA_ARCH__;\n", out)
+	assert.Empty(t, rep.Compat)
+	assert.Contains(t, rep.Conditionals[0].Msg, "kept (--no-compat)")
 }
 
 // Every mapped file translates again to itself.

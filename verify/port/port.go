@@ -239,7 +239,8 @@ func (r *runner) translate(file string) (*Source, string, []byte, error) {
 	if ext := strings.ToLower(filepath.Ext(name)); ext != ".cu" && ext != ".cuh" {
 		return src, name, data, nil
 	}
-	out, rep, err := hipify.Translate(name, data, hipify.Options{})
+	// NoCompat: rocmk_hip_compat.h is not on the include path of port's builds yet
+	out, rep, err := hipify.Translate(name, data, hipify.Options{NoCompat: true})
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("hipify %s: %w", file, err)
 	}
