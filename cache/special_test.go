@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -35,7 +34,7 @@ func plant(t *testing.T, p, what string) {
 	require.NoError(t, os.Remove(p))
 	switch what {
 	case "fifo":
-		require.NoError(t, syscall.Mkfifo(p, 0o644))
+		mkfifo(t, p)
 	case "zero":
 		require.NoError(t, os.Symlink("/dev/zero", p))
 	}
@@ -108,7 +107,7 @@ func TestVerifyRemovesSpecialFiles(t *testing.T) {
 	}
 	// the cache's own bookkeeping files too
 	for _, n := range []string{"stats.json", "trim.txt"} {
-		require.NoError(t, syscall.Mkfifo(filepath.Join(c.Dir(), n), 0o644))
+		mkfifo(t, filepath.Join(c.Dir(), n))
 	}
 	inTime(t, 20*time.Second, func() {
 		r, err := c.Verify(true)

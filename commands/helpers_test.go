@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -87,4 +88,17 @@ func itoa(n int) string {
 		d = append([]byte{'-'}, d...)
 	}
 	return string(d)
+}
+
+// inTime runs f and fails if it has not returned after d (the old code
+// blocked for ever opening a named pipe).
+func inTime(t *testing.T, d time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("blocked for more than %v", d)
+	}
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package commands
 
 import (
@@ -131,7 +133,7 @@ func TestHipifyWritesSpecialOutputsDirectly(t *testing.T) {
 	in := writeFile(t, dir, "k.cu", cudaSrc, 0o644)
 
 	fifo := filepath.Join(dir, "out.fifo")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	mkfifo(t, fifo)
 	reader, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	require.NoError(t, err)
 	defer reader.Close()
@@ -172,22 +174,9 @@ func TestHipifyWritesSpecialOutputsDirectly(t *testing.T) {
 
 // Issue 11 item 6: inputs that never end.
 
-// inTime runs f and fails if it has not returned after d (the old code
-// blocked for ever opening a named pipe).
-func inTime(t *testing.T, d time.Duration, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); f() }()
-	select {
-	case <-done:
-	case <-time.After(d):
-		t.Fatalf("blocked for more than %v", d)
-	}
-}
-
 func TestHipifyRefusesNamedPipeInput(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "f.cu")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	mkfifo(t, fifo)
 	inTime(t, 10*time.Second, func() {
 		r := runHipifyCmd(t, fifo)
 		assert.Equal(t, ExitFailure, r.code)

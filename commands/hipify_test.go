@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -455,7 +454,7 @@ func TestHipifyCompatHeader(t *testing.T) {
 	// a named pipe of that name is refused, never opened for reading (no hang)
 	fifoDir := filepath.Join(dir, "fifo")
 	require.NoError(t, os.MkdirAll(fifoDir, 0o755))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(fifoDir, "rocmk_hip_compat.h"), 0o644))
+	mkfifo(t, filepath.Join(fifoDir, "rocmk_hip_compat.h"))
 	r = runHipifyCmd(t, "--hip-version", "5.2", in, "-o", filepath.Join(fifoDir, "k.hip"))
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "was not written by rocmk")

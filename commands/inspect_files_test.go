@@ -3,7 +3,6 @@ package commands
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 
 func TestInspectRefusesNamedPipe(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "k.hsaco")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	mkfifo(t, fifo)
 	inTime(t, 10*time.Second, func() {
 		r := runRocmk(t, testEnv(nil), "inspect", fifo)
 		assert.Equal(t, ExitFailure, r.Code)
@@ -42,7 +41,7 @@ func TestInspectExtractWritesThroughSpecialFiles(t *testing.T) {
 	// a named pipe where an extracted file goes, with nobody reading: an
 	// error, not a hang (the old code blocked opening it)
 	fifo := filepath.Join(dir, "app.hip_fatbin0.hipv4-amdgcn-amd-amdhsa--gfx90a.co")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	mkfifo(t, fifo)
 	// a symbolic link where another goes: its target is written, the link kept
 	target := filepath.Join(t.TempDir(), "kept.co")
 	link := filepath.Join(dir, "app.hip_fatbin0.hipv4-amdgcn-amd-amdhsa--gfx906.co")

@@ -1,3 +1,5 @@
+//go:build unix
+
 package commands
 
 import (
@@ -65,7 +67,7 @@ func TestFaultInputsThatNeverEnd(t *testing.T) {
 	skipShort(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "f.cu")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	mkfifo(t, fifo)
 	zero := filepath.Join(dir, "zero.cu")
 	require.NoError(t, os.Symlink("/dev/zero", zero))
 	for _, c := range []struct {
@@ -98,7 +100,7 @@ func TestFaultSpecialCacheFilesAreRemoved(t *testing.T) {
 		p := c.OutputFile(e.Output)
 		require.NoError(t, os.Remove(p))
 		if what == "fifo" {
-			require.NoError(t, syscall.Mkfifo(p, 0o644))
+			mkfifo(t, p)
 		} else {
 			require.NoError(t, os.Symlink("/dev/zero", p))
 		}

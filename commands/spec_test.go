@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -73,7 +72,7 @@ func TestSpecInitBadInput(t *testing.T) {
 
 	// A FIFO is refused, not read forever.
 	fifo := filepath.Join(t.TempDir(), "k.cu")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	mkfifo(t, fifo)
 	done := make(chan result, 1)
 	go func() { done <- runRocmk(t, testEnv(nil), "spec", "init", fifo) }()
 	select {

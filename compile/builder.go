@@ -359,9 +359,7 @@ func (b *Builder) finish(res *Result, data []byte) {
 		}
 	}
 	if err := writeIfChanged(res.Out, data); err != nil {
-		st := res.Status
 		b.fail(res, nil, err)
-		_ = st
 	}
 }
 
@@ -692,6 +690,9 @@ alts:
 // own records, are returned as shared: the same for every source with these
 // flags. The others (lookups in the project's files) are the job's own.
 func (b *Builder) recordDeps(j Job, g *includeGraph, sp *SearchPath, depfile []string, started int64) (own, shared []depRecord, why string) {
+	if !recordsSupported {
+		return nil, nil, "include records are not supported on this OS"
+	}
 	if sp.Unmodelled != "" {
 		return nil, nil, sp.Unmodelled + ": header lookups the include scan does not follow"
 	}

@@ -2,7 +2,6 @@ package compile
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -185,8 +184,6 @@ func TestCorruptCacheEntryIsMiss(t *testing.T) {
 	got, _ := os.ReadFile(filepath.Join(dir, "out", "vadd-gfx90a.hsaco"))
 	assert.Equal(t, fr.objects["gfx90a"], got)
 }
-
-var _ = errors.Is
 
 // TestHeaderEditWithRestoredMtime: an edit of the same size whose mtime is
 // set back must still miss (the recorded stat data includes ctime), while

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -160,7 +159,7 @@ func TestRealNotStored(t *testing.T) {
 func TestRealRefusesSpecialIncludes(t *testing.T) {
 	tc := realClang(t, LayoutClang)
 	dir := t.TempDir()
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo.h"), 0o644))
+	mkfifo(t, filepath.Join(dir, "fifo.h"))
 	write(t, dir, map[string]string{
 		"zero.hip": "#define VALUE 1.0f\n#include \"/dev/zero\"\n" + tinyKernel,
 		"fifo.hip": "#define VALUE 1.0f\n#include \"hdr.h\"\n" + tinyKernel,
@@ -192,7 +191,7 @@ func TestRealRefusesSpecialIncludes(t *testing.T) {
 		}, errs)
 	}
 	// A FIFO as the source itself.
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "src.hip"), 0o644))
+	mkfifo(t, filepath.Join(dir, "src.hip"))
 	_, err := realBuilder(t, tc, "").Build(context.Background(), Request{BaseDir: dir,
 		Sources: []string{filepath.Join(dir, "src.hip")}, Targets: targets("gfx90a"), OutDir: filepath.Join(dir, "out")})
 	assert.ErrorContains(t, err, "src.hip: not a regular file")

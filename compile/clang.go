@@ -13,8 +13,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 
+	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -175,11 +175,8 @@ func fileStamp(p string) string {
 	if err != nil {
 		return p + " missing"
 	}
-	ino := uint64(0)
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		ino = st.Ino
-	}
-	return fmt.Sprintf("%s %d %d %d", p, fi.Size(), fi.ModTime().UnixNano(), ino)
+	id, _ := safefile.IDOf(fi)
+	return fmt.Sprintf("%s %d %d %d", p, fi.Size(), fi.ModTime().UnixNano(), id.Ino)
 }
 
 // deviceLibName is the isa-version bitcode suffix of a processor:

@@ -6,13 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // A deps entry (ccache's "manifest") is stored under the base key of a job:
@@ -196,26 +196,27 @@ func sortRecords(recs []depRecord) []depRecord {
 // says about a path.
 type pathInfo struct {
 	Err                error // from stat
-	Mode               uint32
+	Mode               fs.FileMode
 	Size, MTime, CTime int64
 	Ino, Dev           uint64
 	Readable           bool // a regular file the compiler can open
 }
 
 func statPath(p string) pathInfo {
-	var st syscall.Stat_t
-	if err := syscall.Stat(p, &st); err != nil {
-		return pathInfo{Err: &os.PathError{Op: "stat", Path: p, Err: err}}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return pathInfo{Err: err}
 	}
-	pi := pathInfo{Mode: st.Mode, Size: st.Size, MTime: st.Mtim.Nano(), CTime: st.Ctim.Nano(), Ino: st.Ino, Dev: uint64(st.Dev)}
+	pi := pathInfo{Mode: fi.Mode(), Size: fi.Size(), MTime: fi.ModTime().UnixNano()}
+	pi.CTime, pi.Dev, pi.Ino = sysStat(fi)
 	if pi.regular() {
-		pi.Readable = syscall.Access(p, 4 /* R_OK */) == nil
+		pi.Readable = readable(p)
 	}
 	return pi
 }
 
-func (p pathInfo) regular() bool { return p.Err == nil && p.Mode&syscall.S_IFMT == syscall.S_IFREG }
-func (p pathInfo) isDir() bool   { return p.Err == nil && p.Mode&syscall.S_IFMT == syscall.S_IFDIR }
+func (p pathInfo) regular() bool { return p.Err == nil && p.Mode.IsRegular() }
+func (p pathInfo) isDir() bool   { return p.Err == nil && p.Mode.IsDir() }
 func (p pathInfo) id() fileID    { return fileID{p.Dev, p.Ino} }
 
 // headerState is how a header lookup sees a candidate path. clang skips a
@@ -231,13 +232,11 @@ func (p pathInfo) headerState() string {
 			return "present"
 		}
 		return "absent"
-	}
-	switch p.Mode & syscall.S_IFMT {
-	case syscall.S_IFIFO:
+	case p.Mode&fs.ModeNamedPipe != 0:
 		return "fifo"
-	case syscall.S_IFCHR:
+	case p.Mode&fs.ModeCharDevice != 0:
 		return "chardev"
-	case syscall.S_IFBLK:
+	case p.Mode&fs.ModeDevice != 0:
 		return "blockdev"
 	}
 	return "absent" // a socket: open fails

@@ -1,7 +1,6 @@
 package compile
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"os"
@@ -164,5 +163,3 @@ func fakeClangTC() *Clang {
 		RocmPath: "/usr", DeviceLibDir: "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
 		DeviceLibTargets: []string{"gfx900", "gfx906", "gfx908", "gfx90a", "gfx940", "gfx1030"}, HIPVersion: "5.2.21153", ROCmVersion: "5.2.3"}
 }
-
-var _ = bytes.Equal

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -184,7 +183,7 @@ func TestHeaderState(t *testing.T) {
 	f := filepath.Join(dir, "f.h")
 	require.NoError(t, os.WriteFile(f, nil, 0o644))
 	fifo := filepath.Join(dir, "p.h")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	mkfifo(t, fifo)
 	assert.Equal(t, "present", statPath(f).headerState())
 	assert.Equal(t, "absent", statPath(dir).headerState(), "a directory is skipped")
 	assert.Equal(t, "absent", statPath(filepath.Join(dir, "none.h")).headerState())

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,7 +20,7 @@ func TestBuildPlacesOutputsThroughSafefile(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	require.NoError(t, os.MkdirAll(out, 0o755))
 	fifo := filepath.Join(out, "vadd-gfx90a.hsaco")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	mkfifo(t, fifo)
 	ro := filepath.Join(out, "vadd-gfx1030.hsaco")
 	require.NoError(t, os.WriteFile(ro, []byte("keep"), 0o444))
 	elsewhere := filepath.Join(t.TempDir(), "manifest.json")
@@ -54,7 +53,7 @@ func TestBuildPlacesOutputsThroughSafefile(t *testing.T) {
 // Issue 11 item 6: a rocmk.toml that is a named pipe is refused, not waited on.
 func TestLoadProjectRefusesNamedPipe(t *testing.T) {
 	p := filepath.Join(t.TempDir(), ProjectFile)
-	require.NoError(t, syscall.Mkfifo(p, 0o644))
+	mkfifo(t, p)
 	done := make(chan error, 1)
 	go func() { _, err := LoadProject(p); done <- err }()
 	select {

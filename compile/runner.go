@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -77,10 +76,7 @@ func (r *ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	// Own process group (so cancel kills clang's children too), and
 	// SIGKILL if rocmk itself dies (SIGKILL cannot be caught to clean up).
 	cmd.SysProcAttr = procAttr()
-	cmd.Cancel = func() error {
-		// Kill the whole group: clang's driver runs lld as a child.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	cmd.Cancel = func() error { return killGroup(cmd.Process) }
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
 	out := Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}

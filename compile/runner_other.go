@@ -1,7 +1,14 @@
-//go:build !linux
+//go:build !unix
 
 package compile
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
-func procAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+// procAttr: this system has no process groups; a cancel kills the
+// program itself, not what it started.
+func procAttr() *syscall.SysProcAttr { return nil }
+
+func killGroup(p *os.Process) error { return p.Kill() }

@@ -2,7 +2,6 @@ package compile
 
 import (
 	"encoding/hex"
-	"errors"
 	"fmt"
 
 	"github.com/rocmk/rocmk/cache"
@@ -60,5 +59,3 @@ func newKeyHash(label string) *keyHash { return &keyHash{cache.NewHash(label)} }
 func (k *keyHash) line(format string, a ...any) { fmt.Fprintf(k.h, format+"\n", a...) }
 
 func (k *keyHash) Sum() Key { return Key(k.h.Sum()) }
-
-var _ = errors.New

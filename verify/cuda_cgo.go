@@ -20,15 +20,16 @@ typedef unsigned long long CUdeviceptr;
 enum {
 	CU_INIT, CU_DRIVER_VERSION, CU_DEVICE_COUNT, CU_DEVICE_GET, CU_DEVICE_NAME, CU_DEVICE_ATTR,
 	CU_DEVICE_TOTAL_MEM, CU_PCTX_RETAIN, CU_PCTX_RELEASE, CU_PCTX_RESET, CU_CTX_SET_CURRENT,
-	CU_CTX_SYNC, CU_MODULE_LOAD_DATA, CU_MODULE_GET_FUNCTION, CU_MODULE_UNLOAD, CU_LAUNCH,
+	CU_MODULE_LOAD_DATA, CU_MODULE_GET_FUNCTION, CU_MODULE_UNLOAD, CU_LAUNCH,
 	CU_MEM_ALLOC, CU_MEM_FREE, CU_MEMCPY_HTOD, CU_MEMCPY_DTOH, CU_MEMSET_D8, CU_EVENT_CREATE,
-	CU_EVENT_RECORD, CU_EVENT_SYNC, CU_EVENT_QUERY, CU_EVENT_ELAPSED, CU_EVENT_DESTROY,
+	CU_EVENT_RECORD, CU_EVENT_QUERY, CU_EVENT_ELAPSED, CU_EVENT_DESTROY,
 	CU_ERROR_STRING, CU_ERROR_NAME, CU_MEMCPY_DTOD, CU_MEM_ALLOC_HOST, CU_MEM_FREE_HOST, CU_NFUNCS
 };
 static void* cufn[CU_NFUNCS];
 static CUcontext rk_cu_ctx;
 
 static void rk_cu_set(int i, void* p) { cufn[i] = p; }
+static int rk_cu_nfuncs(void) { return CU_NFUNCS; }
 static void rk_cu_set_ctx(CUcontext c) { rk_cu_ctx = c; }
 
 // cur makes the runtime's context current on the calling thread; every
@@ -98,13 +99,16 @@ import (
 	"unsafe"
 )
 
+// cudaTableSize is the length of the C table cudaSyms fills.
+func cudaTableSize() int { return int(C.rk_cu_nfuncs()) }
+
 var cudaSyms = []symSpec{
 	req("cuInit"), req("cuDriverGetVersion"), req("cuDeviceGetCount"), req("cuDeviceGet"), req("cuDeviceGetName"),
 	req("cuDeviceGetAttribute"), req("cuDeviceTotalMem_v2"), req("cuDevicePrimaryCtxRetain"),
 	req("cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"), req("cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset"),
-	req("cuCtxSetCurrent"), req("cuCtxSynchronize"), req("cuModuleLoadData"), req("cuModuleGetFunction"),
+	req("cuCtxSetCurrent"), req("cuModuleLoadData"), req("cuModuleGetFunction"),
 	req("cuModuleUnload"), req("cuLaunchKernel"), req("cuMemAlloc_v2"), req("cuMemFree_v2"), req("cuMemcpyHtoD_v2"),
-	req("cuMemcpyDtoH_v2"), req("cuMemsetD8_v2"), req("cuEventCreate"), req("cuEventRecord"), req("cuEventSynchronize"),
+	req("cuMemcpyDtoH_v2"), req("cuMemsetD8_v2"), req("cuEventCreate"), req("cuEventRecord"),
 	req("cuEventQuery"), req("cuEventElapsedTime_v2", "cuEventElapsedTime"), req("cuEventDestroy_v2", "cuEventDestroy"),
 	req("cuGetErrorString"), req("cuGetErrorName"), req("cuMemcpyDtoD_v2"),
 	req("cuMemAllocHost_v2"), req("cuMemFreeHost"),

@@ -17,13 +17,14 @@ typedef void* hipStream_t;
 enum {
 	H_INIT, H_RUNTIME_VERSION, H_DEVICE_COUNT, H_SET_DEVICE, H_DEVICE_NAME, H_DEVICE_ATTR, H_TOTAL_MEM,
 	H_PROPS, H_MODULE_LOAD_DATA, H_MODULE_GET_FUNCTION, H_MODULE_UNLOAD, H_LAUNCH, H_MALLOC, H_FREE,
-	H_HTOD, H_DTOH, H_MEMSET, H_DEVICE_SYNC, H_EVENT_CREATE, H_EVENT_RECORD, H_EVENT_QUERY,
+	H_HTOD, H_DTOH, H_MEMSET, H_EVENT_CREATE, H_EVENT_RECORD, H_EVENT_QUERY,
 	H_EVENT_ELAPSED, H_EVENT_DESTROY, H_ERROR_STRING, H_ERROR_NAME, H_DEVICE_RESET, H_PROPS_OLD, H_DTOD, H_HOST_MALLOC, H_HOST_FREE, H_NFUNCS
 };
 static void* hipfn[H_NFUNCS];
 static int rk_hip_dev = -1;
 
 static void rk_hip_set(int i, void* p) { hipfn[i] = p; }
+static int rk_hip_nfuncs(void) { return H_NFUNCS; }
 static void rk_hip_set_dev(int d) { rk_hip_dev = d; }
 static int rk_hip_has(int i) { return hipfn[i] != 0; }
 static void* rk_ptr(uintptr_t p) { return (void*)p; }
@@ -101,12 +102,15 @@ import (
 	"unsafe"
 )
 
+// hipTableSize is the length of the C table hipSyms fills.
+func hipTableSize() int { return int(C.rk_hip_nfuncs()) }
+
 var hipSyms = []symSpec{
 	req("hipInit"), req("hipRuntimeGetVersion"), req("hipGetDeviceCount"), req("hipSetDevice"), req("hipDeviceGetName"),
 	req("hipDeviceGetAttribute"), req("hipDeviceTotalMem"), opt("hipGetDevicePropertiesR0600"),
 	req("hipModuleLoadData"), req("hipModuleGetFunction"), req("hipModuleUnload"), req("hipModuleLaunchKernel"),
 	req("hipMalloc"), req("hipFree"), req("hipMemcpyHtoD"), req("hipMemcpyDtoH"), req("hipMemset"),
-	req("hipDeviceSynchronize"), req("hipEventCreate"), req("hipEventRecord"), req("hipEventQuery"),
+	req("hipEventCreate"), req("hipEventRecord"), req("hipEventQuery"),
 	req("hipEventElapsedTime"), req("hipEventDestroy"), req("hipGetErrorString"), req("hipGetErrorName"),
 	req("hipDeviceReset"), opt("hipGetDeviceProperties"), req("hipMemcpyDtoD"),
 	req("hipHostMalloc"), req("hipHostFree"),

@@ -11,6 +11,7 @@ typedef void* nvrtcProgram;
 enum { N_VERSION, N_CREATE, N_COMPILE, N_LOG_SIZE, N_LOG, N_CUBIN_SIZE, N_CUBIN, N_DESTROY, N_ERROR_STRING, N_NFUNCS };
 static void* nvfn[N_NFUNCS];
 static void rk_nv_set(int i, void* p) { nvfn[i] = p; }
+static int rk_nv_nfuncs(void) { return N_NFUNCS; }
 
 static nvrtcResult rk_nvrtcVersion(int* a, int* b) { return ((nvrtcResult(*)(int*, int*))nvfn[N_VERSION])(a, b); }
 static nvrtcResult rk_nvrtcCreateProgram(nvrtcProgram* p, const char* src, const char* name, int n, const char** hdrs, const char** names) {
@@ -32,6 +33,9 @@ import (
 	"sync"
 	"unsafe"
 )
+
+// nvrtcTableSize is the length of the C table nvrtcSyms fills.
+func nvrtcTableSize() int { return int(C.rk_nv_nfuncs()) }
 
 var nvrtcSyms = []symSpec{
 	req("nvrtcVersion"), req("nvrtcCreateProgram"), req("nvrtcCompileProgram"), req("nvrtcGetProgramLogSize"),

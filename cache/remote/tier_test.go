@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -455,11 +454,11 @@ func TestFaultHungServerBreakerAndFlushDeadline(t *testing.T) {
 		c.Timeout, c.RetryAfter, c.FlushTimeout = 300*time.Millisecond, time.Second, 500*time.Millisecond
 	}, nil)
 	pid := s.srv.Pid(t)
-	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+	require.NoError(t, signal(pid, "STOP"))
 	stopped := true
 	defer func() {
 		if stopped {
-			syscall.Kill(pid, syscall.SIGCONT)
+			signal(pid, "CONT")
 		}
 	}()
 	t0 := time.Now()
@@ -471,7 +470,7 @@ func TestFaultHungServerBreakerAndFlushDeadline(t *testing.T) {
 	assert.Equal(t, int64(breakerTrips), b.Counters().Errors)
 	assertOneWarning(t, b, "timeout awaiting response headers")
 
-	require.NoError(t, syscall.Kill(pid, syscall.SIGCONT))
+	require.NoError(t, signal(pid, "CONT"))
 	stopped = false
 	time.Sleep(1100 * time.Millisecond)
 	data, _, err := b.GetBytes(es[7].id)
@@ -480,7 +479,7 @@ func TestFaultHungServerBreakerAndFlushDeadline(t *testing.T) {
 
 	// Uploads to a hung server are abandoned at the flush deadline.
 	c := newMachine(t, s.srv.URL, func(c *Config) { c.Timeout, c.FlushTimeout = 10*time.Second, 300*time.Millisecond }, nil)
-	require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+	require.NoError(t, signal(pid, "STOP"))
 	stopped = true
 	for _, e := range es[:3] {
 		_, err = c.PutBytes(cache.ActionID(sha256.Sum256(e.id[:])), e.data, e.meta)

@@ -15,12 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func mkfifo(t *testing.T, name string) string {
-	t.Helper()
-	require.NoError(t, syscall.Mkfifo(name, 0o644))
-	return name
-}
-
 // within fails the test if f does not return in time (a read or write
 // that blocks on a named pipe would hang the test binary otherwise).
 func within(t *testing.T, d time.Duration, f func()) {

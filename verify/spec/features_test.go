@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -594,7 +593,7 @@ tolerance = { a = { atol = 0, rtol = 0 }, b = { rtol = 1e-3 }, c = { ulp = 0 } }
 
 func TestInitFileMustBeRegular(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "x.bin"), 0o644))
+	mkfifo(t, filepath.Join(dir, "x.bin"))
 	path := filepath.Join(dir, "spec.toml")
 	require.NoError(t, os.WriteFile(path, []byte(`
 [[verify]]
@@ -695,7 +694,7 @@ func TestFP8CheckSpec(t *testing.T) {
 
 func TestReadFileRefusesPipes(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "spec.toml")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	mkfifo(t, fifo)
 	done := make(chan error, 1)
 	go func() { _, err := ReadFile(fifo); done <- err }()
 	select {

@@ -1,0 +1,8 @@
+//go:build unix && !linux
+
+package compile
+
+import "syscall"
+
+// setPdeathsig: only Linux can kill a child when its parent dies.
+func setPdeathsig(*syscall.SysProcAttr) {}
