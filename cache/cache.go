@@ -134,7 +134,7 @@ func Open(dir string) (*Cache, error) {
 		if _, err := os.Stat(p); err == nil {
 			continue
 		}
-		if err := writeFileAtomic(p, []byte(content), time.Time{}); err != nil {
+		if err := safefile.Write(p, []byte(content), ownFile(time.Time{})); err != nil {
 			return nil, fmt.Errorf("cache: %w", err)
 		}
 	}
@@ -326,22 +326,28 @@ func (c *Cache) GetFile(id ActionID) (string, Entry, error) {
 }
 
 // hashFile hashes a data file: a regular file of at most MaxDataSize bytes.
-func hashFile(name string) (OutputID, int64, error) {
+func hashFile(name string) (OutputID, int64, error) { return HashFile(name, MaxDataSize) }
+
+// HashFile returns the sha256 of the regular file name, of at most limit
+// bytes, and its size: how rocmk hashes a file's content, in the cache and
+// for cache keys. Anything else (a named pipe, a device) is refused
+// (safefile.ErrNotRegular), never read.
+func HashFile(name string, limit int64) (OutputID, int64, error) {
 	f, info, err := safefile.Open(name)
 	if err != nil {
 		return OutputID{}, 0, err
 	}
 	defer f.Close()
-	if info.Size() > MaxDataSize {
-		return OutputID{}, 0, &safefile.TooLargeError{Name: name, Size: info.Size(), Max: MaxDataSize}
+	if info.Size() > limit {
+		return OutputID{}, 0, &safefile.TooLargeError{Name: name, Size: info.Size(), Max: limit}
 	}
 	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(f, MaxDataSize+1))
+	n, err := io.Copy(h, io.LimitReader(f, limit+1))
 	if err != nil {
 		return OutputID{}, 0, err
 	}
-	if n > MaxDataSize {
-		return OutputID{}, 0, &safefile.TooLargeError{Name: name, Size: -1, Max: MaxDataSize}
+	if n > limit {
+		return OutputID{}, 0, &safefile.TooLargeError{Name: name, Size: -1, Max: limit}
 	}
 	var o OutputID
 	h.Sum(o[:0])
@@ -421,7 +427,7 @@ func (c *Cache) Put(id ActionID, r io.ReadSeeker, m Meta) (Entry, error) {
 	}
 	now := c.now()
 	e := Entry{Action: id, Output: out, Size: size, Meta: m, Created: now, Used: now}
-	if err := writeFileAtomic(c.fileName(id, "a"), encodeIndex(e), now); err != nil {
+	if err := safefile.Write(c.fileName(id, "a"), encodeIndex(e), ownFile(now)); err != nil {
 		return Entry{}, fmt.Errorf("cache: %w", err)
 	}
 	e.Created = e.Created.UTC()
@@ -446,70 +452,25 @@ func (c *Cache) putData(r io.ReadSeeker, out OutputID, size int64) error {
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	dir := filepath.Dir(name)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	return safefile.WriteFrom(name, ownFile(time.Time{}), func(w io.Writer) error {
+		h := sha256.New()
+		n, err := io.Copy(io.MultiWriter(w, h), r)
+		if err == nil && (n != size || OutputID(h.Sum(nil)) != out) {
+			err = errors.New("data changed while it was being stored")
+		}
 		return err
-	}
-	f, err := os.CreateTemp(dir, tempPrefix+"*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, h), r)
-	if err == nil && (n != size || OutputID(h.Sum(nil)) != out) {
-		err = errors.New("data changed while it was being stored")
-	}
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, name)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	})
 }
 
 // tempPrefix starts the name of every temporary file; Trim removes old ones
 // (left by a killed process) and everything else ignores them.
 const tempPrefix = ".tmp-"
 
-// writeFileAtomic writes data to a temporary file next to name, sets its
-// mtime (unless mtime is zero), closes it and renames it over name.
-// (Close before rename: Windows cannot rename an open file, and the data
-// must be complete before the name appears.)
-func writeFileAtomic(name string, data []byte, mtime time.Time) error {
-	dir := filepath.Dir(name)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, tempPrefix+"*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && !mtime.IsZero() {
-		err = os.Chtimes(tmp, mtime, mtime)
-	}
-	if err == nil {
-		err = os.Rename(tmp, name)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+// ownFile is how the cache writes its files: replaced whole whatever is
+// there, through a temporary file named tempPrefix*, with mtime as the
+// modification time unless it is zero.
+func ownFile(mtime time.Time) safefile.Options {
+	return safefile.Options{Owned: true, TempPrefix: tempPrefix, MTime: mtime}
 }
 
 func (c *Cache) lockFile() string { return filepath.Join(c.dir, "lock") }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"time"
 )
 
 // debugHook is where NewHash reads ROCMK_DEBUG and writes its log. Tests and
@@ -19,7 +18,7 @@ var debugHook = struct {
 	out    io.Writer
 }{getenv: os.Getenv, out: os.Stderr}
 
-// SetDebugHook makes NewHash and FileHash read ROCMK_DEBUG through getenv
+// SetDebugHook makes NewHash read ROCMK_DEBUG through getenv
 // and log to w, and returns a function that restores the previous hook.
 func SetDebugHook(getenv func(string) string, w io.Writer) (restore func()) {
 	debugHook.Lock()
@@ -89,40 +88,4 @@ func (h *Hash) Sum() ActionID {
 		fmt.Fprintf(h.debug, "HASH[%s]: %x\n", h.label, id[:])
 	}
 	return id
-}
-
-// fileHashes memoises FileHash for one process, keyed by name, size and mtime.
-var fileHashes sync.Map // fileKey -> [HashSize]byte
-
-type fileKey struct {
-	name  string
-	size  int64
-	mtime time.Time
-}
-
-// FileHash returns the sha256 of the named file's content. Results are
-// remembered for the life of the process while the file's size and mtime
-// stay the same. With ROCMK_DEBUG=cachehash=1 it logs "HASH name: sum".
-func FileHash(name string) ([HashSize]byte, error) {
-	info, err := os.Stat(name)
-	if err != nil {
-		return [HashSize]byte{}, err
-	}
-	k := fileKey{name, info.Size(), info.ModTime()}
-	if v, ok := fileHashes.Load(k); ok {
-		return v.([HashSize]byte), nil
-	}
-	sum, _, err := hashFile(name)
-	if err != nil {
-		return [HashSize]byte{}, err
-	}
-	// Do not remember a file modified in the last two seconds: a write in
-	// the same mtime tick could go unnoticed.
-	if time.Since(info.ModTime()) > 2*time.Second {
-		fileHashes.Store(k, [HashSize]byte(sum))
-	}
-	if w := debugWriter(); w != nil {
-		fmt.Fprintf(w, "HASH %s: %x\n", name, sum)
-	}
-	return sum, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"github.com/rocmk/rocmk/cache/safefile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,18 +53,20 @@ HASH[object vadd.hip gfx90a]: `+id.String()+"\n", log.String())
 	assert.NotEqual(t, id, h.Sum())
 }
 
-func TestFileHash(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "a.h")
+func TestHashFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.h")
 	require.NoError(t, os.WriteFile(p, []byte("#define N 1\n"), 0o644))
-	s1, err := FileHash(p)
+	s1, n, err := HashFile(p, 100)
 	require.NoError(t, err)
-	assert.Equal(t, sha256.Sum256([]byte("#define N 1\n")), s1)
-	require.NoError(t, os.WriteFile(p, []byte("#define N 2\n"), 0o644))
-	s2, err := FileHash(p)
-	require.NoError(t, err)
-	assert.NotEqual(t, s1, s2, "same size, new content, written within the same second")
-	_, err = FileHash(p + ".missing")
-	assert.Error(t, err)
+	assert.Equal(t, OutputID(sha256.Sum256([]byte("#define N 1\n"))), s1)
+	assert.EqualValues(t, 12, n)
+	_, _, err = HashFile(p, 11)
+	assert.ErrorIs(t, err, safefile.ErrTooLarge)
+	_, _, err = HashFile(p+".missing", 100)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	_, _, err = HashFile(dir, 100)
+	assert.ErrorIs(t, err, safefile.ErrNotRegular)
 }
 
 func TestDefaultDir(t *testing.T) {

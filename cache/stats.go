@@ -74,7 +74,7 @@ func (c *Cache) updateStats(f func(*Stats)) error {
 	f(&s)
 	s.Entries, s.Bytes = 0, 0
 	b, _ := json.Marshal(s)
-	if err := writeFileAtomic(c.statsFile(), append(b, '\n'), time.Time{}); err != nil {
+	if err := safefile.Write(c.statsFile(), append(b, '\n'), ownFile(time.Time{})); err != nil {
 		return fmt.Errorf("cache stats: %w", err)
 	}
 	return nil

@@ -200,5 +200,5 @@ func (c *Cache) AutoTrim() error {
 		return err
 	}
 	// If this write is lost, the next build trims again: harmless.
-	return writeFileAtomic(name, []byte(strconv.FormatInt(now.Unix(), 10)+"\n"), time.Time{})
+	return safefile.Write(name, []byte(strconv.FormatInt(now.Unix(), 10)+"\n"), ownFile(time.Time{}))
 }

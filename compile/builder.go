@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/inspect"
 )
@@ -310,7 +310,7 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 		b.fail(res, mapClangError(out.Stderr, j.Target, b.TC), err)
 		return
 	}
-	data, err := readRegular(j.Out, maxObjectSize)
+	data, err := safefile.Read(j.Out, maxObjectSize)
 	if err != nil {
 		b.fail(res, out.Stderr, fmt.Errorf("compiler wrote no output: %w", err))
 		return
@@ -323,7 +323,7 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 		var own, shared []depRecord
 		if why == "" {
 			var list []string
-			if df, err := readRegular(j.DepFile, maxScanSize); err != nil {
+			if df, err := safefile.Read(j.DepFile, maxScanSize); err != nil {
 				why = err.Error()
 			} else if list, err = b.TC.Deps(df); err != nil {
 				why = err.Error()
@@ -898,20 +898,11 @@ func (fh *fileHashes) sum(path string) (string, error) {
 		return v.sum, nil
 	}
 	fh.mu.Unlock()
-	f, err := openRegular(path)
+	sum, _, err := cache.HashFile(path, maxScanSize)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(f, maxScanSize+1))
-	if err != nil {
-		return "", err
-	}
-	if n > maxScanSize {
-		return "", fmt.Errorf("%s: larger than %d MiB", path, maxScanSize>>20)
-	}
-	s := hex.EncodeToString(h.Sum(nil))
+	s := sum.String()
 	fh.mu.Lock()
 	if fh.m == nil {
 		fh.m = map[string]fileHash{}

@@ -277,11 +277,11 @@ func dirID(dir, proc string, names []string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\ntarget %s\n", deviceLibFormat, proc)
 	for _, n := range names {
-		sum, err := cache.FileHash(filepath.Join(dir, n))
+		sum, _, err := cache.HashFile(filepath.Join(dir, n), maxScanSize)
 		if err != nil {
 			return "", fmt.Errorf("device libraries: %w", err)
 		}
-		fmt.Fprintf(h, "%s %x\n", n, sum)
+		fmt.Fprintf(h, "%s %x\n", n, sum[:])
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

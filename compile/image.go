@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -136,7 +137,7 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch, name string, src []b
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, filepath.Base(name))
-	if err := os.WriteFile(path, src, 0o644); err != nil {
+	if err := safefile.Write(path, src, safefile.Options{}); err != nil {
 		return Image{}, err
 	}
 	b := &Builder{TC: ib.tc, Run: ib.Run, Cache: ib.Cache, Jobs: 1, Getenv: ib.Getenv}
@@ -221,7 +222,7 @@ func (ib *ImageBuilder) nvcc(ctx context.Context, nvcc, inc, arch, name string, 
 		}
 		defer os.RemoveAll(dir)
 		in, out := filepath.Join(dir, filepath.Base(name)), filepath.Join(dir, "out.cubin")
-		if err := os.WriteFile(in, src, 0o644); err != nil {
+		if err := safefile.Write(in, src, safefile.Options{}); err != nil {
 			return nil, err
 		}
 		res, err := ib.Run.Run(ctx, Cmd{Dir: dir, Argv: argv(in, out)})

@@ -13,11 +13,10 @@ package compile
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"sync"
-	"syscall"
+
+	"github.com/rocmk/rocmk/cache/safefile"
 )
 
 // includeRef is one header lookup written in a file: an #include,
@@ -388,7 +387,7 @@ func (s *scanMemo) get(abs string, pi pathInfo) (fileScan, error) {
 	if ok && v.size == pi.Size && v.mtime == pi.MTime && v.ctime == pi.CTime && v.ino == pi.Ino {
 		return v.scan, nil
 	}
-	data, err := readRegular(abs, maxScanSize)
+	data, err := safefile.Read(abs, maxScanSize)
 	if err != nil {
 		return fileScan{}, err
 	}
@@ -566,45 +565,4 @@ func specialName(state string) string {
 		return "block device"
 	}
 	return state
-}
-
-// readRegular reads a regular file of at most limit bytes. It opens without
-// blocking and checks the open file, so a FIFO or device put in place of a
-// file is refused rather than read.
-func readRegular(path string, limit int64) ([]byte, error) {
-	f, err := openRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := bytes.NewBuffer(nil)
-	if fi, err := f.Stat(); err == nil && fi.Size() < limit {
-		buf.Grow(int(fi.Size()) + 1)
-	}
-	_, err = buf.ReadFrom(io.LimitReader(f, limit+1))
-	data := buf.Bytes()
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d MiB", path, limit>>20)
-	}
-	return data, nil
-}
-
-// openRegular opens a file for reading if it is a regular file.
-func openRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s: not a regular file (%s)", path, fi.Mode().Type())
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
 }

@@ -179,14 +179,14 @@ func TestWriteRefusesDirectory(t *testing.T) {
 func TestRemoveTempsRemovesWritesInProgress(t *testing.T) {
 	dir := t.TempDir()
 	var s tempSet
-	f, err := s.create(filepath.Join(dir, "k.hip"))
+	f, err := s.create(dir, ".k.hip.rocmk-")
 	require.NoError(t, err)
 	defer f.Close()
 	assert.True(t, strings.HasPrefix(filepath.Base(f.Name()), ".k.hip.rocmk-"), f.Name())
 	s.removeAll()
 	_, err = os.Stat(f.Name())
 	assert.ErrorIs(t, err, fs.ErrNotExist, "the temporary file is gone")
-	_, err = s.create(filepath.Join(dir, "k2.hip"))
+	_, err = s.create(dir, ".k2.hip.rocmk-")
 	assert.ErrorIs(t, err, ErrInterrupted, "no write starts after the cleanup")
 	left, _ := os.ReadDir(dir)
 	assert.Empty(t, left)
@@ -203,4 +203,43 @@ func TestIDOfSeesHardLinks(t *testing.T) {
 	require.True(t, ok)
 	ib, _ := IDOf(fb)
 	assert.Equal(t, ia, ib)
+}
+
+func TestWriteOwnedReplacesWhateverIsThere(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	require.NoError(t, os.WriteFile(victim, []byte("keep"), 0o644))
+	link := filepath.Join(dir, "ab", "entry-a")
+	require.NoError(t, os.MkdirAll(filepath.Dir(link), 0o755))
+	require.NoError(t, os.Symlink(victim, link))
+	mtime := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	o := Options{Owned: true, TempPrefix: ".tmp-", MTime: mtime}
+	require.NoError(t, Write(link, []byte("entry"), o))
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.True(t, fi.Mode().IsRegular(), "the link itself is replaced")
+	assert.Equal(t, mtime, fi.ModTime().UTC())
+	b, _ := os.ReadFile(victim)
+	assert.Equal(t, "keep", string(b), "its target is not written")
+
+	ro := filepath.Join(dir, "ab", "ro-d")
+	require.NoError(t, os.WriteFile(ro, []byte("old"), 0o444))
+	require.NoError(t, Write(ro, []byte("new"), o), "a read-only file rocmk owns is replaced")
+	b, _ = os.ReadFile(ro)
+	assert.Equal(t, "new", string(b))
+}
+
+func TestWriteFromFailureKeepsTheOldFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "data-d")
+	require.NoError(t, os.WriteFile(p, []byte("old"), 0o644))
+	err := WriteFrom(p, Options{Owned: true, TempPrefix: ".tmp-"}, func(w io.Writer) error {
+		_, _ = w.Write([]byte("half"))
+		return fmt.Errorf("hash mismatch")
+	})
+	assert.EqualError(t, err, "hash mismatch")
+	b, _ := os.ReadFile(p)
+	assert.Equal(t, "old", string(b))
+	left, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"))
+	assert.Empty(t, left, "no temporary file left")
 }

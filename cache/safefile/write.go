@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // ErrReadOnly is wrapped by the error of a Write to an existing file that
@@ -27,6 +29,16 @@ type Options struct {
 	// SkipIfSame leaves a regular file that already holds the data
 	// untouched, mtime included (no-op rebuilds).
 	SkipIfSame bool
+	// Owned is for files rocmk alone writes (the cache's): whatever is at
+	// name, a symbolic link, a named pipe or a read-only file, is replaced
+	// by the rename, never followed, written into or refused.
+	Owned bool
+	// TempPrefix starts the temporary file's name instead of ".NAME.rocmk-"
+	// (the cache uses ".tmp-", which its trimming removes when a killed
+	// process leaves one).
+	TempPrefix string
+	// MTime, when set, is the file's modification time.
+	MTime time.Time
 }
 
 // Write writes data to name:
@@ -40,9 +52,33 @@ type Options struct {
 //     /proc/self/fd, /dev/stdout or /dev/stderr (the caller's descriptors,
 //     as in `-o >(cmd)`), is opened and written directly, never renamed
 //     over. A named pipe with no reader is an error, not a wait.
+//
+// With o.Owned, name is always replaced atomically (see Options.Owned).
 func Write(name string, data []byte, o Options) error {
+	return write(name, data, o, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFrom is Write for data produced by fill as it is written (a copy
+// hashed on the way). An error from fill removes the temporary file and
+// leaves name as it was; a special file written directly may have
+// received part of the data.
+func WriteFrom(name string, o Options, fill func(w io.Writer) error) error {
+	o.SkipIfSame = false
+	return write(name, nil, o, fill)
+}
+
+func write(name string, data []byte, o Options, fill func(io.Writer) error) error {
+	if o.Owned {
+		if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
+			return err
+		}
+		return replace(name, o, perm(o), fill)
+	}
 	if isDescriptor(name) {
-		return writeDirect(name, data, os.O_APPEND|oNonblock)
+		return writeDirect(name, fill, os.O_APPEND|oNonblock)
 	}
 	fi, err := os.Stat(name)
 	switch {
@@ -54,19 +90,15 @@ func Write(name string, data []byte, o Options) error {
 		if err := os.MkdirAll(filepath.Dir(target), 0o777); err != nil {
 			return err
 		}
-		perm := o.Perm
-		if perm == 0 {
-			perm = 0o644
-		}
-		return replace(target, data, perm, o.Sync)
+		return replace(target, o, perm(o), fill)
 	case err != nil:
 		return err
 	case fi.IsDir():
 		return &fs.PathError{Op: "write", Path: name, Err: syscall.EISDIR}
 	case fi.Mode()&fs.ModeNamedPipe != 0:
-		return writeDirect(name, data, oNonblock)
+		return writeDirect(name, fill, oNonblock)
 	case !fi.Mode().IsRegular():
-		return writeDirect(name, data, 0)
+		return writeDirect(name, fill, 0)
 	}
 	if fi.Mode().Perm()&0o222 == 0 {
 		return fmt.Errorf("%s: %w", name, ErrReadOnly)
@@ -80,7 +112,15 @@ func Write(name string, data []byte, o Options) error {
 			return nil
 		}
 	}
-	return replace(target, data, fi.Mode().Perm(), o.Sync)
+	return replace(target, o, fi.Mode().Perm(), fill)
+}
+
+// perm is the permission of a new file.
+func perm(o Options) fs.FileMode {
+	if o.Perm == 0 {
+		return 0o644
+	}
+	return o.Perm
 }
 
 // CheckWritable returns the error Write would give for a read-only name, so
@@ -105,7 +145,7 @@ func isDescriptor(name string) bool {
 // writeDirect writes data into an existing file that is not replaced.
 // flag has O_NONBLOCK for what may be a pipe: opening one with no reader
 // then fails (ENXIO) instead of waiting for a reader.
-func writeDirect(name string, data []byte, flag int) error {
+func writeDirect(name string, fill func(io.Writer) error, flag int) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|flag, 0)
 	if errors.Is(err, syscall.ENXIO) {
 		return fmt.Errorf("%s: named pipe has no reader", name)
@@ -113,7 +153,7 @@ func writeDirect(name string, data []byte, flag int) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = fill(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -140,10 +180,16 @@ func linkTarget(name string) (string, error) {
 	return "", &fs.PathError{Op: "write", Path: name, Err: syscall.ELOOP}
 }
 
-// replace writes data to a temporary file beside name and renames it over
-// name. The temporary file is removed on any failure, and by RemoveTemps.
-func replace(name string, data []byte, perm fs.FileMode, sync bool) (err error) {
-	f, err := temps.create(name)
+// replace writes fill's data to a temporary file beside name and renames
+// it over name. The temporary file is removed on any failure, and by
+// RemoveTemps. (Close before rename: Windows cannot rename an open file,
+// and the data must be complete before the name appears.)
+func replace(name string, o Options, perm fs.FileMode, fill func(io.Writer) error) (err error) {
+	prefix := o.TempPrefix
+	if prefix == "" {
+		prefix = "." + filepath.Base(name) + ".rocmk-"
+	}
+	f, err := temps.create(filepath.Dir(name), prefix)
 	if err != nil {
 		return err
 	}
@@ -154,15 +200,18 @@ func replace(name string, data []byte, perm fs.FileMode, sync bool) (err error) 
 		}
 		temps.done(tmp)
 	}()
-	_, err = f.Write(data)
+	err = fill(f)
 	if err == nil {
 		err = f.Chmod(perm)
 	}
-	if err == nil && sync {
+	if err == nil && o.Sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil && !o.MTime.IsZero() {
+		err = os.Chtimes(tmp, o.MTime, o.MTime)
 	}
 	if err == nil {
 		err = os.Rename(tmp, name)
@@ -183,15 +232,16 @@ var temps tempSet
 // ErrInterrupted is the error of a Write that starts after RemoveTemps.
 var ErrInterrupted = errors.New("interrupted")
 
-// create makes a temporary file beside name, ".NAME.rocmk-123456": hidden,
-// and named after the file it will become.
-func (s *tempSet) create(name string) (*os.File, error) {
+// create makes a temporary file in dir whose name starts with prefix
+// (".NAME.rocmk-123456" for Write: hidden, and named after the file it
+// will become).
+func (s *tempSet) create(dir, prefix string) (*os.File, error) {
 	s.Lock()
 	defer s.Unlock()
 	if s.closed {
 		return nil, ErrInterrupted
 	}
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".rocmk-*")
+	f, err := os.CreateTemp(dir, prefix+"*")
 	if err != nil {
 		return nil, err
 	}
