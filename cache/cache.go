@@ -78,6 +78,9 @@ type Entry struct {
 	Meta    Meta
 	Created time.Time // when it was Put
 	Used    time.Time // last use (mtime of the index file), precise to mtimeInterval
+	// Remote is set by a remote tier's lookup that fetched the entry from
+	// its server (cache/remote): where a hit came from.
+	Remote bool
 }
 
 // ErrNotFound is the error of a miss. A corrupt, truncated or half-deleted

@@ -80,6 +80,9 @@ func (h *Hash) Write(b []byte) (int, error) {
 	return h.h.Write(b)
 }
 
+// Line adds one labelled line: fmt.Sprintf(format, a...) and a newline.
+func (h *Hash) Line(format string, a ...any) { fmt.Fprintf(h, format+"\n", a...) }
+
 // Sum returns the ActionID of everything written so far.
 func (h *Hash) Sum() ActionID {
 	var id ActionID

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -92,19 +91,12 @@ type buildDoc struct {
 	Toolchain string             `json:"toolchain"`
 	OutDir    string             `json:"out_dir"`
 	Targets   []string           `json:"targets"`
-	Jobs      []buildJob         `json:"jobs"`
+	Jobs      []*compile.Result  `json:"jobs"`
 	Bundles   []string           `json:"bundles,omitempty"`
 	Files     []string           `json:"files,omitempty"`
 	Summary   buildSummary       `json:"summary"`
 	Remote    *cache.RemoteStats `json:"remote,omitempty"` // with a remote cache
 	Commands  []string           `json:"commands,omitempty"`
-}
-
-// buildJob is one job in --json: the result, and for a cache hit where
-// the object came from ("local" or "remote").
-type buildJob struct {
-	*compile.Result
-	Cache string `json:"cache,omitempty"`
 }
 
 type buildSummary struct {
@@ -157,7 +149,7 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 		if err != nil {
 			ui.Warnf("build cache unavailable (%v); building without it", err)
 		} else if bc != nil {
-			b.Cache = compile.CacheStore(bc)
+			b.Cache = bc
 			ui.Verbosef(2, "cache: %s", bc.Dir())
 			cfg, err := remoteConfig(o.g, env, o.Project)
 			if err != nil {
@@ -167,7 +159,7 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 				if tier, err = openTier(bc, cfg, ui); err != nil {
 					return err
 				}
-				b.Cache = tierStore{tier}
+				b.Cache = tier
 			}
 		}
 	}
@@ -176,24 +168,16 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	if o.DryRun {
 		bar = nopProgress{}
 	}
-	var mu sync.Mutex
-	from := map[*compile.Result]string{} // hits: "local" or "remote"
 	b.Events = func(e compile.Event) {
 		if e.Kind != compile.EventDone {
 			return
 		}
 		r := e.Result
 		bar.Add(1)
-		mu.Lock()
-		defer mu.Unlock()
 		src := displaySource(r.Src)
 		switch r.Status {
 		case compile.StatusHit:
-			from[r] = "local"
-			if tier != nil && tier.RemoteHit(r.SHA256) {
-				from[r] = "remote"
-			}
-			ui.Verbosef(1, "%-9s %s [%s] %s", map[string]string{"local": "hit", "remote": "remote"}[from[r]], src, r.Target, fmtDur(r.Dur))
+			ui.Verbosef(1, "%-9s %s [%s] %s", map[string]string{"local": "hit", "remote": "remote"}[r.Cache], src, r.Target, fmtDur(r.Dur))
 		case compile.StatusCompiled:
 			ui.Verbosef(1, "compiled  %s [%s] %s (cpu %s)", src, r.Target, fmtDur(r.Dur), fmtDur(r.CPU))
 		case compile.StatusFailed:
@@ -217,8 +201,8 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 		Summary: buildSummary{Jobs: len(rep.Results), Hits: rep.Count(compile.StatusHit), Compiled: rep.Count(compile.StatusCompiled),
 			Failed: rep.Count(compile.StatusFailed), WallSec: rep.Wall.Seconds(), CPUSec: rep.CPU.Seconds()}}
 	for _, r := range rep.Results {
-		doc.Jobs = append(doc.Jobs, buildJob{r, from[r]})
-		if from[r] == "remote" {
+		doc.Jobs = append(doc.Jobs, r)
+		if r.Cache == "remote" {
 			doc.Summary.Remote++
 		}
 	}

@@ -306,7 +306,7 @@ func amdBuild(env Env, g globalOptions, ui *UI) func(context.Context, string, []
 		if err != nil {
 			ui.Warnf("build cache unavailable (%v); building without it", err)
 		} else if bc != nil {
-			b.Cache = compile.CacheStore(bc)
+			b.Cache = bc
 		}
 		// The source lives in port's work directory (a new temporary one per
 		// run): the compiler runs there, so the key does not name it.

@@ -60,18 +60,3 @@ func closeTier(ctx context.Context, t *remote.Tier, ui *UI) cache.RemoteStats {
 	}
 	return c
 }
-
-// tierStore is compile.Store over a remote.Tier, as compile.CacheStore is
-// over a *cache.Cache: the builder's deps-entry and object lookups both go
-// local first, then remote.
-type tierStore struct{ t *remote.Tier }
-
-func (s tierStore) Get(k compile.Key) ([]byte, error) {
-	b, _, err := s.t.GetBytes(cache.ActionID(k))
-	return b, err
-}
-
-func (s tierStore) Put(k compile.Key, data []byte, m compile.StoreMeta) error {
-	_, err := s.t.PutBytes(cache.ActionID(k), data, cache.Meta{Kind: m.Kind, Source: m.Source, Target: m.Target, Toolchain: m.Toolchain, ROCm: m.ROCm})
-	return err
-}

@@ -352,7 +352,7 @@ func newImageBuilder(env Env, g globalOptions, ui *UI, noNVCC bool, hipInclude s
 	if err != nil {
 		ui.Warnf("build cache unavailable: %v", err)
 	} else if store != nil {
-		ib.Cache = compile.CacheStore(store)
+		ib.Cache = store
 	}
 	return ib
 }

@@ -236,17 +236,17 @@ func (b *Builder) toolchainID(ctx context.Context) (string, error) {
 	if b.Cache == nil {
 		return b.TC.ID(ctx, b.Run)
 	}
-	h := newKeyHash("toolchain-id")
-	h.line("stamp %s", b.TC.Stamp())
+	h := cache.NewHash("toolchain-id")
+	h.Line("stamp %s", b.TC.Stamp())
 	k := h.Sum()
-	if id, err := b.Cache.Get(k); err == nil && len(id) > 0 {
+	if id, err := get(b.Cache, k); err == nil && len(id) > 0 {
 		return string(id), nil
 	}
 	id, err := b.TC.ID(ctx, b.Run)
 	if err != nil {
 		return "", err
 	}
-	_ = b.Cache.Put(k, []byte(id), StoreMeta{Kind: "toolchain-id", Toolchain: b.TC.Name(), ROCm: rocmOf(b.TC)})
+	_ = put(b.Cache, k, []byte(id), cache.Meta{Kind: "toolchain-id", Toolchain: b.TC.Name(), ROCm: rocmOf(b.TC)})
 	return id, nil
 }
 
@@ -273,10 +273,13 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 		b.fail(res, nil, err)
 		return
 	}
-	meta := StoreMeta{Source: filepath.Base(res.Src), Target: j.Target.String(), Toolchain: b.TC.Name(), ROCm: rocmOf(b.TC)}
+	meta := cache.Meta{Source: filepath.Base(res.Src), Target: j.Target.String(), Toolchain: b.TC.Name(), ROCm: rocmOf(b.TC)}
 	if b.Cache != nil {
-		if data, ok := b.lookup(base, j); ok {
-			res.Status = StatusHit
+		if data, remote, ok := b.lookup(base, j); ok {
+			res.Status, res.Cache = StatusHit, "local"
+			if remote {
+				res.Cache = "remote"
+			}
 			b.finish(res, data)
 			return
 		}
@@ -333,7 +336,7 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 		}
 		if why != "" {
 			// Logged with ROCMK_DEBUG=cachehash=1, next to the keys.
-			b.newHash("not stored "+j.Src+" "+j.Target.String()).line("reason %s", why)
+			cache.NewHash("not stored "+j.Src+" "+j.Target.String()).Line("reason %s", why)
 		} else {
 			b.storeDeps(base, own, shared, data, meta)
 		}
@@ -398,89 +401,89 @@ func rocmOf(tc Toolchain) string {
 // compiling. It also names the job's "deps" entry (what the last compile
 // depended on), as in ccache's direct mode. Paths in it are as the compiler
 // sees them: relative to the base directory inside it, absolute outside.
-func (b *Builder) baseKey(tcID string, j Job) (Key, error) {
-	h := b.newHash("compile " + j.Src + " " + j.Target.String())
-	h.line("%s", cacheFormat)
-	h.line("toolchain %s", tcID)
+func (b *Builder) baseKey(tcID string, j Job) (cache.ActionID, error) {
+	h := cache.NewHash("compile " + j.Src + " " + j.Target.String())
+	h.Line("%s", cacheFormat)
+	h.Line("toolchain %s", tcID)
 	lib, err := b.TC.DeviceLibID(j.Target)
 	if err != nil {
-		return Key{}, fmt.Errorf("device libraries: %w", err)
+		return cache.ActionID{}, fmt.Errorf("device libraries: %w", err)
 	}
-	h.line("devicelibs %s", lib)
-	h.line("target %s", j.Target)
+	h.Line("devicelibs %s", lib)
+	h.Line("target %s", j.Target)
 	tmpl := j
 	tmpl.Out, tmpl.DepFile, tmpl.Dir = "OUT", "DEP", ""
-	h.line("argv %q", b.TC.Argv(tmpl))
+	h.Line("argv %q", b.TC.Argv(tmpl))
 	if f := locationFlag(j.Flags); f != "" {
 		// The object records where it was built (debug info, profiles):
 		// the base directory is an input.
-		h.line("location %s (%s)", j.Dir, f)
+		h.Line("location %s (%s)", j.Dir, f)
 	}
 	for _, k := range b.TC.KeyEnv() {
 		if v := b.Getenv(k); v != "" {
-			h.line("env %s=%s", k, v)
+			h.Line("env %s=%s", k, v)
 		}
 	}
-	h.line("src %s", j.Src)
+	h.Line("src %s", j.Src)
 	sum, err := b.hashes.sum(absName(j.Dir, j.Src))
 	if err != nil {
-		return Key{}, err
+		return cache.ActionID{}, err
 	}
-	h.line("srchash %s", sum)
+	h.Line("srchash %s", sum)
 	return h.Sum(), nil
 }
 
-func (b *Builder) newHash(label string) *keyHash { return newKeyHash(label) }
+func (b *Builder) newHash(label string) *cache.Hash { return cache.NewHash(label) }
 
 // depsKey names a job's deps entry. Its line differs from every object
 // key's ("base ..."), so a job with no records cannot collide with it.
-func depsKey(base Key) Key {
-	h := newKeyHash("deps")
-	h.line("deps of %s", base)
+func depsKey(base cache.ActionID) cache.ActionID {
+	h := cache.NewHash("deps")
+	h.Line("deps of %s", base)
 	return h.Sum()
 }
 
 // objectKey is the base key plus every record with its value, and the
 // digest of each shared group's current values.
-func (b *Builder) objectKey(base Key, recs []depRecord, groups []Key) Key {
-	h := b.newHash("object " + base.String()[:12])
-	h.line("base %s", base)
+func (b *Builder) objectKey(base cache.ActionID, recs []depRecord, groups []cache.ActionID) cache.ActionID {
+	h := cache.NewHash("object " + base.String()[:12])
+	h.Line("base %s", base)
 	for _, g := range groups {
-		h.line("group %s", g)
+		h.Line("group %s", g)
 	}
 	for _, r := range recs {
-		h.line("%s", r.keyLine())
+		h.Line("%s", r.keyLine())
 	}
 	return h.Sum()
 }
 
 // groupDigest identifies a group of records with their values: the group's
 // name in deps entries when recorded, and what the object key holds.
-func (b *Builder) groupDigest(recs []depRecord) Key {
-	h := b.newHash("deps-group")
+func (b *Builder) groupDigest(recs []depRecord) cache.ActionID {
+	h := cache.NewHash("deps-group")
 	for _, r := range recs {
-		h.line("%s", r.keyLine())
+		h.Line("%s", r.keyLine())
 	}
 	return h.Sum()
 }
 
 // groupKey names the entry that stores a shared group.
-func groupKey(id Key) Key {
-	h := newKeyHash("deps-group entry")
-	h.line("deps group %s", id)
+func groupKey(id cache.ActionID) cache.ActionID {
+	h := cache.NewHash("deps-group entry")
+	h.Line("deps group %s", id)
 	return h.Sum()
 }
 
 // groupMemo checks, and stores, each shared group once per build.
 type groupMemo struct {
 	mu     sync.Mutex
-	m      map[string]*groupOnce // checked: by name
-	stored map[Key]*groupOnce    // stored (or found in the cache)
+	m      map[string]*groupOnce         // checked: by name
+	stored map[cache.ActionID]*groupOnce // stored (or found in the cache)
 }
 
 type groupOnce struct {
 	once   sync.Once
-	digest Key
+	digest cache.ActionID
 	err    error
 }
 
@@ -492,7 +495,7 @@ func (s *groupMemo) reset() {
 
 // currentGroup reads a shared group and returns the digest of its records'
 // current values (errStale if one no longer holds).
-func (b *Builder) currentGroup(id, baseDir string) (Key, error) {
+func (b *Builder) currentGroup(id, baseDir string) (cache.ActionID, error) {
 	b.groups.mu.Lock()
 	if b.groups.m == nil {
 		b.groups.m = map[string]*groupOnce{}
@@ -504,12 +507,12 @@ func (b *Builder) currentGroup(id, baseDir string) (Key, error) {
 	}
 	b.groups.mu.Unlock()
 	o.once.Do(func() {
-		var k Key
+		var k cache.ActionID
 		if _, err := hex.Decode(k[:], []byte(id)); err != nil {
 			o.err = err
 			return
 		}
-		data, err := b.Cache.Get(groupKey(k))
+		data, err := get(b.Cache, groupKey(k))
 		if err != nil {
 			o.err = err
 			return
@@ -535,10 +538,10 @@ func (b *Builder) currentGroup(id, baseDir string) (Key, error) {
 // storeGroup stores a shared group unless the cache has it, once per build
 // (the jobs that share it would otherwise all write it, and upload it to a
 // remote cache, at once).
-func (b *Builder) storeGroup(id Key, recs []depRecord, now int64, m StoreMeta) error {
+func (b *Builder) storeGroup(id cache.ActionID, recs []depRecord, now int64, m cache.Meta) error {
 	b.groups.mu.Lock()
 	if b.groups.stored == nil {
-		b.groups.stored = map[Key]*groupOnce{}
+		b.groups.stored = map[cache.ActionID]*groupOnce{}
 	}
 	o := b.groups.stored[id]
 	if o == nil {
@@ -547,12 +550,12 @@ func (b *Builder) storeGroup(id Key, recs []depRecord, now int64, m StoreMeta) e
 	}
 	b.groups.mu.Unlock()
 	o.once.Do(func() {
-		if _, err := b.Cache.Get(groupKey(id)); err == nil {
+		if _, err := get(b.Cache, groupKey(id)); err == nil {
 			return
 		}
 		m.Source, m.Target = "(shared)", "" // one group serves every source and target with these flags
 		g := depsEntry{Alts: []depsAlt{{Recorded: now, Files: recs}}}
-		o.err = b.Cache.Put(groupKey(id), g.marshal(groupMagic), m)
+		o.err = put(b.Cache, groupKey(id), g.marshal(groupMagic), m)
 	})
 	return o.err
 }
@@ -560,22 +563,22 @@ func (b *Builder) storeGroup(id Key, recs []depRecord, now int64, m StoreMeta) e
 // storeDeps stores a compile's records: the shared group (unless the cache
 // has it), then the job's deps entry with this record set first, then the
 // object.
-func (b *Builder) storeDeps(base Key, own, shared []depRecord, data []byte, meta StoreMeta) {
+func (b *Builder) storeDeps(base cache.ActionID, own, shared []depRecord, data []byte, meta cache.Meta) {
 	now := time.Now().UnixNano()
 	dm := meta
 	dm.Kind = "deps"
 	alt := depsAlt{Recorded: now, Files: own}
-	var groups []Key
+	var groups []cache.ActionID
 	if len(shared) > 0 {
 		id := b.groupDigest(shared)
 		if err := b.storeGroup(id, shared, now, dm); err != nil {
 			return
 		}
 		alt.Groups = []string{id.String()}
-		groups = []Key{id}
+		groups = []cache.ActionID{id}
 	}
 	de := depsEntry{Alts: []depsAlt{alt}}
-	if old, err := b.Cache.Get(depsKey(base)); err == nil {
+	if old, err := get(b.Cache, depsKey(base)); err == nil {
 		if prev, err := parseDepsEntry(old, depsMagic); err == nil {
 			for _, a := range prev.Alts {
 				if len(de.Alts) < maxAlts && !a.sameInputs(alt) {
@@ -584,9 +587,9 @@ func (b *Builder) storeDeps(base Key, own, shared []depRecord, data []byte, meta
 			}
 		}
 	}
-	if err := b.Cache.Put(depsKey(base), de.marshal(depsMagic), dm); err == nil {
+	if err := put(b.Cache, depsKey(base), de.marshal(depsMagic), dm); err == nil {
 		meta.Kind = "object"
-		_ = b.Cache.Put(b.objectKey(base, own, groups), data, meta)
+		_ = put(b.Cache, b.objectKey(base, own, groups), data, meta)
 	}
 }
 
@@ -644,19 +647,20 @@ func (b *Builder) currentRecords(baseDir string, de depsAlt) ([]depRecord, error
 
 // lookup tries the cache: each record set of the deps entry, newest first,
 // names inputs whose current values give an object's key; the object must
-// pass the read-back check.
-func (b *Builder) lookup(base Key, j Job) ([]byte, bool) {
-	dj, err := b.Cache.Get(depsKey(base))
+// pass the read-back check. remote says the object came from a remote
+// tier's server.
+func (b *Builder) lookup(base cache.ActionID, j Job) (data []byte, remote, ok bool) {
+	dj, err := get(b.Cache, depsKey(base))
 	if err != nil {
-		return nil, false
+		return nil, false, false
 	}
 	de, err := parseDepsEntry(dj, depsMagic)
 	if err != nil {
-		return nil, false
+		return nil, false, false
 	}
 alts:
 	for _, alt := range de.Alts {
-		groups := make([]Key, len(alt.Groups))
+		groups := make([]cache.ActionID, len(alt.Groups))
 		for i, id := range alt.Groups {
 			if groups[i], err = b.currentGroup(id, j.Dir); err != nil {
 				continue alts
@@ -666,16 +670,16 @@ alts:
 		if err != nil {
 			continue
 		}
-		data, err := b.Cache.Get(b.objectKey(base, cur, groups))
+		data, e, err := b.Cache.GetBytes(b.objectKey(base, cur, groups))
 		if err != nil {
 			continue
 		}
 		if CheckObject(data, j.Target) != nil {
 			continue // never trust a cached object that is not what we asked for
 		}
-		return data, true
+		return data, e.Remote, true
 	}
-	return nil, false
+	return nil, false, false
 }
 
 // recordDeps turns a compile's depfile and the include scan made before it

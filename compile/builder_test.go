@@ -21,7 +21,7 @@ func fakeBuilder(t *testing.T, fr *fakeRunner, jobs int) (*Builder, string) {
 	copyFiles(t, dir, "vadd.hip", "scale.h")
 	c, err := cache.Open(filepath.Join(dir, "cache"))
 	require.NoError(t, err)
-	return &Builder{TC: fakeClangTC(), Run: fr, Jobs: jobs, Cache: CacheStore(c),
+	return &Builder{TC: fakeClangTC(), Run: fr, Jobs: jobs, Cache: c,
 		Getenv: func(string) string { return "" }}, dir
 }
 
@@ -235,8 +235,44 @@ func FuzzDepsEntry(f *testing.F) {
 // search-path facts) must not store its object under its deps entry's key.
 func TestEntryKeysDistinct(t *testing.T) {
 	b := &Builder{}
-	base := Key{1}
-	keys := map[Key]string{depsKey(base): "deps", b.objectKey(base, nil, nil): "object", groupKey(base): "group entry",
+	base := cache.ActionID{1}
+	keys := map[cache.ActionID]string{depsKey(base): "deps", b.objectKey(base, nil, nil): "object", groupKey(base): "group entry",
 		b.groupDigest(nil): "empty group"}
 	assert.Len(t, keys, 4, "%v", keys)
+}
+
+// remoteStore is a Store whose every hit says it came from a server, as a
+// remote tier's fetches do.
+type remoteStore struct{ *cache.Cache }
+
+func (s remoteStore) GetBytes(id cache.ActionID) ([]byte, cache.Entry, error) {
+	b, e, err := s.Cache.GetBytes(id)
+	e.Remote = true
+	return b, e, err
+}
+
+// A hit says where its object came from: the Store's lookup, not a later
+// guess from the object's hash.
+func TestResultCacheSaysWhereAHitCameFrom(t *testing.T) {
+	fr := newFake(t)
+	b, dir := fakeBuilder(t, fr, 2)
+	req := Request{Sources: []string{filepath.Join(dir, "vadd.hip")}, Targets: targets("gfx90a", "gfx1030"), OutDir: filepath.Join(dir, "out")}
+	rep, err := b.Build(context.Background(), req)
+	require.NoError(t, err)
+	for _, r := range rep.Results {
+		assert.Equal(t, StatusCompiled, r.Status)
+		assert.Empty(t, r.Cache, "compiled, not a hit")
+	}
+	rep, err = b.Build(context.Background(), req)
+	require.NoError(t, err)
+	for _, r := range rep.Results {
+		assert.Equal(t, "local", r.Cache)
+	}
+	b.Cache = remoteStore{b.Cache.(*cache.Cache)}
+	rep, err = b.Build(context.Background(), req)
+	require.NoError(t, err)
+	for _, r := range rep.Results {
+		assert.Equal(t, StatusHit, r.Status)
+		assert.Equal(t, "remote", r.Cache)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/inspect"
 )
@@ -195,17 +196,17 @@ func (ib *ImageBuilder) nvcc(ctx context.Context, nvcc, inc, arch, name string, 
 		a := append([]string{nvcc, "-x", "cu", "-cubin", "-arch=" + arch, "-O3", "-D__HIP_PLATFORM_NVIDIA__", "-I" + inc, "-o", out}, ib.Flags...)
 		return append(a, in)
 	}
-	key := func(kind string) Key {
-		h := newKeyHash(kind + " " + name + " " + arch)
-		h.line("%s", imageFormat)
-		h.line("kind %s", kind)
-		h.line("target %s", arch)
-		h.line("nvcc %s", id)
-		h.line("hip-headers %s %s", inc, headers)
-		h.line("argv %q", argv("SRC", "OUT"))
+	key := func(kind string) cache.ActionID {
+		h := cache.NewHash(kind + " " + name + " " + arch)
+		h.Line("%s", imageFormat)
+		h.Line("kind %s", kind)
+		h.Line("target %s", arch)
+		h.Line("nvcc %s", id)
+		h.Line("hip-headers %s %s", inc, headers)
+		h.Line("argv %q", argv("SRC", "OUT"))
 		ib.keyEnv(h, "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "CPATH", "CPLUS_INCLUDE_PATH")
-		h.line("src %s", filepath.Base(name))
-		h.line("srchash %x", sha256.Sum256(src))
+		h.Line("src %s", filepath.Base(name))
+		h.Line("srchash %x", sha256.Sum256(src))
 		return h.Sum()
 	}
 	failKey := key("nvcc-failed")
@@ -214,7 +215,7 @@ func (ib *ImageBuilder) nvcc(ctx context.Context, nvcc, inc, arch, name string, 
 		ib.logf("%s: nvcc failed before with the HIP headers in %s, using NVRTC: %s", name, inc, msg)
 		return Image{}, errNVCCFailedBefore
 	}
-	meta := StoreMeta{Kind: "image", Source: filepath.Base(name), Target: arch, Toolchain: "nvcc"}
+	meta := cache.Meta{Kind: "image", Source: filepath.Base(name), Target: arch, Toolchain: "nvcc"}
 	img, err := ib.cached(key("nvcc"), meta, "nvcc", func() ([]byte, error) {
 		dir, err := os.MkdirTemp("", "rocmk-nvcc-")
 		if err != nil {
@@ -240,14 +241,14 @@ func (ib *ImageBuilder) nvcc(ctx context.Context, nvcc, inc, arch, name string, 
 	return img, err
 }
 
-func (ib *ImageBuilder) nvccFailedBefore(inc string, failKey Key) (string, bool) {
+func (ib *ImageBuilder) nvccFailedBefore(inc string, failKey cache.ActionID) (string, bool) {
 	for _, k := range []any{failKey, inc} {
 		if v, ok := ib.nvccFailed.Load(k); ok {
 			return v.(string), true
 		}
 	}
 	if ib.Cache != nil {
-		if b, err := ib.Cache.Get(failKey); err == nil {
+		if b, err := get(ib.Cache, failKey); err == nil {
 			return firstLine(string(b)), true
 		}
 	}
@@ -255,14 +256,14 @@ func (ib *ImageBuilder) nvccFailedBefore(inc string, failKey Key) (string, bool)
 }
 
 // remember stores an nvcc failure under its key, unless it is there.
-func (ib *ImageBuilder) remember(failKey Key, msg, name, arch string) {
+func (ib *ImageBuilder) remember(failKey cache.ActionID, msg, name, arch string) {
 	if ib.Cache == nil {
 		return
 	}
-	if _, err := ib.Cache.Get(failKey); err == nil {
+	if _, err := get(ib.Cache, failKey); err == nil {
 		return
 	}
-	_ = ib.Cache.Put(failKey, []byte(msg), StoreMeta{Kind: "nvcc-failed", Source: filepath.Base(name), Target: arch, Toolchain: "nvcc"})
+	_ = put(ib.Cache, failKey, []byte(msg), cache.Meta{Kind: "nvcc-failed", Source: filepath.Base(name), Target: arch, Toolchain: "nvcc"})
 }
 
 // nvrtc compiles with NVRTC and the shim as hip/hip_runtime.h.
@@ -275,16 +276,16 @@ func (ib *ImageBuilder) nvrtc(arch, name string, src []byte) (Image, error) {
 		return Image{}, err
 	}
 	opts := append([]string{"--gpu-architecture=" + arch, "-std=c++17", "-DNDEBUG", "-default-device"}, ib.Flags...)
-	h := newKeyHash("nvrtc " + name + " " + arch)
-	h.line("%s", imageFormat)
-	h.line("kind nvrtc")
-	h.line("target %s", arch)
-	h.line("nvrtc %s", id)
-	h.line("shim %x", sha256.Sum256([]byte(nvrtcHIPShim)))
-	h.line("opts %q", opts)
-	h.line("src %s", filepath.Base(name))
-	h.line("srchash %x", sha256.Sum256(src))
-	meta := StoreMeta{Kind: "image", Source: filepath.Base(name), Target: arch, Toolchain: "nvrtc"}
+	h := cache.NewHash("nvrtc " + name + " " + arch)
+	h.Line("%s", imageFormat)
+	h.Line("kind nvrtc")
+	h.Line("target %s", arch)
+	h.Line("nvrtc %s", id)
+	h.Line("shim %x", sha256.Sum256([]byte(nvrtcHIPShim)))
+	h.Line("opts %q", opts)
+	h.Line("src %s", filepath.Base(name))
+	h.Line("srchash %x", sha256.Sum256(src))
+	meta := cache.Meta{Kind: "image", Source: filepath.Base(name), Target: arch, Toolchain: "nvrtc"}
 	return ib.cached(h.Sum(), meta, "nvrtc", func() ([]byte, error) {
 		cubin, log, err := ib.NVRTC.Compile(name, src, map[string]string{"hip/hip_runtime.h": nvrtcHIPShim}, opts)
 		if err != nil {
@@ -295,9 +296,9 @@ func (ib *ImageBuilder) nvrtc(arch, name string, src []byte) (Image, error) {
 }
 
 // cached returns the image stored under key, else builds and stores it.
-func (ib *ImageBuilder) cached(key Key, meta StoreMeta, compiler string, build func() ([]byte, error)) (Image, error) {
+func (ib *ImageBuilder) cached(key cache.ActionID, meta cache.Meta, compiler string, build func() ([]byte, error)) (Image, error) {
 	if ib.Cache != nil {
-		if data, err := ib.Cache.Get(key); err == nil && len(data) > 0 {
+		if data, err := get(ib.Cache, key); err == nil && len(data) > 0 {
 			return Image{Data: data, Compiler: compiler, Cached: true}, nil
 		}
 	}
@@ -306,17 +307,17 @@ func (ib *ImageBuilder) cached(key Key, meta StoreMeta, compiler string, build f
 		return Image{}, err
 	}
 	if ib.Cache != nil {
-		if err := ib.Cache.Put(key, data, meta); err != nil {
+		if err := put(ib.Cache, key, data, meta); err != nil {
 			ib.logf("%s: caching the image failed: %v", meta.Source, err)
 		}
 	}
 	return Image{Data: data, Compiler: compiler}, nil
 }
 
-func (ib *ImageBuilder) keyEnv(h *keyHash, vars ...string) {
+func (ib *ImageBuilder) keyEnv(h *cache.Hash, vars ...string) {
 	for _, v := range vars {
 		if s := ib.getenv(v); s != "" {
-			h.line("env %s=%s", v, s)
+			h.Line("env %s=%s", v, s)
 		}
 	}
 }
@@ -329,12 +330,12 @@ func (ib *ImageBuilder) toolIdentity(ctx context.Context, path string) (string, 
 	if v, ok := ib.ids.Load(stamp); ok {
 		return v.(string), nil
 	}
-	h := newKeyHash("tool-id")
-	h.line("%s", imageFormat)
-	h.line("stamp %s", stamp)
+	h := cache.NewHash("tool-id")
+	h.Line("%s", imageFormat)
+	h.Line("stamp %s", stamp)
 	k := h.Sum()
 	if ib.Cache != nil {
-		if id, err := ib.Cache.Get(k); err == nil && len(id) > 0 {
+		if id, err := get(ib.Cache, k); err == nil && len(id) > 0 {
 			ib.ids.Store(stamp, string(id))
 			return string(id), nil
 		}
@@ -345,7 +346,7 @@ func (ib *ImageBuilder) toolIdentity(ctx context.Context, path string) (string, 
 	}
 	id := fmt.Sprintf("%s\nversion %q", stamp, strings.TrimSpace(string(out.Stdout)))
 	if ib.Cache != nil {
-		_ = ib.Cache.Put(k, []byte(id), StoreMeta{Kind: "toolchain-id", Toolchain: filepath.Base(path)})
+		_ = put(ib.Cache, k, []byte(id), cache.Meta{Kind: "toolchain-id", Toolchain: filepath.Base(path)})
 	}
 	ib.ids.Store(stamp, id)
 	return id, nil

@@ -96,7 +96,7 @@ func openTestCache(t *testing.T) (*cache.Cache, Store) {
 	t.Helper()
 	c, err := cache.Open(filepath.Join(t.TempDir(), "cache"))
 	require.NoError(t, err)
-	return c, CacheStore(c)
+	return c, c
 }
 
 func kinds(t *testing.T, c *cache.Cache) []string {

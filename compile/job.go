@@ -127,6 +127,7 @@ type Result struct {
 	Src     string         `json:"source"`
 	Target  inspect.Target `json:"target"`
 	Status  Status         `json:"status"`
+	Cache   string         `json:"cache,omitempty"` // a hit: "local", or "remote" (fetched from a remote cache's server)
 	Out     string         `json:"file,omitempty"`
 	SHA256  string         `json:"sha256,omitempty"`
 	Size    int            `json:"size,omitempty"`

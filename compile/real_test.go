@@ -25,7 +25,7 @@ func realBuilder(t testing.TB, tc *Clang, cacheDir string) *Builder {
 	if cacheDir != "" {
 		c, err := cache.Open(cacheDir)
 		require.NoError(t, err)
-		b.Cache = CacheStore(c)
+		b.Cache = c
 	}
 	return b
 }

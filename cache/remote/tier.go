@@ -16,7 +16,6 @@ package remote
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
@@ -62,9 +61,6 @@ type Tier struct {
 	skipOnce    sync.Once
 
 	hits, misses, errs, down, up, uploads atomic.Int64
-
-	mu      sync.Mutex
-	fetched map[cache.OutputID]int // remote hits not yet claimed by RemoteHit
 }
 
 type upload struct {
@@ -109,7 +105,7 @@ func newBackend(cfg *Config) (backend, error) {
 }
 
 func newTier(local *cache.Cache, be backend, cfg *Config, o Options) *Tier {
-	t := &Tier{local: local, be: be, cfg: *cfg, opt: o, fetched: map[cache.OutputID]int{}}
+	t := &Tier{local: local, be: be, cfg: *cfg, opt: o}
 	if t.cfg.RetryAfter <= 0 {
 		t.cfg.RetryAfter = DefaultRetryAfter
 	}
@@ -185,7 +181,7 @@ func (t *Tier) verbose(format string, a ...any) {
 }
 
 // GetBytes looks id up in the local cache, then (unless the mode is
-// write-only) on the server. A remote hit is stored in the local cache;
+// write-only) on the server. A remote hit (Entry.Remote) is stored in the local cache;
 // its bytes match the sha256 its record names, and the local cache checks
 // them again. Every remote failure is a miss: the error returned is then
 // the local cache's (wrapping cache.ErrNotFound).
@@ -205,15 +201,13 @@ func (t *Tier) GetBytes(id cache.ActionID) ([]byte, cache.Entry, error) {
 		return nil, cache.Entry{}, err
 	}
 	t.hits.Add(1)
-	t.mu.Lock()
-	t.fetched[rec.Output]++
-	t.mu.Unlock()
 	if le, perr := t.local.PutBytes(id, rdata, rec.Meta); perr == nil {
+		le.Remote = true
 		return rdata, le, nil
 	}
 	// The bytes are verified; a local store that failed (disk full) only
 	// means the next build fetches them again.
-	return rdata, cache.Entry{Action: id, Output: rec.Output, Size: rec.Size, Meta: rec.Meta}, nil
+	return rdata, cache.Entry{Action: id, Output: rec.Output, Size: rec.Size, Meta: rec.Meta, Remote: true}, nil
 }
 
 // fetch reads id's record and the output it names, and checks the output.
@@ -250,25 +244,6 @@ func (t *Tier) fetch(id cache.ActionID) (record, []byte, error) {
 		return nil
 	})
 	return rec, data, err
-}
-
-// RemoteHit reports whether an output (its sha256 in hex, as
-// compile.Result.SHA256 has it) came from the server, once per remote hit:
-// how `rocmk build -v` tells a remote hit from a local one.
-func (t *Tier) RemoteHit(sum string) bool {
-	var o cache.OutputID
-	if b, err := hex.DecodeString(sum); err != nil || len(b) != len(o) {
-		return false
-	} else {
-		copy(o[:], b)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.fetched[o] == 0 {
-		return false
-	}
-	t.fetched[o]--
-	return true
 }
 
 // PutBytes stores an output in the local cache and, unless the mode is

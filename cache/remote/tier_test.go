@@ -142,6 +142,7 @@ func TestMachineAToB(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, e.data, data)
 				assert.Equal(t, e.meta, got.Meta)
+				assert.True(t, got.Remote, "fetched from the server")
 				ld, le, err := b.Local().GetBytes(e.id)
 				require.NoError(t, err, "a remote hit is stored locally")
 				assert.Equal(t, e.data, ld)
@@ -156,11 +157,9 @@ func TestMachineAToB(t *testing.T) {
 			assert.Greater(t, c.BytesDown, int64(6*200*len("object 0\n")))
 
 			sum := sha256.Sum256(objs[0].data)
-			assert.True(t, b.RemoteHit(fmt.Sprintf("%x", sum)))
-			assert.False(t, b.RemoteHit(fmt.Sprintf("%x", sum)), "each remote hit is claimed once")
-			_, _, err = b.GetBytes(objs[0].id)
+			_, le, err := b.GetBytes(objs[0].id)
 			require.NoError(t, err)
-			assert.False(t, b.RemoteHit(fmt.Sprintf("%x", sum)), "a local hit is not a remote one")
+			assert.False(t, le.Remote, "a local hit is not a remote one")
 			assert.Empty(t, b.warn.list())
 
 			if s.name == "nginx" {
