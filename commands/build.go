@@ -139,9 +139,6 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	}
 	b := &compile.Builder{TC: tc, Run: runner, Jobs: o.g.Jobs, DryRun: o.DryRun, Getenv: env.Getenv}
 	defer cache.SetDebugHook(env.Getenv, env.Stderr)()
-	if o.ResourceUsage {
-		b.ReadUsage = readUsage
-	}
 	var bc *cache.Cache
 	var tier *remote.Tier
 	if !o.NoCache && !o.DryRun {
@@ -297,7 +294,7 @@ func checkGoPackage(name, from string) error {
 // planBuild turns options (and rocmk.toml, or the bundled kernels) into a
 // compile.Request.
 func planBuild(o buildOptions, env Env, ui *UI) (compile.Request, error) {
-	req := compile.Request{OutDir: o.OutDir, Bundle: o.Bundle, Embed: o.Embed, EmbedPackage: o.GoPackage, ResourceUsage: o.ResourceUsage}
+	req := compile.Request{OutDir: o.OutDir, Bundle: o.Bundle, Embed: o.Embed, EmbedPackage: o.GoPackage}
 	for _, e := range o.Embed {
 		if e != "rust" && e != "go" && e != "c" {
 			return req, usagef("--embed: unknown kind %q (want rust, go or c)", e)
@@ -469,20 +466,6 @@ func cacheAfterBuild(c *cache.Cache, rep *compile.Report) error {
 		return err
 	}
 	return c.AutoTrim()
-}
-
-// readUsage reads per-kernel resource usage with inspect's code object reader.
-func readUsage(data []byte) ([]compile.KernelUsage, error) {
-	co, err := inspect.ReadCodeObject(data)
-	if err != nil {
-		return nil, err
-	}
-	var out []compile.KernelUsage
-	for _, k := range co.Kernels {
-		out = append(out, compile.KernelUsage{Name: k.Name, VGPRs: k.VGPRs, SGPRs: k.SGPRs, AGPRs: k.AGPRs,
-			VGPRSpills: k.VGPRSpills, SGPRSpills: k.SGPRSpills, LDS: int(k.LDS), Scratch: int(k.Scratch)})
-	}
-	return out, nil
 }
 
 func fileExists(p string) bool {

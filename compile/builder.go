@@ -48,9 +48,6 @@ type Builder struct {
 	DryRun bool   // -n: plan and print commands (through Run), compile nothing
 	Getenv func(string) string
 	Events func(Event) // optional, must be goroutine-safe
-	// ReadUsage reads kernel resource usage from a code object
-	// (--resource-usage); nil leaves Result.Kernels to names only.
-	ReadUsage func(data []byte) ([]KernelUsage, error)
 
 	hashes fileHashes
 	paths  pathMemo   // one stat per path per build
@@ -275,12 +272,12 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 	}
 	meta := cache.Meta{Source: filepath.Base(res.Src), Target: j.Target.String(), Toolchain: b.TC.Name(), ROCm: rocmOf(b.TC)}
 	if b.Cache != nil {
-		if data, remote, ok := b.lookup(base, j); ok {
+		if co, remote, ok := b.lookup(base, j); ok {
 			res.Status, res.Cache = StatusHit, "local"
 			if remote {
 				res.Cache = "remote"
 			}
-			b.finish(res, data)
+			b.finish(res, co)
 			return
 		}
 	}
@@ -318,7 +315,8 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 		b.fail(res, out.Stderr, fmt.Errorf("compiler wrote no output: %w", err))
 		return
 	}
-	if err := CheckObject(data, j.Target); err != nil {
+	co, err := ReadObject(data, j.Target)
+	if err != nil {
 		b.fail(res, nil, err)
 		return
 	}
@@ -342,26 +340,17 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 		}
 	}
 	res.Status = StatusCompiled
-	b.finish(res, data)
+	b.finish(res, co)
 }
 
-// finish places a code object and fills the result.
-func (b *Builder) finish(res *Result, data []byte) {
-	sum := sha256.Sum256(data)
+// finish places a code object and fills the result from its one parse.
+func (b *Builder) finish(res *Result, co *inspect.CodeObject) {
+	sum := sha256.Sum256(co.Data)
 	res.SHA256 = hex.EncodeToString(sum[:])
-	res.Size = len(data)
-	res.data = data
-	if names, err := KernelNames(data); err == nil {
-		for _, n := range names {
-			res.Kernels = append(res.Kernels, KernelUsage{Name: n})
-		}
-	}
-	if b.ReadUsage != nil {
-		if ku, err := b.ReadUsage(data); err == nil {
-			res.Kernels = ku
-		}
-	}
-	if err := writeIfChanged(res.Out, data); err != nil {
+	res.Size = len(co.Data)
+	res.Object = co
+	res.Kernels = kernelUsage(co)
+	if err := writeIfChanged(res.Out, co.Data); err != nil {
 		b.fail(res, nil, err)
 	}
 }
@@ -649,7 +638,7 @@ func (b *Builder) currentRecords(baseDir string, de depsAlt) ([]depRecord, error
 // names inputs whose current values give an object's key; the object must
 // pass the read-back check. remote says the object came from a remote
 // tier's server.
-func (b *Builder) lookup(base cache.ActionID, j Job) (data []byte, remote, ok bool) {
+func (b *Builder) lookup(base cache.ActionID, j Job) (co *inspect.CodeObject, remote, ok bool) {
 	dj, err := get(b.Cache, depsKey(base))
 	if err != nil {
 		return nil, false, false
@@ -674,10 +663,11 @@ alts:
 		if err != nil {
 			continue
 		}
-		if CheckObject(data, j.Target) != nil {
+		co, err := ReadObject(data, j.Target)
+		if err != nil {
 			continue // never trust a cached object that is not what we asked for
 		}
-		return data, e.Remote, true
+		return co, e.Remote, true
 	}
 	return nil, false, false
 }

@@ -153,9 +153,11 @@ func TestCheckObject(t *testing.T) {
 	assert.ErrorContains(t, CheckObject(a, inspect.MustParseTarget("gfx90a:xnack-")), "xnack")
 	assert.Error(t, CheckObject(a[:40], inspect.MustParseTarget("gfx90a")))
 	assert.Error(t, CheckObject([]byte("#!/bin/sh\n"+strings.Repeat("x", 100)), inspect.MustParseTarget("gfx90a")))
-	names, err := KernelNames(a)
+	co, err := ReadObject(a, inspect.MustParseTarget("gfx90a"))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"vadd"}, names)
+	assert.Equal(t, []KernelUsage{{Name: "vadd", VGPRs: co.Kernels[0].VGPRs, SGPRs: co.Kernels[0].SGPRs}}, kernelUsage(co))
+	assert.Equal(t, "gfx90a", co.Target.Proc)
+	assert.Positive(t, co.Kernels[0].VGPRs, "resources from the same parse")
 }
 
 func TestCorruptCacheEntryIsMiss(t *testing.T) {

@@ -33,7 +33,10 @@ type NVRTC interface {
 
 // Image is a loadable GPU image built by ImageBuilder.
 type Image struct {
-	Data     []byte
+	Data []byte
+	// Object is the parsed code object of an AMD image (nil for others):
+	// its kernels and their arguments.
+	Object   *inspect.CodeObject
 	Compiler string // "clang" (the Builder's layout), "nvcc", "nvrtc" or "fake"
 	Cached   bool
 }
@@ -153,7 +156,7 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch, name string, src []b
 	if c, ok := ib.tc.(*Clang); ok {
 		compiler = c.Layout
 	}
-	return Image{Data: r.data, Compiler: compiler, Cached: r.Status == StatusHit}, nil
+	return Image{Data: r.Object.Data, Object: r.Object, Compiler: compiler, Cached: r.Status == StatusHit}, nil
 }
 
 // buildNVIDIA tries nvcc with the HIP headers, then NVRTC with the shim.

@@ -28,16 +28,15 @@ type Request struct {
 	// directory). Paths inside it (sources, -I directories, headers) are
 	// given to the compiler and keyed relative to it, so a copy of the
 	// project elsewhere builds the same objects and shares the cache.
-	BaseDir       string
-	Sources       []string         // source files (.hip, .cpp, .cu after hipify)
-	Targets       []inspect.Target // one job per (source, target)
-	Flags         []string         // user flags for every job
-	OutDir        string           // where code objects and the manifest go
-	Bundle        bool             // also write <stem>.hipfb with all targets
-	Embed         []string         // "rust", "go", "c": embedding files
-	EmbedPackage  string           // package name of the Go embedding file (default "hsaco")
-	ResourceUsage bool             // read kernel resource usage back
-	NoManifest    bool             // skip manifest.json
+	BaseDir      string
+	Sources      []string         // source files (.hip, .cpp, .cu after hipify)
+	Targets      []inspect.Target // one job per (source, target)
+	Flags        []string         // user flags for every job
+	OutDir       string           // where code objects and the manifest go
+	Bundle       bool             // also write <stem>.hipfb with all targets
+	Embed        []string         // "rust", "go", "c": embedding files
+	EmbedPackage string           // package name of the Go embedding file (default "hsaco")
+	NoManifest   bool             // skip manifest.json
 }
 
 // ObjectName is the file name of source src's code object for target t:
@@ -110,7 +109,8 @@ const (
 	StatusSkipped  Status = "skipped"  // not run (cancelled, or -n)
 )
 
-// KernelUsage is one kernel's resource usage, read back from the code object.
+// KernelUsage is one kernel's resource usage, read back from the code
+// object (Result.Kernels, sorted by name).
 type KernelUsage struct {
 	Name       string `json:"name"`
 	VGPRs      int    `json:"vgprs"`
@@ -136,8 +136,9 @@ type Result struct {
 	Kernels []KernelUsage  `json:"kernels,omitempty"`
 	Err     error          `json:"-"`
 	Argv    []string       `json:"-"`
-
-	data []byte
+	// Object is the code object, parsed once (nil unless hit or compiled):
+	// its bytes (Object.Data), kernels and their arguments.
+	Object *inspect.CodeObject `json:"-"`
 }
 
 // Report is the outcome of a whole build.

@@ -92,13 +92,13 @@ func (b *Builder) writeOutputs(r Request, outDir string, rep *Report) error {
 			}
 			m.Objects = append(m.Objects, ManifestObject{Source: filepath.Base(res.Src), Target: res.Target.String(),
 				File: filepath.Base(res.Out), Size: res.Size, SHA256: res.SHA256, Kernels: names})
-			embeds = append(embeds, embedObj{stem: Stem(res.Src), target: res.Target, file: filepath.Base(res.Out), data: res.data})
+			embeds = append(embeds, embedObj{stem: Stem(res.Src), target: res.Target, file: filepath.Base(res.Out), data: res.Object.Data})
 		}
 		if r.Bundle && s.ok && len(s.objs) > 0 {
 			var ents []BundleEntry
 			var ts []string
 			for _, res := range s.objs {
-				ents = append(ents, BundleEntry{Target: res.Target, Data: res.data})
+				ents = append(ents, BundleEntry{Target: res.Target, Data: res.Object.Data})
 				ts = append(ts, res.Target.String())
 			}
 			data := WriteBundle(ents)

@@ -284,30 +284,26 @@ func (r *runner) buildTargets(ctx context.Context, name, hipPath string, src *So
 	if len(objs) == 0 {
 		return nil, nil
 	}
-	ks, err := codeObjectKernels(objs[0])
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading the code object: %w", name, err)
-	}
-	return ks, nil
+	return specKernels(objs[0]), nil
 }
 
 // build compiles hipPath for the targets and returns the code objects that
-// built and one entry per target.
-func (r *runner) build(ctx context.Context, hipPath string) ([][]byte, []Build, error) {
+// built (as the build parsed them) and one entry per target.
+func (r *runner) build(ctx context.Context, hipPath string) ([]*inspect.CodeObject, []Build, error) {
 	rep, err := r.o.Build(ctx, hipPath, r.o.Targets, filepath.Join(r.work, "build"))
 	var list compile.ErrorList
 	if rep == nil || errors.Is(err, context.Canceled) || (err != nil && !errors.As(err, &list)) {
 		return nil, nil, err
 	}
-	var objs [][]byte
+	var objs []*inspect.CodeObject
 	var builds []Build
 	for _, res := range rep.Results {
 		b := Build{Target: res.Target.String(), Status: string(res.Status)}
 		if res.Status == compile.StatusFailed {
 			b.Error = buildError(res, list)
 			r.o.Warn("%s", b.Error)
-		} else if data, err := os.ReadFile(res.Out); err == nil {
-			objs = append(objs, data)
+		} else if res.Object != nil {
+			objs = append(objs, res.Object)
 			if r.o.Keep != "" {
 				b.File = res.Out
 			}
@@ -368,7 +364,7 @@ func (r *runner) runOnDevice(ctx context.Context, name string, hip []byte, src *
 	}
 	src.Image, src.ImageCached = img.Compiler, img.Cached
 	r.o.Verbose("%s: device image by %s in %v (cached: %v)", name, img.Compiler, time.Since(t0).Round(time.Microsecond), img.Cached)
-	devKernels, err := r.deviceKernels(img.Data, amdKernels)
+	devKernels, err := r.deviceKernels(img, amdKernels)
 	if err != nil {
 		return fmt.Errorf("%s: reading the device image: %w", name, err)
 	}
@@ -437,31 +433,26 @@ func (r *runner) runSpec(ctx context.Context, s *spec.Spec, v *Verdict, mod veri
 	return nil
 }
 
-// deviceKernels lists the kernels of the device image: from AMD metadata on
-// a HIP device, from the cubin's symbols (or PTX entries) on CUDA. For other
-// runtimes (the tests' fakes) it falls back to the AMD build's list, or nil
-// (launch the spec's kernel name as given).
-func (r *runner) deviceKernels(img []byte, amd []spec.KernelInfo) ([]spec.KernelInfo, error) {
+// deviceKernels lists the kernels of the device image: from the AMD code
+// object's metadata (as its build parsed it) on a HIP device, from the
+// cubin's symbols (or PTX entries) on CUDA. For other runtimes (the tests'
+// fakes) it falls back to the AMD build's list, or nil (launch the spec's
+// kernel name as given).
+func (r *runner) deviceKernels(img compile.Image, amd []spec.KernelInfo) ([]spec.KernelInfo, error) {
 	switch r.rt.Name() {
 	case "hip":
-		return codeObjectKernels(img)
+		if img.Object == nil {
+			return nil, errors.New("no code object")
+		}
+		return specKernels(img.Object), nil
 	case "cuda":
-		return spec.ImageKernels(img)
+		return spec.ImageKernels(img.Data)
 	}
 	return amd, nil
 }
 
-// codeObjectKernels reads kernel names and argument metadata from an AMD
-// code object (a raw ELF, or the first code object of a bundle).
-func codeObjectKernels(data []byte) ([]spec.KernelInfo, error) {
-	co, err := inspect.ReadCodeObject(data)
-	if err != nil {
-		f, perr := inspect.Parse("image", data)
-		if perr != nil || len(f.Objects) == 0 {
-			return nil, err
-		}
-		co = f.Objects[0]
-	}
+// specKernels is a code object's kernels with their argument metadata.
+func specKernels(co *inspect.CodeObject) []spec.KernelInfo {
 	var out []spec.KernelInfo
 	for _, k := range co.Kernels {
 		ki := spec.KernelInfo{Name: k.Name, Demangled: k.Demangled, Args: []spec.ArgInfo{}}
@@ -470,7 +461,7 @@ func codeObjectKernels(data []byte) ([]spec.KernelInfo, error) {
 		}
 		out = append(out, ki)
 	}
-	return out, nil
+	return out
 }
 
 func targetList(ts []inspect.Target) string {

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/ianlancetaylor/demangle"
+
+	"github.com/rocmk/rocmk/inspect"
 )
 
 // KernelInfo is what a code object says about one kernel.
@@ -298,39 +300,14 @@ func checkStep(s *Spec, st *step, k *KernelInfo) error {
 var ptxEntry = regexp.MustCompile(`(?m)^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([A-Za-z_$][\w$]*)`)
 
 // ImageKernels lists the kernel symbols of a loadable image that carries no
-// argument metadata: an NVIDIA cubin (ELF functions in .text.<name>) or PTX
-// text (.entry). Names are demangled for display.
+// argument metadata: an NVIDIA cubin (inspect.CubinKernels) or PTX text
+// (.entry). Names are demangled for display.
 func ImageKernels(img []byte) ([]KernelInfo, error) {
 	var names []string
 	if bytes.HasPrefix(img, []byte(elf.ELFMAG)) {
-		f, err := elf.NewFile(bytes.NewReader(img))
-		if err != nil {
+		var err error
+		if names, err = inspect.CubinKernels(img); err != nil {
 			return nil, err
-		}
-		syms, err := f.Symbols()
-		if err != nil {
-			return nil, err
-		}
-		// NVIDIA marks kernel entries with STO_CUDA_ENTRY (0x10) in
-		// st_other; device functions also live in .text.<name>. Without
-		// any marked symbol (another producer), every candidate counts.
-		var entries []string
-		for _, sy := range syms {
-			if elf.ST_TYPE(sy.Info) != elf.STT_FUNC || int(sy.Section) >= len(f.Sections) || sy.Section == elf.SHN_UNDEF {
-				continue
-			}
-			sec := f.Sections[sy.Section].Name
-			// Template instances are weak, extern "C" kernels global.
-			bind := elf.ST_BIND(sy.Info)
-			if sec == ".text."+sy.Name && (bind == elf.STB_GLOBAL || bind == elf.STB_WEAK) {
-				names = append(names, sy.Name)
-				if sy.Other&0x10 != 0 {
-					entries = append(entries, sy.Name)
-				}
-			}
-		}
-		if len(entries) > 0 {
-			names = entries
 		}
 	} else if bytes.Contains(img, []byte(".entry")) {
 		for _, m := range ptxEntry.FindAllSubmatch(img, -1) {
