@@ -284,7 +284,8 @@ func TestVerifyRebuildsAfterToolchainUpgrade(t *testing.T) {
 		kinds = append(kinds, e.Meta.Kind)
 	}
 	sort.Strings(kinds)
-	assert.Equal(t, []string{"deps", "object", "toolchain-id"}, kinds, "the code object is stored once, under the build's key")
+	assert.Equal(t, []string{"deps", "object", "toolchain-id", "toolchain-id"}, kinds,
+		"the code object is stored once, under the build's key (with the compiler's and device libraries' identities)")
 
 	fakeROCm(t, root, "ROCm 6.2.0, upgraded") // a new clang binary and version
 	assert.False(t, verifyFill(), "upgraded toolchain: rebuilt")

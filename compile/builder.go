@@ -54,6 +54,7 @@ type Builder struct {
 	scans  scanMemo   // include scans, while the file is unchanged
 	search searchMemo // the compiler's search path per command line, per build
 	groups groupMemo  // shared deps groups checked, per build
+	libs   sync.Map   // device-library directory -> *idOnce, per build
 }
 
 // Build runs every job of r and writes the outputs. It returns the report
@@ -143,6 +144,7 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 	b.paths.reset()
 	b.search.reset()
 	b.groups.reset()
+	b.libs.Clear()
 	tcID, err := b.toolchainID(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -227,24 +229,23 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 	return rep, nil
 }
 
-// toolchainID is TC.ID, remembered in the cache under the compiler's
-// stamp (as ccache's compiler_check=mtime): an unchanged binary is not run.
+// toolchainID is TC.ID, remembered under TC.Stamp (see remember): an
+// unchanged compiler is neither run nor read.
 func (b *Builder) toolchainID(ctx context.Context) (string, error) {
-	if b.Cache == nil {
-		return b.TC.ID(ctx, b.Run)
+	return remember(b.Cache, "toolchain", b.TC.Stamp(), func() (string, error) { return b.TC.ID(ctx, b.Run) })
+}
+
+// deviceLibID is the content identity of the device libraries t links,
+// once per directory per build.
+func (b *Builder) deviceLibID(t inspect.Target) (string, error) {
+	dir := b.TC.DeviceLibs(t)
+	if dir == "" {
+		return "none", nil
 	}
-	h := cache.NewHash("toolchain-id")
-	h.Line("stamp %s", b.TC.Stamp())
-	k := h.Sum()
-	if id, err := get(b.Cache, k); err == nil && len(id) > 0 {
-		return string(id), nil
-	}
-	id, err := b.TC.ID(ctx, b.Run)
-	if err != nil {
-		return "", err
-	}
-	_ = put(b.Cache, k, []byte(id), cache.Meta{Kind: "toolchain-id", Toolchain: b.TC.Name(), ROCm: rocmOf(b.TC)})
-	return id, nil
+	v, _ := b.libs.LoadOrStore(dir, &idOnce{})
+	o := v.(*idOnce)
+	o.once.Do(func() { o.id, o.err = treeIdentity(b.Cache, "devicelibs", dir) })
+	return o.id, o.err
 }
 
 func (b *Builder) emit(e Event) {
@@ -394,7 +395,7 @@ func (b *Builder) baseKey(tcID string, j Job) (cache.ActionID, error) {
 	h := cache.NewHash("compile " + j.Src + " " + j.Target.String())
 	h.Line("%s", cacheFormat)
 	h.Line("toolchain %s", tcID)
-	lib, err := b.TC.DeviceLibID(j.Target)
+	lib, err := b.deviceLibID(j.Target)
 	if err != nil {
 		return cache.ActionID{}, fmt.Errorf("device libraries: %w", err)
 	}

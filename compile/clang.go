@@ -3,18 +3,13 @@ package compile
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
-	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -23,19 +18,21 @@ import (
 type Toolchain interface {
 	// Name is a short human description ("clang 15.0.6, ROCm 5.2.3").
 	Name() string
-	// ID is the compiler's identity for cache keys: path, `--version` text
-	// and binary size+mtime. It runs the compiler once and remembers.
+	// ID is the compiler's identity for cache keys, the same on every
+	// machine with the same compiler: its binaries' sha256, its
+	// `--version` text and the versions it was found with. It runs the
+	// compiler; Builders remember it under Stamp (see remember).
 	ID(ctx context.Context, r Runner) (string, error)
-	// Stamp identifies the compiler binaries without running them (paths,
-	// sizes, mtimes, inodes). Builders cache ID under it, so an unchanged
-	// compiler is not run just to ask its version.
+	// Stamp identifies what ID covers by stat data, without running or
+	// reading anything (paths, sizes, mtimes, inodes, versions).
 	Stamp() string
 	// Argv is the command for j. Pure: same job, same argv.
 	Argv(j Job) []string
 	// Deps parses a -MD dependency file into the files it lists.
 	Deps(depfile []byte) ([]string, error)
-	// DeviceLibID identifies the device libraries a target links, for cache keys.
-	DeviceLibID(t inspect.Target) (string, error)
+	// DeviceLibs is the device-library directory target t links from
+	// ("" = none): its files' content is part of every key for t.
+	DeviceLibs(t inspect.Target) string
 	// Check returns nil if the toolchain can build t, else an error saying
 	// what it is missing and which targets it supports.
 	Check(t inspect.Target) error
@@ -65,12 +62,6 @@ type Clang struct {
 	HIPInclude       string   // directory holding hip/hip_runtime.h, used when RocmPath is ""
 	HIPVersion       string
 	ROCmVersion      string
-
-	idOnce sync.Once
-	id     string
-	idErr  error
-	libMu  sync.Mutex
-	libIDs map[string]string
 }
 
 // Name implements Toolchain.
@@ -124,33 +115,38 @@ func (c *Clang) KeyEnv() []string {
 // Stamp implements Toolchain.
 func (c *Clang) Stamp() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "layout %s rocm-path %q devlibs %q\n", c.Layout, c.RocmPath, c.DeviceLibDir)
+	fmt.Fprintf(&b, "layout %s rocm-path %q hip %q rocm %q\n", c.Layout, c.RocmPath, c.HIPVersion, c.ROCmVersion)
 	for _, p := range uniq(c.Clang, c.Driver) {
-		fmt.Fprintf(&b, "bin %s %s\n", p, fileStamp(p))
+		fmt.Fprintf(&b, "bin %s\n", fileStamp(p))
 	}
 	return b.String()
 }
 
-// ID implements Toolchain: clang's path, `--version` text and binary
-// identity (size and mtime of the resolved file), plus the driver's when it
-// is a wrapper.
+// ID implements Toolchain: the layout, the sha256 of clang and of the
+// driver when it is a wrapper (hipcc, amdclang++), clang's `--version`
+// text, and the HIP and ROCm versions. No path: the command line holds
+// them, and a copy of the same toolchain elsewhere shares the cache.
 func (c *Clang) ID(ctx context.Context, r Runner) (string, error) {
-	c.idOnce.Do(func() {
-		out, err := r.Run(ctx, Cmd{Argv: []string{c.Clang, "--version"}})
+	out, err := r.Run(ctx, Cmd{Argv: []string{c.Clang, "--version"}})
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %v", c.Clang, err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "layout %s\n", c.Layout)
+	for _, p := range uniq(c.Clang, c.Driver) {
+		sum, err := fileDigest(p)
 		if err != nil {
-			c.idErr = fmt.Errorf("%s --version: %v", c.Clang, err)
-			return
+			return "", err
 		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "layout %s\n", c.Layout)
-		for _, p := range uniq(c.Clang, c.Driver) {
-			fmt.Fprintf(&b, "bin %s %s\n", p, fileStamp(p))
+		role := "clang"
+		if p != c.Clang {
+			role = "driver"
 		}
-		fmt.Fprintf(&b, "version %q\n", strings.TrimSpace(string(out.Stdout)))
-		fmt.Fprintf(&b, "rocm-path %q hip %q rocm %q", c.RocmPath, c.HIPVersion, c.ROCmVersion)
-		c.id = b.String()
-	})
-	return c.id, c.idErr
+		fmt.Fprintf(&b, "%s %s\n", role, sum)
+	}
+	fmt.Fprintf(&b, "version %q\n", strings.TrimSpace(string(out.Stdout)))
+	fmt.Fprintf(&b, "hip %q rocm %q", c.HIPVersion, c.ROCmVersion)
+	return b.String(), nil
 }
 
 func uniq(s ...string) []string {
@@ -163,57 +159,12 @@ func uniq(s ...string) []string {
 	return out
 }
 
-// fileStamp is "resolved-path size mtime" of a file, following symlinks.
-func fileStamp(p string) string {
-	if lp, err := exec.LookPath(p); err == nil {
-		p = lp
-	}
-	if rp, err := filepath.EvalSymlinks(p); err == nil {
-		p = rp
-	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return p + " missing"
-	}
-	id, _ := safefile.IDOf(fi)
-	return fmt.Sprintf("%s %d %d %d", p, fi.Size(), fi.ModTime().UnixNano(), id.Ino)
-}
-
 // deviceLibName is the isa-version bitcode suffix of a processor:
 // gfx90a -> "90a", gfx1030 -> "1030".
 func deviceLibName(proc string) string { return strings.TrimPrefix(proc, "gfx") }
 
-// DeviceLibID implements Toolchain: names, sizes and mtimes of the bitcode
-// files in the device-library directory (every file: clang links a
-// target-dependent subset, and the set is small).
-func (c *Clang) DeviceLibID(t inspect.Target) (string, error) {
-	c.libMu.Lock()
-	defer c.libMu.Unlock()
-	if id, ok := c.libIDs[c.DeviceLibDir]; ok {
-		return id, nil
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "dir %s\n", c.DeviceLibDir)
-	if c.DeviceLibDir != "" {
-		ents, err := os.ReadDir(c.DeviceLibDir)
-		if err != nil {
-			return "", err
-		}
-		for _, e := range ents {
-			fi, err := e.Info()
-			if err != nil {
-				continue
-			}
-			fmt.Fprintf(h, "%s %d %d\n", e.Name(), fi.Size(), fi.ModTime().UnixNano())
-		}
-	}
-	id := hex.EncodeToString(h.Sum(nil))
-	if c.libIDs == nil {
-		c.libIDs = map[string]string{}
-	}
-	c.libIDs[c.DeviceLibDir] = id
-	return id, nil
-}
+// DeviceLibs implements Toolchain: every target links from one directory.
+func (c *Clang) DeviceLibs(inspect.Target) string { return c.DeviceLibDir }
 
 // Check implements Toolchain: a target needs its oclc_isa_version bitcode.
 func (c *Clang) Check(t inspect.Target) error {

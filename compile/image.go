@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,7 +70,6 @@ type ImageBuilder struct {
 	tcOnce sync.Once
 	tc     Toolchain
 	tcErr  error
-	ids    sync.Map // stamp -> identity text (nvcc, HIP headers)
 	// nvccFailed remembers, for this builder's life, nvcc failures by key
 	// and by HIP include directory: the other modules skip nvcc rather
 	// than fail the same way.
@@ -184,10 +182,12 @@ var errNVCCFailedBefore = errors.New("nvcc failed before")
 // builder's life (for the include directory), so later modules and runs go
 // straight to NVRTC.
 func (ib *ImageBuilder) nvcc(ctx context.Context, nvcc, inc, arch, name string, src []byte) (Image, error) {
-	id, err := ib.toolIdentity(ctx, nvcc)
+	id, err := ib.nvccIdentity(ctx, nvcc)
 	var headers string
 	if err == nil {
-		headers, err = ib.treeIdentity(filepath.Join(inc, "hip"))
+		if headers, err = treeIdentity(ib.Cache, "hip-headers", filepath.Join(inc, "hip")); err != nil {
+			err = fmt.Errorf("HIP headers: %w", err)
+		}
 	}
 	if err != nil {
 		if _, failed := ib.nvccFailed.LoadOrStore(inc, firstError(err.Error())); failed {
@@ -325,64 +325,21 @@ func (ib *ImageBuilder) keyEnv(h *cache.Hash, vars ...string) {
 	}
 }
 
-// toolIdentity is a compiler's binary identity and `--version` text, run
-// once per binary stamp (and remembered in the cache under it, as the
-// Builder does for clang), so an upgraded compiler changes every key.
-func (ib *ImageBuilder) toolIdentity(ctx context.Context, path string) (string, error) {
-	stamp := "bin " + fileStamp(path)
-	if v, ok := ib.ids.Load(stamp); ok {
-		return v.(string), nil
-	}
-	h := cache.NewHash("tool-id")
-	h.Line("%s", imageFormat)
-	h.Line("stamp %s", stamp)
-	k := h.Sum()
-	if ib.Cache != nil {
-		if id, err := get(ib.Cache, k); err == nil && len(id) > 0 {
-			ib.ids.Store(stamp, string(id))
-			return string(id), nil
-		}
-	}
-	out, err := ib.Run.Run(ctx, Cmd{Argv: []string{path, "--version"}})
-	if err != nil {
-		return "", fmt.Errorf("%s --version: %w", path, err)
-	}
-	id := fmt.Sprintf("%s\nversion %q", stamp, strings.TrimSpace(string(out.Stdout)))
-	if ib.Cache != nil {
-		_ = put(ib.Cache, k, []byte(id), cache.Meta{Kind: "toolchain-id", Toolchain: filepath.Base(path)})
-	}
-	ib.ids.Store(stamp, id)
-	return id, nil
-}
-
-// treeIdentity hashes the names, sizes and mtimes of every file under dir
-// (the HIP headers: about 70 files, stat'ed once per builder).
-func (ib *ImageBuilder) treeIdentity(dir string) (string, error) {
-	if v, ok := ib.ids.Load("tree " + dir); ok {
-		return v.(string), nil
-	}
-	h := sha256.New()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+// nvccIdentity is nvcc's identity for image keys: its binary's sha256 and
+// its `--version` text, remembered under its stamp as clang's is (see
+// remember), so an upgraded nvcc changes every key.
+func (ib *ImageBuilder) nvccIdentity(ctx context.Context, path string) (string, error) {
+	return remember(ib.Cache, "nvcc", fileStamp(path), func() (string, error) {
+		out, err := ib.Run.Run(ctx, Cmd{Argv: []string{path, "--version"}})
 		if err != nil {
-			return err
+			return "", fmt.Errorf("%s --version: %w", path, err)
 		}
-		if d.IsDir() {
-			return nil
-		}
-		fi, err := os.Stat(p) // follow links: the header behind one is what nvcc reads
+		sum, err := fileDigest(path)
 		if err != nil {
-			return err
+			return "", err
 		}
-		rel, _ := filepath.Rel(dir, p)
-		fmt.Fprintf(h, "%s %d %d\n", rel, fi.Size(), fi.ModTime().UnixNano())
-		return nil
+		return fmt.Sprintf("nvcc %s\nversion %q", sum, strings.TrimSpace(string(out.Stdout))), nil
 	})
-	if err != nil {
-		return "", fmt.Errorf("HIP headers: %w", err)
-	}
-	id := fmt.Sprintf("%x", h.Sum(nil))
-	ib.ids.Store("tree "+dir, id)
-	return id, nil
 }
 
 // findNVCC looks at $NVCC, $CUDA_PATH/bin, $CUDA_HOME/bin, PATH and

@@ -138,7 +138,8 @@ func TestImageAMDThroughBuilderRebuildsAfterUpgrade(t *testing.T) {
 	img, err = newBuilder().Build(context.Background(), "hip", "gfx90a", "vadd.hip", src)
 	require.NoError(t, err)
 	assert.True(t, img.Cached, "same toolchain, same source: a hit")
-	assert.Equal(t, []string{"deps", "object", "toolchain-id"}, kinds(t, c), "the image is stored once, as the build's object")
+	assert.Equal(t, []string{"deps", "object", "toolchain-id", "toolchain-id"}, kinds(t, c),
+		"the image is stored once, as the build's object (and the compiler's and device libraries' identities)")
 
 	writeTool(t, clang, "clang 17, a new release")
 	run.version = "clang version 17.0.0"
