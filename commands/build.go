@@ -130,12 +130,13 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 		req.Targets = defaultTargets(tc)
 		ui.Infof("no --arch given: building for %s (set --arch, ROCMK_ARCH or targets in %s)", targetList(req.Targets), compile.ProjectFile)
 	}
-	runner := &compile.ExecRunner{DryRun: o.DryRun}
+	runner := env.Runner
 	if o.DryRun || o.Print {
-		runner.Print = env.Stderr
+		sh := &compile.Shell{Runner: runner, Print: env.Stderr, DryRun: o.DryRun}
 		if o.DryRun {
-			runner.Print = env.Stdout // -n: the commands are the result
+			sh.Print = env.Stdout // -n: the commands are the result
 		}
+		runner = sh
 	}
 	b := &compile.Builder{TC: tc, Run: runner, Jobs: o.g.Jobs, DryRun: o.DryRun, Getenv: env.Getenv}
 	defer cache.SetDebugHook(env.Getenv, env.Stderr)()

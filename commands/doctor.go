@@ -313,27 +313,20 @@ func findRuntimeLibs(env Env) []doctorLib {
 }
 
 // ldconfigCache is the ld.so cache as `ldconfig -p` lists it. With a fake
-// Root and no fake runner it is empty.
+// Root, only a fake runner answers.
 func ldconfigCache(env Env) map[string]string {
-	run := env.RunTool
-	if run == nil {
-		if env.Root != "" {
-			return nil
-		}
-		run = func(argv ...string) ([]byte, error) {
-			out, err := (&compile.ExecRunner{}).Run(env.Context, compile.Cmd{Argv: argv})
-			return out.Stdout, err
-		}
+	if _, real := env.Runner.(compile.ExecRunner); real && env.Root != "" {
+		return nil
 	}
 	ldconfig := "ldconfig"
 	if _, err := os.Stat("/sbin/ldconfig"); err == nil && env.Root == "" {
 		ldconfig = "/sbin/ldconfig" // often not on a user's PATH
 	}
-	out, err := run(ldconfig, "-p")
+	out, err := env.Runner.Run(env.Context, compile.Cmd{Argv: []string{ldconfig, "-p"}})
 	if err != nil {
 		return nil
 	}
-	return verify.ParseLDConfig(out)
+	return verify.ParseLDConfig(out.Stdout)
 }
 
 func renderDoctor(w io.Writer, s *Styles, d doctorDoc) error {

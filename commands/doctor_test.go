@@ -200,14 +200,14 @@ func TestDoctorReportsWhatVerifyLoads(t *testing.T) {
 	assert.Equal(t, "path", hip.Via)
 
 	env := machine(nil)
-	env.RunTool = func(argv ...string) ([]byte, error) {
+	env.Runner = fakeRunner(func(argv ...string) ([]byte, error) {
 		if filepath.Base(argv[0]) == "ldconfig" {
 			return []byte("3 libs found in cache `/etc/ld.so.cache'\n" +
 				"\tlibamdhip64.so.6 (libc6) => /opt/rocm/lib32/libamdhip64.so.6\n" +
 				"\tlibamdhip64.so.6 (libc6,x86-64) => /opt/rocm/lib/libamdhip64.so.6\n"), nil
 		}
 		return nil, errors.New("not found")
-	}
+	})
 	hip = doctorLibs(t, env)["hip"]
 	if runtime.GOARCH == "amd64" {
 		assert.Equal(t, "/opt/rocm/lib/libamdhip64.so.6", hip.Path)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/verify"
 )
 
@@ -20,11 +21,13 @@ type Env struct {
 	// Context is cancelled on SIGINT/SIGTERM by Main; tests may leave it nil.
 	Context context.Context
 	// Discovery fakes (toolchain, GPUs, runtime libraries; see
-	// compile.FindOptions): a filesystem root prefix ("" = "/"), PATH lookup
-	// and tool runs (nil = the real ones; with Root set, nil LookPath finds nothing).
+	// compile.FindOptions): a filesystem root prefix ("" = "/") and PATH
+	// lookup (nil = the real one; with Root set, nil finds nothing).
 	Root     string
 	LookPath func(string) (string, error)
-	RunTool  func(argv ...string) ([]byte, error)
+	// Runner runs every program rocmk runs: compilers, discovery, ldconfig
+	// (nil = compile.ExecRunner). Tests pass a fake.
+	Runner compile.Runner
 	// OpenRuntime opens a GPU runtime for `rocmk verify` (nil = verify.Open;
 	// tests pass a fake that runs the Go references).
 	OpenRuntime func(backend string, device int, getenv func(string) string) (verify.Runtime, error)
@@ -64,6 +67,9 @@ func (e Env) withDefaults() Env {
 	}
 	if e.Context == nil {
 		e.Context = context.Background()
+	}
+	if e.Runner == nil {
+		e.Runner = compile.ExecRunner{}
 	}
 	return e
 }

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/compile"
 )
 
 // Shared by every command test in this package: define nothing of the same
@@ -101,4 +104,13 @@ func inTime(t *testing.T, d time.Duration, f func()) {
 	case <-time.After(d):
 		t.Fatalf("blocked for more than %v", d)
 	}
+}
+
+// fakeRunner is a compile.Runner made of a function of the argument
+// vector: it answers with stdout.
+type fakeRunner func(argv ...string) ([]byte, error)
+
+func (f fakeRunner) Run(_ context.Context, c compile.Cmd) (compile.Output, error) {
+	out, err := f(c.Argv...)
+	return compile.Output{Stdout: out}, err
 }

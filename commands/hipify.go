@@ -276,8 +276,7 @@ func resolveHIPVersion(o *hipifyOptions, env Env) error {
 	if find == nil {
 		find = func() (string, error) {
 			// no programs run: the version comes from hip_version.h, so this stays cheap
-			in, err := compile.FindInstallation(compile.FindOptions{Getenv: env.Getenv,
-				Run: func(...string) ([]byte, error) { return nil, errNoExec }})
+			in, err := compile.FindInstallation(compile.FindOptions{Getenv: env.Getenv, Run: noExec{}})
 			if err != nil {
 				return "", err
 			}
@@ -299,7 +298,12 @@ func resolveHIPVersion(o *hipifyOptions, env Env) error {
 	return nil
 }
 
-var errNoExec = errors.New("hipify does not run programs")
+// noExec is the Runner of hipify's toolchain discovery: it runs nothing.
+type noExec struct{}
+
+func (noExec) Run(context.Context, compile.Cmd) (compile.Output, error) {
+	return compile.Output{}, errors.New("hipify does not run programs")
+}
 
 var cudaExts = map[string]bool{".cu": true, ".cuh": true, ".c": true, ".cc": true, ".cpp": true, ".cxx": true,
 	".h": true, ".hh": true, ".hpp": true, ".hxx": true, ".inl": true, ".inc": true}

@@ -301,7 +301,7 @@ func amdBuild(env Env, g globalOptions, ui *UI) func(context.Context, string, []
 		if err != nil {
 			return nil, err
 		}
-		b := &compile.Builder{TC: tc, Run: &compile.ExecRunner{}, Jobs: g.Jobs, Getenv: env.Getenv}
+		b := &compile.Builder{TC: tc, Run: env.Runner, Jobs: g.Jobs, Getenv: env.Getenv}
 		bc, err := openBuildStore(g, env)
 		if err != nil {
 			ui.Warnf("build cache unavailable (%v); building without it", err)

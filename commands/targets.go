@@ -100,7 +100,7 @@ type targetsToolchain struct {
 
 // findOptions builds the discovery options from the command's Env.
 func findOptions(env Env, rocmPath string) compile.FindOptions {
-	return compile.FindOptions{ROCmPath: rocmPath, Getenv: env.Getenv, LookPath: env.LookPath, Root: env.Root, Run: env.RunTool}
+	return compile.FindOptions{ROCmPath: rocmPath, Getenv: env.Getenv, LookPath: env.LookPath, Root: env.Root, Run: env.Runner}
 }
 
 func runTargets(o targetsOptions, env Env, ui *UI) error {

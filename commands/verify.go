@@ -335,7 +335,7 @@ func printVerify(w io.Writer, st *Styles, doc verifyDoc) error {
 // through the discovered toolchain (found on the first AMD build), cubins
 // through nvcc or NVRTC, all through the build cache.
 func newImageBuilder(env Env, g globalOptions, ui *UI, noNVCC bool, hipInclude string, log, warn func(string, ...any)) *compile.ImageBuilder {
-	ib := &compile.ImageBuilder{Run: &compile.ExecRunner{}, Getenv: env.Getenv, NoNVCC: noNVCC, HIPInclude: hipInclude,
+	ib := &compile.ImageBuilder{Run: env.Runner, Getenv: env.Getenv, NoNVCC: noNVCC, HIPInclude: hipInclude,
 		NVRTC: verify.NVRTC{Getenv: env.Getenv}, Log: log, Warn: warn,
 		Toolchain: func() (compile.Toolchain, error) {
 			in, err := compile.FindInstallation(findOptions(env, ""))

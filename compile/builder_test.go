@@ -123,7 +123,7 @@ func TestExecRunnerCancelKillsProcessGroup(t *testing.T) {
 
 func TestDryRunPrintsAndRunsNothing(t *testing.T) {
 	var buf strings.Builder
-	r := &ExecRunner{Print: &buf, DryRun: true}
+	r := &Shell{Runner: ExecRunner{}, Print: &buf, DryRun: true}
 	b := &Builder{TC: fakeClangTC(), Run: r, DryRun: true}
 	rep, err := b.Build(context.Background(), Request{BaseDir: "/nonexistent", Sources: []string{"/nonexistent/k.hip"}, Targets: targets("gfx90a", "gfx1030"), OutDir: "/nonexistent/out"})
 	require.NoError(t, err)

@@ -35,7 +35,7 @@ func TestRealGeneratedISALibrary(t *testing.T) {
 		t.Skipf("%s already has gfx1100's device library", in.DeviceLibDir)
 	}
 	ctx := context.Background()
-	run := &ExecRunner{}
+	run := ExecRunner{}
 	id, err := tc.ID(ctx, run)
 	require.NoError(t, err)
 	req := DeviceLibRequest{Base: in.DeviceLibDir, Clang: in.Clang, ClangID: id, CacheDir: t.TempDir(), Run: run}
@@ -119,7 +119,7 @@ func TestRealNewTargets(t *testing.T) {
 	require.NoError(t, err)
 	tc.Driver, tc.Clang, tc.ClangVersion = clang, clang, "19"
 	ctx := context.Background()
-	run := &ExecRunner{}
+	run := ExecRunner{}
 	id, err := tc.ID(ctx, run)
 	require.NoError(t, err)
 	require.Contains(t, id, "clang version 19.")

@@ -154,7 +154,7 @@ func TestDetectGPUsTools(t *testing.T) {
 	}
 	for i, c := range cases {
 		look, run := fakeTools(c.tools)
-		gs, err := DetectGPUs(FindOptions{Root: t.TempDir(), Getenv: envOf(c.env...), LookPath: look, Run: run})
+		gs, err := DetectGPUs(FindOptions{Root: t.TempDir(), Getenv: envOf(c.env...), LookPath: look, Run: argvRunner(run)})
 		if err != nil {
 			t.Errorf("case %d: %v", i, err)
 		}
@@ -165,13 +165,13 @@ func TestDetectGPUsTools(t *testing.T) {
 	// amdgpu-arch in /opt/rocm/llvm/bin is found without being on PATH.
 	root := fakeTree(t, "opt/rocm/llvm/bin/amdgpu-arch")
 	_, run := fakeTools(map[string]string{"amdgpu-arch": "gfx942\n"})
-	gs, err := DetectGPUs(FindOptions{Root: root, Getenv: envOf(), Run: run})
+	gs, err := DetectGPUs(FindOptions{Root: root, Getenv: envOf(), Run: argvRunner(run)})
 	if err != nil || archs(gs) != "gfx942" || gs[0].Source != "amdgpu-arch" {
 		t.Errorf("amdgpu-arch in /opt/rocm/llvm/bin: %+v %v", gs, err)
 	}
 
 	look, run := fakeTools(map[string]string{"nvidia-smi": "garbage"})
-	if _, err := DetectGPUs(FindOptions{Root: t.TempDir(), Getenv: envOf(), LookPath: look, Run: run}); err == nil {
+	if _, err := DetectGPUs(FindOptions{Root: t.TempDir(), Getenv: envOf(), LookPath: look, Run: argvRunner(run)}); err == nil {
 		t.Error("bad nvidia-smi output gave no error")
 	}
 }

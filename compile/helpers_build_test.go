@@ -163,3 +163,12 @@ func fakeClangTC() *Clang {
 		RocmPath: "/usr", DeviceLibDir: "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
 		DeviceLibTargets: []string{"gfx900", "gfx906", "gfx908", "gfx90a", "gfx940", "gfx1030"}, HIPVersion: "5.2.21153", ROCmVersion: "5.2.3"}
 }
+
+// argvRunner is a Runner made of a function of the argument vector, for
+// discovery fakes: it answers with stdout.
+type argvRunner func(argv ...string) ([]byte, error)
+
+func (f argvRunner) Run(_ context.Context, c Cmd) (Output, error) {
+	out, err := f(c.Argv...)
+	return Output{Stdout: out}, err
+}

@@ -25,11 +25,12 @@ type Output struct {
 	CPU            time.Duration // user+system time of the program and its children
 }
 
-// Runner is the only place rocmk executes a program (cf. cmd/go's work.Shell):
+// Runner is the only way rocmk executes a program (cf. cmd/go's work.Shell):
 // compiles, toolchain and GPU discovery (FindOptions.Run), nvcc for images
-// and doctor's ldconfig all run through it. Elsewhere os/exec serves only
-// LookPath; TestOneExecPath enforces it. Tests swap in a fake to isolate
-// the scheduler.
+// and doctor's ldconfig all run through one, which a Session builds (and
+// tests replace with a fake: the one injection point). ExecRunner is the
+// only code that starts processes; elsewhere os/exec serves only LookPath
+// (TestOneExecPath enforces it).
 type Runner interface {
 	Run(ctx context.Context, c Cmd) (Output, error)
 }
@@ -37,29 +38,10 @@ type Runner interface {
 // ExecRunner runs programs with os/exec. Each program gets its own process
 // group, and cancelling the context kills the whole group, so no compiler
 // outlives a cancelled build.
-type ExecRunner struct {
-	// Print, when set, receives each command line before it runs (-x), or
-	// instead of running it when DryRun is set (-n).
-	Print  io.Writer
-	DryRun bool
+type ExecRunner struct{}
 
-	mu sync.Mutex // serialises Print
-}
-
-// ErrDryRun is returned by a Runner in -n mode for a command whose output
-// a caller needs (it printed the command and ran nothing).
-var ErrDryRun = errors.New("not run (-n)")
-
-// Run runs c, or only prints it in DryRun mode.
-func (r *ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
-	if r.Print != nil {
-		r.mu.Lock()
-		fmt.Fprintln(r.Print, CmdString(c))
-		r.mu.Unlock()
-	}
-	if r.DryRun {
-		return Output{}, nil
-	}
+// Run runs c.
+func (ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	if len(c.Argv) == 0 {
 		return Output{}, errors.New("empty command")
 	}
@@ -73,8 +55,6 @@ func (r *ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// Own process group (so cancel kills clang's children too), and
-	// SIGKILL if rocmk itself dies (SIGKILL cannot be caught to clean up).
 	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error { return killGroup(cmd.Process) }
 	cmd.WaitDelay = 5 * time.Second
@@ -87,6 +67,27 @@ func (r *ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 		return out, ctx.Err()
 	}
 	return out, err
+}
+
+// Shell prints commands before Runner runs them (-x), or instead (-n),
+// as cmd/go's -x and -n do.
+type Shell struct {
+	Runner
+	Print  io.Writer // receives each command line
+	DryRun bool      // print only
+
+	mu sync.Mutex // serialises Print
+}
+
+// Run prints c, then runs it unless DryRun.
+func (s *Shell) Run(ctx context.Context, c Cmd) (Output, error) {
+	s.mu.Lock()
+	fmt.Fprintln(s.Print, CmdString(c))
+	s.mu.Unlock()
+	if s.DryRun {
+		return Output{}, nil
+	}
+	return s.Runner.Run(ctx, c)
 }
 
 // CmdString renders c as a shell command line, with a leading `cd DIR &&`

@@ -45,11 +45,11 @@ type Installation struct {
 // FindOptions says where and how to look. Tests fill Root, Getenv, LookPath
 // and Run with fakes; the zero value looks at the real machine.
 type FindOptions struct {
-	ROCmPath string                               // --rocm-path
-	Getenv   func(string) string                  // nil = os.Getenv
-	LookPath func(string) (string, error)         // nil = exec.LookPath (no PATH search when Root is set)
-	Root     string                               // filesystem root prefix for tests, "" = "/"
-	Run      func(argv ...string) ([]byte, error) // runs `clang --version`, amdgpu-arch, ...; nil = an ExecRunner
+	ROCmPath string                       // --rocm-path
+	Getenv   func(string) string          // nil = os.Getenv
+	LookPath func(string) (string, error) // nil = exec.LookPath (no PATH search when Root is set)
+	Root     string                       // filesystem root prefix for tests, "" = "/"
+	Run      Runner                       // runs `clang --version`, amdgpu-arch, ...; nil = ExecRunner
 }
 
 func (o FindOptions) getenv(k string) string {
@@ -70,10 +70,11 @@ func (o FindOptions) lookPath(name string) (string, error) {
 }
 
 func (o FindOptions) run(argv ...string) ([]byte, error) {
-	if o.Run != nil {
-		return o.Run(argv...)
+	r := o.Run
+	if r == nil {
+		r = ExecRunner{}
 	}
-	out, err := (&ExecRunner{}).Run(context.Background(), Cmd{Argv: argv})
+	out, err := r.Run(context.Background(), Cmd{Argv: argv})
 	return out.Stdout, err
 }
 

@@ -109,7 +109,7 @@ func debianTree() []string {
 
 func TestFindInstallationROCm6(t *testing.T) {
 	root := fakeTree(t, rocm6Tree()...)
-	in, err := FindInstallation(FindOptions{Root: root, Getenv: envOf(), Run: fakeClang(t)})
+	in, err := FindInstallation(FindOptions{Root: root, Getenv: envOf(), Run: argvRunner(fakeClang(t))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestFindInstallationROCm6(t *testing.T) {
 
 func TestFindInstallationROCm7(t *testing.T) {
 	root := fakeTree(t, rocm7Tree()...)
-	in, err := FindInstallation(FindOptions{Root: root, Getenv: envOf("ROCMK_ROCM_VERSION", "7.0.2"), Run: fakeClang(t)})
+	in, err := FindInstallation(FindOptions{Root: root, Getenv: envOf("ROCMK_ROCM_VERSION", "7.0.2"), Run: argvRunner(fakeClang(t))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestFindInstallationROCm7(t *testing.T) {
 	if in.ROCmVersion != "7.0.2" || in.ROCmVersionFrom != "ROCMK_ROCM_VERSION" {
 		t.Errorf("override: %q from %q", in.ROCmVersion, in.ROCmVersionFrom)
 	}
-	in, _ = FindInstallation(FindOptions{Root: root, Getenv: envOf("CANDLE_ROCM_VERSION", "7.1"), Run: fakeClang(t)})
+	in, _ = FindInstallation(FindOptions{Root: root, Getenv: envOf("CANDLE_ROCM_VERSION", "7.1"), Run: argvRunner(fakeClang(t))})
 	if in.ROCmVersion != "7.1" || in.ROCmVersionFrom != "CANDLE_ROCM_VERSION" {
 		t.Errorf("CANDLE alias: %q from %q", in.ROCmVersion, in.ROCmVersionFrom)
 	}
@@ -158,7 +158,7 @@ func TestFindInstallationOrder(t *testing.T) {
 	root := fakeTree(t, all...)
 	find := func(o FindOptions) *Installation {
 		t.Helper()
-		o.Root, o.Run = root, fakeClang(t)
+		o.Root, o.Run = root, argvRunner(fakeClang(t))
 		if o.Getenv == nil {
 			o.Getenv = envOf()
 		}
@@ -200,7 +200,7 @@ func TestFindInstallationDebianFake(t *testing.T) {
 	// clang++-17 without its LLVM dir still wins by being newest: rocmk
 	// follows the newest clang, as the issue asks.
 	root := fakeTree(t, append(debianTree(), "usr/bin/clang++-14=Debian clang version 14.0.6\n")...)
-	in, err := FindInstallation(FindOptions{Root: root, Getenv: envOf(), Run: fakeClang(t)})
+	in, err := FindInstallation(FindOptions{Root: root, Getenv: envOf(), Run: argvRunner(fakeClang(t))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,19 +230,19 @@ func TestFindInstallationErrors(t *testing.T) {
 	}
 	// An explicit ROCM_PATH that holds nothing is an error naming it, not skipped.
 	root := fakeTree(t, debianTree()...)
-	_, err = FindInstallation(FindOptions{Root: root, Getenv: envOf("ROCM_PATH", "/opt/nothing"), Run: fakeClang(t)})
+	_, err = FindInstallation(FindOptions{Root: root, Getenv: envOf("ROCM_PATH", "/opt/nothing"), Run: argvRunner(fakeClang(t))})
 	if !errors.Is(err, ErrToolchainNotFound) || !strings.Contains(err.Error(), "ROCM_PATH=/opt/nothing") {
 		t.Errorf("bad ROCM_PATH: %v", err)
 	}
 	// clang without device libraries says which package is missing.
 	root = fakeTree(t, debClang15)
-	_, err = FindInstallation(FindOptions{Root: root, Getenv: envOf(), Run: fakeClang(t)})
+	_, err = FindInstallation(FindOptions{Root: root, Getenv: envOf(), Run: argvRunner(fakeClang(t))})
 	if !errors.Is(err, ErrToolchainNotFound) || !strings.Contains(err.Error(), "rocm-device-libs") {
 		t.Errorf("no device libs: %v", err)
 	}
 	// hipcc on PATH is the last resort.
 	root = fakeTree(t, strings.Replace(rocm6Tree()[0], "opt/rocm-6.2.0", "srv/rocm", 1), "srv/rocm/bin/hipcc", "srv/rocm/amdgcn/bitcode/oclc_isa_version_90a.bc")
-	in, err := FindInstallation(FindOptions{Root: root, Getenv: envOf(), Run: fakeClang(t),
+	in, err := FindInstallation(FindOptions{Root: root, Getenv: envOf(), Run: argvRunner(fakeClang(t)),
 		LookPath: func(n string) (string, error) { return "/srv/rocm/bin/" + n, nil }})
 	if err != nil || in.Source != "hipcc on PATH" || in.Root != "/srv/rocm" {
 		t.Errorf("hipcc on PATH: %+v %v", in, err)
