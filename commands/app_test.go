@@ -145,6 +145,6 @@ func TestBuildHonoursROCmPath(t *testing.T) {
 }
 
 func TestListSplitting(t *testing.T) {
-	assert.Equal(t, []string{"gfx90a", "gfx942", "gfx1030", "gfx1100"}, splitList([]string{"gfx90a,gfx942", "gfx1030; gfx1100", ""}))
+	assert.Equal(t, []string{"gfx90a", "gfx942", "gfx1030", "gfx1100"}, compile.SplitList("gfx90a,gfx942,gfx1030; gfx1100,"))
 	assert.Equal(t, []string{"softmax", "binary_*_f16", "f32"}, splitCommas([]string{" softmax ,binary_*_f16", ",f32,"}))
 }

@@ -2,11 +2,8 @@ package commands
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"go/token"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,30 +14,16 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmk/rocmk/cache"
-	"github.com/rocmk/rocmk/cache/remote"
-	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/compile"
-	"github.com/rocmk/rocmk/hipify"
-	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/kernels"
 )
 
 type buildOptions struct {
-	Sources       []string
-	Arch          []string
-	OutDir        string
-	DryRun        bool // -n
+	Plan          compile.PlanOptions
 	Print         bool // -x
-	Defines       []string
-	Includes      []string
-	Flags         []string
-	Bundle        bool
-	Embed         []string
-	GoPackage     string
 	ResourceUsage bool
 	Layout        string
 	NoCache       bool
-	Project       string
 	ROCmPath      string
 	g             globalOptions
 }
@@ -76,11 +59,12 @@ the bundled kernel suite. Flags override the manifest.`,
 			&cli.StringFlag{Name: "rocm-path", Usage: "ROCm install to use (default: ROCM_PATH, HIP_PATH, /opt/rocm, Debian /usr)"},
 		},
 		Action: func(c *cli.Context) error {
-			o := buildOptions{Sources: c.Args().Slice(), Arch: splitList(c.StringSlice("arch")), OutDir: c.String("out"),
-				DryRun: c.Bool("n"), Print: c.Bool("x"), Defines: c.StringSlice("D"), Includes: c.StringSlice("I"),
-				Flags: c.StringSlice("flag"), Bundle: c.Bool("bundle"), Embed: splitList(c.StringSlice("embed")),
-				GoPackage: c.String("go-package"), ResourceUsage: c.Bool("resource-usage"), Layout: c.String("layout"),
-				NoCache: c.Bool("no-cache"), Project: c.String("project"), ROCmPath: c.String("rocm-path"), g: globals(c)}
+			o := buildOptions{Plan: compile.PlanOptions{Sources: c.Args().Slice(), Arch: c.StringSlice("arch"), OutDir: c.String("out"),
+				DryRun: c.Bool("n"), Defines: c.StringSlice("D"), Includes: c.StringSlice("I"), Flags: c.StringSlice("flag"),
+				Bundle: c.Bool("bundle"), Embed: compile.SplitList(strings.Join(c.StringSlice("embed"), ",")), GoPackage: c.String("go-package"),
+				Project: c.String("project"), Bundled: kernels.WriteSources},
+				Print: c.Bool("x"), ResourceUsage: c.Bool("resource-usage"), Layout: c.String("layout"),
+				NoCache: c.Bool("no-cache"), ROCmPath: c.String("rocm-path"), g: globals(c)}
 			return runBuild(c.Context, o, envOf(c))
 		},
 	}
@@ -111,62 +95,62 @@ type buildSummary struct {
 
 func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	ui := newUI(env, o.g)
-	req, err := planBuild(o, env, ui)
+	o.Plan.ReadSource = sourceReader(env)
+	s, err := openSession(env, o.g, ui, sessionFlags{ROCmPath: o.ROCmPath, Layout: o.Layout, NoCache: o.NoCache || o.Plan.DryRun, Project: o.Plan.Project})
 	if err != nil {
 		return err
 	}
-	in, err := compile.FindInstallation(findOptions(env, o.ROCmPath))
+	req, ts, err := s.Plan(o.Plan)
 	if err != nil {
+		s.Close(ctx)
 		return err
 	}
-	tc, err := compile.NewClang(in, o.Layout)
-	if err != nil {
-		if errors.Is(err, compile.ErrToolchainNotFound) {
-			return err
-		}
-		return usagef("--layout: %v", err)
+	if ts.From == "default" {
+		ui.Infof("no --arch given: building for %s (set --arch, ROCMK_ARCH or targets in %s)", ts, compile.ProjectFile)
 	}
-	if len(req.Targets) == 0 {
-		req.Targets = defaultTargets(tc)
-		ui.Infof("no --arch given: building for %s (set --arch, ROCMK_ARCH or targets in %s)", targetList(req.Targets), compile.ProjectFile)
+	var bar Progress = nopProgress{}
+	if !o.Plan.DryRun {
+		bar = ui.NewProgress(len(req.Sources)*len(req.Targets), "building")
 	}
-	runner := env.Runner
-	if o.DryRun || o.Print {
-		sh := &compile.Shell{Runner: runner, Print: env.Stderr, DryRun: o.DryRun}
-		if o.DryRun {
-			sh.Print = env.Stdout // -n: the commands are the result
-		}
-		runner = sh
-	}
-	b := &compile.Builder{TC: tc, Run: runner, Jobs: o.g.Jobs, DryRun: o.DryRun, Getenv: env.Getenv}
-	defer cache.SetDebugHook(env.Getenv, env.Stderr)()
-	var bc *cache.Cache
-	var tier *remote.Tier
-	if !o.NoCache && !o.DryRun {
-		bc, err = openBuildStore(o.g, env)
-		if err != nil {
-			ui.Warnf("build cache unavailable (%v); building without it", err)
-		} else if bc != nil {
-			b.Cache = bc
-			ui.Verbosef(2, "cache: %s", bc.Dir())
-			cfg, err := remoteConfig(o.g, env, o.Project)
-			if err != nil {
-				return err
-			}
-			if cfg != nil {
-				if tier, err = openTier(bc, cfg, ui); err != nil {
-					return err
-				}
-				b.Cache = tier
-			}
+	bo := compile.BuildOptions{DryRun: o.Plan.DryRun, Events: buildEvents(ui, bar)}
+	if o.Plan.DryRun || o.Print {
+		bo.Print = env.Stderr
+		if o.Plan.DryRun {
+			bo.Print = env.Stdout // -n: the commands are the result
 		}
 	}
-	total := len(req.Sources) * len(req.Targets)
-	bar := ui.NewProgress(total, "building")
-	if o.DryRun {
-		bar = nopProgress{}
+	rep, berr := s.Build(ctx, req, bo)
+	bar.Finish()
+	remote := s.Close(ctx)
+	if rep == nil || errors.Is(berr, context.Canceled) || errors.Is(berr, context.DeadlineExceeded) {
+		return berr
 	}
-	b.Events = func(e compile.Event) {
+	var list compile.ErrorList
+	if berr != nil && !errors.As(berr, &list) {
+		return berr
+	}
+	tc, _ := s.Toolchain()
+	doc := newBuildDoc(tc.Name(), req, rep, remote)
+	if o.Plan.DryRun {
+		return printDryRun(ui, o.g.JSON, doc, rep)
+	}
+	printDiagnostics(ui, list)
+	if o.ResourceUsage {
+		warnSpills(ui, rep)
+	}
+	if err := ui.Result("build", doc, func(w io.Writer, st *Styles) error { return printBuild(w, st, doc, rep, o) }); err != nil {
+		return err
+	}
+	if len(list) > 0 {
+		return fmt.Errorf("build failed: %d of %d jobs failed", len(list), len(rep.Results))
+	}
+	return nil
+}
+
+// buildEvents shows the build's progress: a bar on a TTY, a line per job
+// with -v (where a hit came from: local or remote).
+func buildEvents(ui *UI, bar Progress) func(compile.Event) {
+	return func(e compile.Event) {
 		if e.Kind != compile.EventDone {
 			return
 		}
@@ -182,24 +166,13 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 			ui.Verbosef(1, "FAILED    %s [%s] %s", src, r.Target, fmtDur(r.Dur))
 		}
 	}
-	rep, berr := b.Build(ctx, req)
-	bar.Finish()
-	var remoteStats *cache.RemoteStats
-	if tier != nil {
-		rs := closeTier(ctx, tier, ui)
-		remoteStats = &rs
-	}
-	if rep == nil {
-		return berr
-	}
-	if errors.Is(berr, context.Canceled) || errors.Is(berr, context.DeadlineExceeded) {
-		return berr
-	}
-	doc := buildDoc{Toolchain: tc.Name(), OutDir: req.OutDir, Bundles: rep.Bundles, Files: rep.Files, Remote: remoteStats,
+}
+
+func newBuildDoc(toolchain string, req compile.Request, rep *compile.Report, remote *cache.RemoteStats) buildDoc {
+	doc := buildDoc{Toolchain: toolchain, OutDir: req.OutDir, Jobs: rep.Results, Bundles: rep.Bundles, Files: rep.Files, Remote: remote,
 		Summary: buildSummary{Jobs: len(rep.Results), Hits: rep.Count(compile.StatusHit), Compiled: rep.Count(compile.StatusCompiled),
 			Failed: rep.Count(compile.StatusFailed), WallSec: rep.Wall.Seconds(), CPUSec: rep.CPU.Seconds()}}
 	for _, r := range rep.Results {
-		doc.Jobs = append(doc.Jobs, r)
 		if r.Cache == "remote" {
 			doc.Summary.Remote++
 		}
@@ -207,56 +180,49 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	for _, t := range req.Targets {
 		doc.Targets = append(doc.Targets, t.String())
 	}
-	if o.DryRun {
-		if o.g.JSON {
-			for _, r := range rep.Results {
-				doc.Commands = append(doc.Commands, compile.CmdString(compile.Cmd{Argv: r.Argv}))
-			}
-			return ui.Result("build", doc, nil)
-		}
+	return doc
+}
+
+// printDryRun: -n printed the commands as they were planned; --json has
+// them in the document.
+func printDryRun(ui *UI, asJSON bool, doc buildDoc, rep *compile.Report) error {
+	if !asJSON {
 		return nil
 	}
-	var list compile.ErrorList
-	if errors.As(berr, &list) {
-		// Compiler diagnostics go to stderr under "# src [target]" headers.
-		for _, ce := range list {
-			fmt.Fprintln(env.Stderr, ui.ErrS.Header.Render(strings.SplitN(ce.Error(), "\n", 2)[0]))
-			if rest := strings.SplitN(ce.Error(), "\n", 2); len(rest) == 2 {
-				fmt.Fprintln(env.Stderr, rest[1])
-			}
-		}
-	} else if berr != nil {
-		return berr
+	for _, r := range rep.Results {
+		doc.Commands = append(doc.Commands, compile.CmdString(compile.Cmd{Argv: r.Argv}))
 	}
+	return ui.Result("build", doc, nil)
+}
+
+// printDiagnostics prints compiler diagnostics on stderr under "# src [target]" headers.
+func printDiagnostics(ui *UI, list compile.ErrorList) {
+	for _, ce := range list {
+		head, rest, found := strings.Cut(ce.Error(), "\n")
+		ui.println(ui.Err, ui.ErrS.Header.Render(head))
+		if found {
+			ui.println(ui.Err, rest)
+		}
+	}
+}
+
+// printBuild is the text result: the --resource-usage table and the summary.
+func printBuild(w io.Writer, s *Styles, doc buildDoc, rep *compile.Report, o buildOptions) error {
 	if o.ResourceUsage {
-		warnSpills(ui, rep)
-	}
-	if err := cacheAfterBuild(bc, rep); err != nil {
-		ui.Verbosef(1, "cache: %v", err)
-	}
-	if err := ui.Result("build", doc, func(w io.Writer, s *Styles) error {
-		if o.ResourceUsage {
-			if err := printUsage(w, s, rep); err != nil {
-				return err
-			}
+		if err := printUsage(w, s, rep); err != nil {
+			return err
 		}
-		if !o.g.Quiet {
-			remote := ""
-			if tier != nil {
-				remote = fmt.Sprintf(" (%d remote)", doc.Summary.Remote)
-			}
-			fmt.Fprintf(w, "%d jobs: %d cached%s, %d compiled, %d failed; wall %s, compiler CPU %s; output in %s\n",
-				doc.Summary.Jobs, doc.Summary.Hits, remote, doc.Summary.Compiled, doc.Summary.Failed,
-				fmtDur(rep.Wall), fmtDur(rep.CPU), req.OutDir)
-		}
+	}
+	if o.g.Quiet {
 		return nil
-	}); err != nil {
-		return err
 	}
-	if len(list) > 0 {
-		return fmt.Errorf("build failed: %d of %d jobs failed", len(list), len(rep.Results))
+	remote := ""
+	if doc.Remote != nil {
+		remote = fmt.Sprintf(" (%d remote)", doc.Summary.Remote)
 	}
-	return nil
+	_, err := fmt.Fprintf(w, "%d jobs: %d cached%s, %d compiled, %d failed; wall %s, compiler CPU %s; output in %s\n",
+		doc.Summary.Jobs, doc.Summary.Hits, remote, doc.Summary.Compiled, doc.Summary.Failed, fmtDur(rep.Wall), fmtDur(rep.CPU), doc.OutDir)
+	return err
 }
 
 // displaySource names a source for people: the bundled kernels as
@@ -283,245 +249,6 @@ func fmtDur(d time.Duration) string {
 	return fmt.Sprintf("%.2fs", d.Seconds())
 }
 
-// checkGoPackage refuses a package name for hsaco_embed.go that is not a Go
-// identifier: the name is written into the file as is.
-func checkGoPackage(name, from string) error {
-	if !token.IsIdentifier(name) || name == "_" {
-		return usagef("%s %q: want a Go package name (an identifier, not a keyword)", from, name)
-	}
-	return nil
-}
-
-// planBuild turns options (and rocmk.toml, or the bundled kernels) into a
-// compile.Request.
-func planBuild(o buildOptions, env Env, ui *UI) (compile.Request, error) {
-	req := compile.Request{OutDir: o.OutDir, Bundle: o.Bundle, Embed: o.Embed, EmbedPackage: o.GoPackage}
-	for _, e := range o.Embed {
-		if e != "rust" && e != "go" && e != "c" {
-			return req, usagef("--embed: unknown kind %q (want rust, go or c)", e)
-		}
-	}
-	if err := checkGoPackage(o.GoPackage, "--go-package"); err != nil {
-		return req, err
-	}
-	var manifestTargets []string
-	var flags []string
-	hipifyDir := ""
-	strict := false
-	switch {
-	case len(o.Sources) > 0:
-		req.Sources = o.Sources
-	case o.Project != "" || fileExists(compile.ProjectFile):
-		path := o.Project
-		if path == "" {
-			path = compile.ProjectFile
-		}
-		p, err := compile.LoadProject(path)
-		if err != nil {
-			return req, err
-		}
-		srcs, err := p.ExpandSources()
-		if err != nil {
-			return req, err
-		}
-		req.Sources = srcs
-		manifestTargets = p.Targets
-		flags = p.CompileFlags()
-		if req.OutDir == "" {
-			req.OutDir = p.OutDir()
-		}
-		req.Bundle = req.Bundle || p.Output.Bundle
-		if len(req.Embed) == 0 {
-			req.Embed = p.Output.Embed
-		}
-		if p.Output.GoPackage != "" && o.GoPackage == "hsaco" {
-			if err := checkGoPackage(p.Output.GoPackage, p.Path+": output.go_package"); err != nil {
-				return req, err
-			}
-			req.EmbedPackage = p.Output.GoPackage
-		}
-		hipifyDir, strict = p.HipifyDir(), p.Hipify.Strict
-		ui.Verbosef(1, "project %s: %d sources", p.Path, len(srcs))
-	default:
-		dir, err := writeBundledKernels()
-		if err != nil {
-			return req, err
-		}
-		for _, n := range kernels.Sources() {
-			req.Sources = append(req.Sources, filepath.Join(dir, n))
-		}
-		ui.Verbosef(1, "no sources and no %s: building the bundled kernels (%d modules)", compile.ProjectFile, len(req.Sources))
-	}
-	if req.OutDir == "" {
-		req.OutDir = compile.DefaultOutDir
-	}
-	if hipifyDir == "" {
-		hipifyDir = filepath.Join(req.OutDir, "hipified")
-	}
-	for _, d := range o.Defines {
-		flags = append(flags, "-D"+d)
-	}
-	for _, i := range o.Includes {
-		if abs, err := filepath.Abs(i); err == nil {
-			i = abs
-		}
-		flags = append(flags, "-I"+i)
-	}
-	req.Flags = append(flags, o.Flags...)
-	ts, err := selectBuildTargets(o.Arch, manifestTargets, env.Getenv)
-	if err != nil {
-		return req, err
-	}
-	req.Targets = ts
-	// Before hipify writes anything: a.cu and b/a.cu would both become a.hip.
-	if err := compile.CheckOutputNames(req.Sources, ts, req.OutDir, len(req.Embed) > 0); err != nil {
-		return req, err
-	}
-	// .cu sources go through hipify first.
-	limit, err := inputLimit(env, maxSourceSize)
-	if err != nil {
-		return req, err
-	}
-	for i, s := range req.Sources {
-		if strings.HasSuffix(s, ".cu") || strings.HasSuffix(s, ".cuh") {
-			out, err := hipifySource(s, hipifyDir, strict, o.DryRun, limit)
-			if err != nil {
-				return req, err
-			}
-			req.Sources[i] = out
-		}
-	}
-	return req, nil
-}
-
-// selectBuildTargets: compile.SelectTargets over --arch, the manifest and
-// ROCMK_ARCH & co., with the GPUs detected only when needed ("native", or
-// nothing named). nil means the toolchain default (see defaultTargets).
-func selectBuildTargets(flag, manifest []string, getenv func(string) string) ([]inspect.Target, error) {
-	named := len(flag) > 0 || len(manifest) > 0
-	for _, v := range compile.ArchEnvVars {
-		named = named || strings.TrimSpace(getenv(v)) != ""
-	}
-	native := false
-	for _, f := range append(append([]string(nil), flag...), manifest...) {
-		native = native || strings.Contains(f, "native")
-	}
-	var gpus []compile.GPU
-	if !named || native {
-		gpus, _ = compile.DetectGPUs(compile.FindOptions{Getenv: getenv})
-	}
-	ts, _, err := compile.SelectTargets(flag, manifest, getenv, gpus)
-	if err != nil {
-		if !named && errors.Is(err, compile.ErrNoTargets) {
-			return nil, nil
-		}
-		return nil, usagef("%v", err)
-	}
-	return ts, nil
-}
-
-// defaultTargets is what a build with no --arch compiles for: the common
-// data-centre and desktop targets this toolchain has device libraries for.
-func defaultTargets(tc *compile.Clang) []inspect.Target {
-	var out []inspect.Target
-	for _, p := range []string{"gfx90a", "gfx942", "gfx1030", "gfx1100"} {
-		t := inspect.MustParseTarget(p)
-		if tc.Check(t) == nil {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-func targetList(ts []inspect.Target) string {
-	var s []string
-	for _, t := range ts {
-		s = append(s, t.String())
-	}
-	return strings.Join(s, ",")
-}
-
-// openBuildStore opens the build cache: --cache-dir, else
-// ROCMK_CACHE_DIR, else the user cache dir; ROCMK_CACHE=off disables it
-// (nil cache).
-func openBuildStore(g globalOptions, env Env) (*cache.Cache, error) {
-	dir, off, err := cache.DefaultDir(env.Getenv)
-	if err != nil || off {
-		return nil, err
-	}
-	if g.CacheDir != "" {
-		if dir, err = filepath.Abs(g.CacheDir); err != nil {
-			return nil, err
-		}
-	}
-	return cache.Open(dir)
-}
-
-// cacheAfterBuild records hit/miss statistics and trims the cache at most
-// once a day.
-func cacheAfterBuild(c *cache.Cache, rep *compile.Report) error {
-	if c == nil {
-		return nil
-	}
-	if err := c.AddStats(rep.Count(compile.StatusHit), rep.Count(compile.StatusCompiled)); err != nil {
-		return err
-	}
-	return c.AutoTrim()
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
-// writeBundledKernels writes the embedded kernel suite to a directory named
-// by its content, so every build sees the same real paths (the compiler
-// needs files; stable paths keep cache keys stable).
-func writeBundledKernels() (string, error) {
-	h := sha256.New()
-	names := kernels.Sources()
-	for _, n := range names {
-		b, err := kernels.FS.ReadFile(n)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(h, "%s %d\n", n, len(b))
-		h.Write(b)
-	}
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("rocmk-kernels-%d-%s", os.Getuid(), hex.EncodeToString(h.Sum(nil))[:16]))
-	for _, n := range names {
-		b, _ := kernels.FS.ReadFile(n)
-		if err := safefile.Write(filepath.Join(dir, n), b, safefile.Options{SkipIfSame: true}); err != nil {
-			return "", err
-		}
-	}
-	return dir, nil
-}
-
-func hipifySource(src, dir string, strict, dryRun bool, limit int64) (string, error) {
-	data, err := readInput(src, limit)
-	if err != nil {
-		return "", err
-	}
-	// NoCompat: rocmk_hip_compat.h is not on this build's include path yet
-	out, rep, err := hipify.Translate(src, data, hipify.Options{NoCompat: true})
-	if err != nil {
-		return "", fmt.Errorf("hipify %s: %w", src, err)
-	}
-	if strict && rep != nil && len(rep.Unsupported) > 0 {
-		d := rep.Unsupported[0]
-		return "", fmt.Errorf("hipify %s: %d unsupported CUDA APIs (first: %s: %s)", src, len(rep.Unsupported), d.Where, d.Msg)
-	}
-	dst := filepath.Join(dir, compile.Stem(src)+".hip")
-	if dryRun {
-		return dst, nil
-	}
-	if err := safefile.Write(dst, out, safefile.Options{SkipIfSame: true}); err != nil {
-		return "", err
-	}
-	return dst, nil
-}
-
 // warnSpills warns about kernels that spill registers to scratch.
 func warnSpills(ui *UI, rep *compile.Report) {
 	for _, r := range rep.Results {
@@ -541,10 +268,8 @@ func printUsage(w io.Writer, s *Styles, rep *compile.Report) error {
 	for _, r := range rs {
 		for _, k := range r.Kernels {
 			t.Rows = append(t.Rows, []string{filepath.Base(r.Src), r.Target.String(), k.Name,
-				itoaB(k.VGPRs), itoaB(k.SGPRs), itoaB(k.AGPRs), itoaB(k.VGPRSpills + k.SGPRSpills), itoaB(k.LDS), itoaB(k.Scratch)})
+				fmt.Sprint(k.VGPRs), fmt.Sprint(k.SGPRs), fmt.Sprint(k.AGPRs), fmt.Sprint(k.VGPRSpills + k.SGPRSpills), fmt.Sprint(k.LDS), fmt.Sprint(k.Scratch)})
 		}
 	}
 	return t.Render(w, s)
 }
-
-func itoaB(n int) string { return fmt.Sprint(n) }

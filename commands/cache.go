@@ -495,7 +495,12 @@ func runCachePush(ctx context.Context, cc *cache.Cache, cfg *remote.Config, jobs
 	bar := ui.NewProgress(n, "pushing")
 	rep, perr := tier.Push(ctx, jobs, func() { bar.Add(1) })
 	bar.Finish()
-	closeTier(ctx, tier, ui)
+	if err := tier.Close(ctx); err != nil {
+		ui.Warnf("%v", err)
+	}
+	if err := cc.AddRemoteStats(tier.Counters()); err != nil {
+		ui.Verbosef(1, "cache: %v", err)
+	}
 	if errors.Is(perr, context.Canceled) {
 		return perr
 	}

@@ -146,14 +146,19 @@ var doctorEnvVars = []string{
 }
 
 func runDoctor(o doctorOptions, env Env, ui *UI) error {
-	fo := findOptions(env, o.ROCmPath)
+	s, err := compile.OpenSession(compile.SessionOptions{ROCmPath: o.ROCmPath, Getenv: env.Getenv, Root: env.Root,
+		LookPath: env.LookPath, Runner: env.Runner, NoCache: true})
+	if err != nil {
+		return err
+	}
+	fo := s.FindOptions()
 	doc := doctorDoc{
 		Rocmk:       doctorRocmk{Version: version(), Go: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH, Cgo: doctorCgo},
 		GPUs:        []compile.GPU{},
 		Environment: map[string]string{},
 		Problems:    []string{},
 	}
-	inst, tcErr := compile.FindInstallation(fo)
+	inst, tcErr := s.Installation()
 	if tcErr != nil {
 		doc.ToolchainErr = tcErr.Error()
 		doc.Problems = append(doc.Problems, "no ROCm toolchain: rocmk build cannot run (install: sudo apt-get install hipcc, or set ROCM_PATH)")
@@ -177,9 +182,9 @@ func runDoctor(o doctorOptions, env Env, ui *UI) error {
 		doc.Problems = append(doc.Problems, gpuErr.Error())
 	}
 
-	ts, src, archErr := compile.SelectTargets(o.Arch, nil, env.Getenv, gpus)
-	doc.Arch = doctorArch{Targets: []string{}, Source: src}
-	for _, t := range ts {
+	ts, archErr := compile.ResolveTargets(compile.TargetRequest{Flag: o.Arch, Getenv: env.Getenv, GPUs: func() []compile.GPU { return gpus }})
+	doc.Arch = doctorArch{Targets: []string{}, Source: ts.From}
+	for _, t := range ts.List {
 		doc.Arch.Targets = append(doc.Arch.Targets, t.String())
 		if inst != nil && !inst.CanCompile(t) {
 			doc.Arch.Unbuildable = append(doc.Arch.Unbuildable, t.String())

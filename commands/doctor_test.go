@@ -155,8 +155,10 @@ func TestDoctorThisMachine(t *testing.T) {
 }
 
 func TestExitCodesOfDiscoveryErrors(t *testing.T) {
-	_, _, err := compile.SelectTargets(nil, nil, nil, nil)
+	_, err := compile.ResolveTargets(compile.TargetRequest{})
 	assert.Equal(t, ExitUsage, exitCode(err), "no target selected is a usage error: the fix is --arch")
+	_, err = compile.ResolveTargets(compile.TargetRequest{Getenv: func(k string) string { return map[string]string{"GPU_TARGETS": "gfx91"}[k] }})
+	assert.Equal(t, ExitUsage, exitCode(err), "a bad target in the environment too")
 	_, err = compile.FindInstallation(compile.FindOptions{Root: t.TempDir(), Getenv: func(string) string { return "" }})
 	assert.Equal(t, ExitEnvMissing, exitCode(err))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/verify"
 )
 
@@ -67,7 +68,10 @@ func exitCode(err error) int {
 	case errors.As(err, &ue):
 		return ExitUsage
 	case errors.Is(err, compile.ErrNoTargets), // no --arch and nothing to detect: the fix is a flag
-		errors.Is(err, compile.ErrOutputConflict): // two sources, one output name
+		errors.Is(err, inspect.ErrInvalidTarget),  // a bad --arch, ROCMK_ARCH or project target
+		errors.Is(err, compile.ErrOutputConflict), // two sources, one output name
+		errors.Is(err, compile.ErrBadLayout),
+		errors.As(err, new(*compile.UsageError)):
 		return ExitUsage
 	case errors.As(err, &me):
 		return ExitMismatch

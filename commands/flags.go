@@ -115,16 +115,6 @@ func positiveDuration(name string) func(*cli.Context, time.Duration) error {
 	}
 }
 
-// splitList splits target lists the way the ecosystem's variables write them
-// (PYTORCH_ROCM_ARCH, GPU_TARGETS): commas, semicolons or spaces.
-func splitList(in []string) []string {
-	var out []string
-	for _, s := range in {
-		out = append(out, strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' })...)
-	}
-	return out
-}
-
 // splitCommas splits repeatable comma-separated flag values (kernel patterns,
 // dtypes), trimming spaces and dropping empty items.
 func splitCommas(in []string) []string {

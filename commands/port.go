@@ -2,11 +2,8 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -62,117 +59,14 @@ Examples:
 	}
 }
 
-// portFlagTable maps each port flag name and alias (and the global ones) to
-// its canonical name and whether it takes a value: urfave/cli v2 stops at
-// the first argument, so flags written after FILE ("rocmk port k.cu --spec
-// k.toml") are parsed here.
-var portFlagTable = map[string]struct {
-	name  string
-	value bool
-}{
-	"spec": {"spec", true}, "s": {"spec", true}, "kernel": {"kernel", true}, "k": {"kernel", true},
-	"arch": {"arch", true}, "a": {"arch", true}, "backend": {"backend", true}, "device": {"device", true},
-	"no-verify": {"no-verify", false}, "time": {"time", false}, "keep": {"keep", true},
-	"no-nvcc": {"no-nvcc", false}, "hip-include": {"hip-include", true},
-	"json": {"json", false}, "quiet": {"quiet", false}, "q": {"quiet", false},
-	"verbose": {"verbose", false}, "v": {"verbose", false}, "cache-dir": {"cache-dir", true},
-	"jobs": {"jobs", true}, "j": {"jobs", true},
-}
-
-// parseTail splits args into positionals and flags (name -> values).
-func parseTail(args []string) ([]string, map[string][]string, error) {
-	var pos []string
-	vals := map[string][]string{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			pos = append(pos, a)
-			continue
-		}
-		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		f, ok := portFlagTable[name]
-		if !ok {
-			return nil, nil, usagef("flag provided but not defined: %s", a)
-		}
-		switch {
-		case f.value && !hasVal:
-			if i+1 >= len(args) {
-				return nil, nil, usagef("flag needs an argument: %s", a)
-			}
-			i++
-			val = args[i]
-		case !f.value && !hasVal:
-			val = "true"
-		}
-		vals[f.name] = append(vals[f.name], val)
-	}
-	return pos, vals, nil
-}
-
 func portOptionsOf(c *cli.Context) (portOptions, error) {
-	args, tail, err := parseTail(c.Args().Slice())
-	if err != nil {
-		return portOptions{}, err
-	}
-	last := func(name string) (string, bool) {
-		if v := tail[name]; len(v) > 0 {
-			return v[len(v)-1], true
-		}
-		return "", false
-	}
-	o := portOptions{Spec: c.String("spec"), Kernels: c.StringSlice("kernel"), Arch: c.StringSlice("arch"),
+	o := portOptions{Spec: c.String("spec"), Kernels: splitCommas(c.StringSlice("kernel")), Arch: c.StringSlice("arch"),
 		Backend: c.String("backend"), Device: c.Int("device"), NoVerify: c.Bool("no-verify"), Time: c.Bool("time"),
 		Keep: c.String("keep"), NoNVCC: c.Bool("no-nvcc"), HIPInclude: c.String("hip-include"), g: globals(c)}
-	if v, ok := last("spec"); ok {
-		o.Spec = v
+	if c.NArg() != 1 {
+		return o, usagef("port takes one source file (got %d arguments)", c.NArg())
 	}
-	o.Kernels = splitCommas(append(o.Kernels, tail["kernel"]...))
-	o.Arch = splitCommas(append(o.Arch, tail["arch"]...))
-	if v, ok := last("backend"); ok {
-		o.Backend = v
-	}
-	if v, ok := last("device"); ok {
-		if _, err := fmt.Sscan(v, &o.Device); err != nil {
-			return o, usagef("--device: %q is not a number", v)
-		}
-	}
-	if v, ok := last("keep"); ok {
-		o.Keep = v
-	}
-	if v, ok := last("hip-include"); ok {
-		o.HIPInclude = v
-	}
-	o.NoNVCC = o.NoNVCC || len(tail["no-nvcc"]) > 0 && tail["no-nvcc"][0] != "false"
-	o.NoVerify = o.NoVerify || len(tail["no-verify"]) > 0 && tail["no-verify"][0] != "false"
-	o.Time = o.Time || len(tail["time"]) > 0 && tail["time"][0] != "false"
-	if len(tail["json"]) > 0 {
-		o.g.JSON, o.g.Verbose = true, 0
-	}
-	if len(tail["quiet"]) > 0 {
-		o.g.Quiet = true
-	}
-	if o.g.Verbose < 0 { // globals' -v count reads -1 with no -v
-		o.g.Verbose = 0
-	}
-	if !o.g.JSON {
-		o.g.Verbose += len(tail["verbose"])
-	}
-	if v, ok := last("cache-dir"); ok {
-		o.g.CacheDir = v
-	}
-	if v, ok := last("jobs"); ok {
-		if _, err := fmt.Sscan(v, &o.g.Jobs); err != nil || o.g.Jobs < 1 {
-			return o, usagef("--jobs: %q is not a positive number", v)
-		}
-	}
-	if len(args) != 1 {
-		return o, usagef("port takes one source file (got %d arguments)", len(args))
-	}
-	o.File = args[0]
+	o.File = c.Args().First()
 	if o.Spec == "" {
 		return o, usagef("port needs --spec SPEC.toml (the kernels' launch geometry, inputs and reference)")
 	}
@@ -218,14 +112,39 @@ func runPort(ctx context.Context, o portOptions, env Env) error {
 	if len(mine) == 0 {
 		return usagef("no spec in %s is for %s (their sources: %s)", o.Spec, o.File, port.SourceList(specs))
 	}
-	targets, from, err := portTargets(o.Arch, env)
-	if err != nil {
-		return usagef("%v", err)
-	}
 	ui := newUI(env, o.g)
-	po := portSetup(env, o.g, ui, o.Backend, o.Device, o.NoNVCC, o.HIPInclude)
-	po.Spec, po.Targets, po.TargetsFrom, po.NoVerify, po.Time, po.Keep = o.Spec, targets, from, o.NoVerify, o.Time, o.Keep
+	s, err := openSession(env, o.g, ui, sessionFlags{})
+	if err != nil {
+		return err
+	}
+	defer s.Close(ctx)
+	ts, err := portTargets(o.Arch, env)
+	if err != nil {
+		return err
+	}
+	po := portSetup(s, env, ui, o.Backend, o.Device, o.NoNVCC, o.HIPInclude)
+	po.Spec, po.Targets, po.TargetsFrom, po.NoVerify, po.Time, po.Keep = o.Spec, ts.List, ts.From, o.NoVerify, o.Time, o.Keep
+	if len(o.Arch) > 0 {
+		po.TargetsFrom = "" // named on the command line: a missing toolchain is an error
+	}
 	return runPortGroups(ctx, ui, "port", po, []port.Group{{File: o.File, Specs: mine}}, o.g.Quiet)
+}
+
+// portTargets are port's AMD targets: --arch, else ./rocmk.toml's, else
+// ROCMK_ARCH and the other arch variables, as for rocmk build but without
+// GPU detection (the device build covers the local GPU) or defaults: none
+// of them is no AMD build.
+func portTargets(arch []string, env Env) (compile.Targets, error) {
+	var manifest []string
+	if len(arch) == 0 && fileExists(compile.ProjectFile) {
+		p, err := compile.LoadProject(compile.ProjectFile)
+		if err != nil {
+			return compile.Targets{}, err
+		}
+		manifest = p.Targets
+	}
+	return compile.ResolveTargets(compile.TargetRequest{Flag: arch, Manifest: manifest, Getenv: env.Getenv,
+		Default: func() []inspect.Target { return nil }})
 }
 
 // runVerifySpec is `rocmk verify --spec FILE`: every spec of the file (or
@@ -245,7 +164,12 @@ func runVerifySpec(ctx context.Context, o verifySpecOptions, env Env, g globalOp
 		return err
 	}
 	ui := newUI(env, g)
-	po := portSetup(env, g, ui, o.Backend, o.Device, o.NoNVCC, o.HIPInclude)
+	s, err := openSession(env, g, ui, sessionFlags{})
+	if err != nil {
+		return err
+	}
+	defer s.Close(ctx)
+	po := portSetup(s, env, ui, o.Backend, o.Device, o.NoNVCC, o.HIPInclude)
 	po.Spec, po.Time = o.Spec, o.Time
 	return runPortGroups(ctx, ui, "verify-spec", po, groups, g.Quiet)
 }
@@ -266,88 +190,19 @@ func runPortGroups(ctx context.Context, ui *UI, schema string, po port.Options, 
 	return rep.Err()
 }
 
-// portSetup wires port to this process: the GPU runtime, AMD builds through
-// the build cache, and the device image builder.
-func portSetup(env Env, g globalOptions, ui *UI, backend string, device int, noNVCC bool, hipInclude string) port.Options {
-	open := env.OpenRuntime
-	if open == nil {
-		open = verify.Open
-	}
+// portSetup wires port to the session: AMD builds and device images through
+// its toolchain, Runner and cache, and the GPU runtime.
+func portSetup(s *compile.Session, env Env, ui *UI, backend string, device int, noNVCC bool, hipInclude string) port.Options {
 	verbose := func(f string, a ...any) { ui.Verbosef(1, f, a...) }
 	return port.Options{
-		Build:  amdBuild(env, g, ui),
-		Open:   func() (verify.Runtime, error) { return open(backend, device, env.Getenv) },
-		Images: newImageBuilder(env, g, ui, noNVCC, hipInclude, verbose, nil),
-		Info:   ui.Infof, Warn: ui.Warnf, Verbose: verbose,
-		ReadSource: func(name string) ([]byte, error) {
-			limit, err := inputLimit(env, maxSourceSize)
-			if err != nil {
-				return nil, err
-			}
-			return readInput(name, limit)
-		},
+		Session:    s,
+		Open:       func() (verify.Runtime, error) { return openRuntime(env, backend, device) },
+		Images:     s.Images(compile.ImageOptions{NVRTC: verify.NVRTC{Getenv: env.Getenv}, NoNVCC: noNVCC, HIPInclude: hipInclude, Log: verbose}),
+		Info:       ui.Infof,
+		Warn:       ui.Warnf,
+		Verbose:    verbose,
+		ReadSource: sourceReader(env),
 	}
-}
-
-// amdBuild builds a source for AMD targets as `rocmk build` does: the
-// discovered toolchain, the build cache, its statistics and daily trim.
-func amdBuild(env Env, g globalOptions, ui *UI) func(context.Context, string, []inspect.Target, string) (*compile.Report, error) {
-	return func(ctx context.Context, src string, targets []inspect.Target, outDir string) (*compile.Report, error) {
-		in, err := compile.FindInstallation(findOptions(env, ""))
-		if err != nil {
-			return nil, err
-		}
-		tc, err := compile.NewClang(in, "")
-		if err != nil {
-			return nil, err
-		}
-		b := &compile.Builder{TC: tc, Run: env.Runner, Jobs: g.Jobs, Getenv: env.Getenv}
-		bc, err := openBuildStore(g, env)
-		if err != nil {
-			ui.Warnf("build cache unavailable (%v); building without it", err)
-		} else if bc != nil {
-			b.Cache = bc
-		}
-		// The source lives in port's work directory (a new temporary one per
-		// run): the compiler runs there, so the key does not name it.
-		rep, err := b.Build(ctx, compile.Request{BaseDir: filepath.Dir(src), Sources: []string{src}, Targets: targets, OutDir: outDir, NoManifest: true})
-		if rep != nil && !errors.Is(err, context.Canceled) {
-			if err := cacheAfterBuild(bc, rep); err != nil {
-				ui.Verbosef(1, "cache: %v", err)
-			}
-		}
-		return rep, err
-	}
-}
-
-// portTargets picks the AMD targets to build for: --arch, else the targets
-// of ./rocmk.toml, else ROCMK_ARCH and the other arch variables (as rocmk
-// build does, without GPU detection: the device build covers the local GPU).
-// None of them: no AMD build.
-func portTargets(arch []string, env Env) ([]inspect.Target, string, error) {
-	var manifest []string
-	if _, err := os.Stat(compile.ProjectFile); err == nil && len(arch) == 0 {
-		p, err := compile.LoadProject(compile.ProjectFile)
-		if err != nil {
-			return nil, "", err
-		}
-		manifest = p.Targets
-	}
-	ts, from, err := compile.SelectTargets(arch, manifest, env.Getenv, nil)
-	switch {
-	case err != nil && len(arch) == 0 && errors.Is(err, compile.ErrNoTargets):
-		return nil, "", nil
-	case err != nil && len(arch) > 0:
-		return nil, "", fmt.Errorf("--arch: %v", err)
-	case err != nil:
-		return nil, "", err
-	case len(arch) > 0:
-		return ts, "", nil
-	}
-	if from == "manifest" {
-		from = compile.ProjectFile
-	}
-	return ts, from, nil
 }
 
 func fmtPortDur(d time.Duration) string {

@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -316,21 +318,22 @@ func TestPortVerboseAfterFile(t *testing.T) {
 // TestPortTargetsFromEnvironment: without --arch, ROCMK_ARCH (or
 // rocmk.toml's targets) picks the AMD builds, as for rocmk build.
 func TestPortTargetsFromEnvironment(t *testing.T) {
-	ts, from, err := portTargets(nil, testEnv(map[string]string{"ROCMK_ARCH": "gfx90a;gfx942"}))
+	ts, err := portTargets(nil, testEnv(map[string]string{"ROCMK_ARCH": "gfx90a;gfx942"}))
 	require.NoError(t, err)
-	assert.Equal(t, "ROCMK_ARCH", from)
-	assert.Equal(t, "gfx90a,gfx942", targetList(ts))
-	ts, from, err = portTargets(nil, testEnv(nil))
+	assert.Equal(t, "ROCMK_ARCH", ts.From)
+	assert.Equal(t, "gfx90a,gfx942", ts.String())
+	ts, err = portTargets(nil, testEnv(nil))
 	require.NoError(t, err)
-	assert.Empty(t, ts, "nothing chosen: only the device build")
-	assert.Empty(t, from)
-	ts, from, err = portTargets([]string{"gfx1030"}, testEnv(map[string]string{"ROCMK_ARCH": "gfx90a"}))
+	assert.Empty(t, ts.List, "nothing chosen: only the device build")
+	assert.Empty(t, ts.From)
+	ts, err = portTargets([]string{"gfx1030"}, testEnv(map[string]string{"ROCMK_ARCH": "gfx90a"}))
 	require.NoError(t, err)
-	assert.Equal(t, "gfx1030", targetList(ts))
-	assert.Empty(t, from, "--arch is explicit")
-	_, _, err = portTargets([]string{"gfx9999"}, testEnv(nil))
+	assert.Equal(t, "gfx1030", ts.String())
+	assert.Equal(t, "--arch", ts.From)
+	_, err = portTargets([]string{"gfx9999"}, testEnv(nil))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--arch")
+	assert.Equal(t, ExitUsage, exitCode(err))
 }
 
 // TestVerifySpecFlag goes through the command line: verify --spec reaches
@@ -342,4 +345,41 @@ func TestVerifySpecFlag(t *testing.T) {
 	assert.Contains(t, r.Stdout, "gelu_tanh: translated with 0 hazards; verified on Fake GPU (go): pass")
 	r = runRocmk(t, env, "verify", "--spec", filepath.Join(portData, "mismatch.toml"))
 	assert.Equal(t, ExitMismatch, r.Code, r.Stderr)
+}
+
+// countVersions counts `--version` runs of a Runner: toolchain discovery
+// and the toolchain's identity each run the compiler once.
+type countVersions struct {
+	compile.Runner
+	mu sync.Mutex
+	n  int
+}
+
+func (c *countVersions) Run(ctx context.Context, cmd compile.Cmd) (compile.Output, error) {
+	if len(cmd.Argv) == 2 && cmd.Argv[1] == "--version" {
+		c.mu.Lock()
+		c.n++
+		c.mu.Unlock()
+	}
+	return c.Runner.Run(ctx, cmd)
+}
+
+// A port run builds for --arch and for the device through one session:
+// the toolchain is found once (it was found twice, by the AMD build and by
+// the device image builder, each running clang --version).
+func TestPortFindsTheToolchainOnce(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the fake compiler is a shell script")
+	}
+	root := t.TempDir()
+	fakeROCm(t, root, "ROCm 5.2.3")
+	env := testEnv(map[string]string{"ROCM_PATH": root, "ROCMK_CACHE_DIR": t.TempDir()})
+	run := &countVersions{Runner: compile.ExecRunner{}}
+	env.Runner = run
+	fake := verify.NewFakeRuntime()
+	fake.Dev.Backend, fake.Dev.Arch = "hip", "gfx90a"
+	env.OpenRuntime = func(string, int, func(string) string) (verify.Runtime, error) { return hipFake{fake}, nil }
+	r := runRocmk(t, env, "port", filepath.Join(portData, "scalar.cu"), "--spec", filepath.Join(portData, "scalar.toml"), "--arch", "gfx90a", "-v")
+	assert.Contains(t, r.Stderr, "device image by clang", "built for the device through the toolchain")
+	assert.Equal(t, 2, run.n, "one --version to find the toolchain, one for its identity:\n%s", r.Stderr)
 }

@@ -98,16 +98,11 @@ type targetsToolchain struct {
 	Source       string `json:"source"`
 }
 
-// findOptions builds the discovery options from the command's Env.
-func findOptions(env Env, rocmPath string) compile.FindOptions {
-	return compile.FindOptions{ROCmPath: rocmPath, Getenv: env.Getenv, LookPath: env.LookPath, Root: env.Root, Run: env.Runner}
-}
-
 func runTargets(o targetsOptions, env Env, ui *UI) error {
 	var only map[string]bool
 	if len(o.Names) > 0 {
 		only = map[string]bool{}
-		for _, n := range splitList(o.Names) {
+		for _, n := range compile.SplitList(strings.Join(o.Names, ",")) {
 			t, err := inspect.ParseTarget(n)
 			if err != nil {
 				return usageError{err}
@@ -123,7 +118,12 @@ func runTargets(o targetsOptions, env Env, ui *UI) error {
 			}
 		}
 	}
-	inst, err := compile.FindInstallation(findOptions(env, o.ROCmPath))
+	s, err := compile.OpenSession(compile.SessionOptions{ROCmPath: o.ROCmPath, Getenv: env.Getenv, Root: env.Root,
+		LookPath: env.LookPath, Runner: env.Runner, NoCache: true})
+	if err != nil {
+		return err
+	}
+	inst, err := s.Installation()
 	if err != nil {
 		if o.Buildable {
 			return err

@@ -185,12 +185,8 @@ func runVerify(ctx context.Context, o verifyOptions, env Env) error {
 		srcOverride = b
 	}
 
-	open := env.OpenRuntime
-	if open == nil {
-		open = verify.Open
-	}
 	start := env.Now()
-	rt, err := open(o.Backend, o.Device, env.Getenv)
+	rt, err := openRuntime(env, o.Backend, o.Device)
 	if err != nil {
 		return err
 	}
@@ -198,7 +194,13 @@ func runVerify(ctx context.Context, o verifyOptions, env Env) error {
 	dev := rt.Device()
 	ui.Infof("%s: %s (%s, %s), %d kernels", rt.Name(), dev.Name, dev.Arch, dev.Driver, len(cases))
 
-	images := newImageBuilder(env, o.g, ui, o.NoNVCC, o.HIPInclude, func(f string, a ...any) { ui.Verbosef(1, f, a...) }, ui.Warnf)
+	s, err := openSession(env, o.g, ui, sessionFlags{})
+	if err != nil {
+		return err
+	}
+	defer s.Close(ctx)
+	images := s.Images(compile.ImageOptions{NVRTC: verify.NVRTC{Getenv: env.Getenv}, NoNVCC: o.NoNVCC, HIPInclude: o.HIPInclude,
+		Log: func(f string, a ...any) { ui.Verbosef(1, f, a...) }, Warn: ui.Warnf})
 	var modsMu sync.Mutex
 	var mods []verifyModule
 	load := func(ctx context.Context, module string) (verify.Module, error) {
@@ -331,28 +333,11 @@ func printVerify(w io.Writer, st *Styles, doc verifyDoc) error {
 	return nil
 }
 
-// newImageBuilder builds the images verify and port load: code objects
-// through the discovered toolchain (found on the first AMD build), cubins
-// through nvcc or NVRTC, all through the build cache.
-func newImageBuilder(env Env, g globalOptions, ui *UI, noNVCC bool, hipInclude string, log, warn func(string, ...any)) *compile.ImageBuilder {
-	ib := &compile.ImageBuilder{Run: env.Runner, Getenv: env.Getenv, NoNVCC: noNVCC, HIPInclude: hipInclude,
-		NVRTC: verify.NVRTC{Getenv: env.Getenv}, Log: log, Warn: warn,
-		Toolchain: func() (compile.Toolchain, error) {
-			in, err := compile.FindInstallation(findOptions(env, ""))
-			if err != nil {
-				return nil, err
-			}
-			tc, err := compile.NewClang(in, "")
-			if err != nil {
-				return nil, err
-			}
-			return tc, nil
-		}}
-	store, err := openBuildStore(g, env)
-	if err != nil {
-		ui.Warnf("build cache unavailable: %v", err)
-	} else if store != nil {
-		ib.Cache = store
+// openRuntime opens the GPU runtime: env.OpenRuntime (tests' fakes), else
+// verify.Open.
+func openRuntime(env Env, backend string, device int) (verify.Runtime, error) {
+	if env.OpenRuntime != nil {
+		return env.OpenRuntime(backend, device, env.Getenv)
 	}
-	return ib
+	return verify.Open(backend, device, env.Getenv)
 }

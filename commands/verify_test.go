@@ -185,7 +185,11 @@ func TestVerifyImageBuilderCompilesSuiteModuleForAMD(t *testing.T) {
 	src, err := kernels.Source("fill.hip")
 	require.NoError(t, err)
 	env := testEnv(map[string]string{"PATH": os.Getenv("PATH"), "ROCMK_CACHE_DIR": t.TempDir()})
-	ib := newImageBuilder(env, globalOptions{}, newUI(env.withDefaults(), globalOptions{}), false, "", nil, nil)
+	env = env.withDefaults()
+	s, err := openSession(env, globalOptions{}, newUI(env, globalOptions{}), sessionFlags{})
+	require.NoError(t, err)
+	defer s.Close(context.Background())
+	ib := s.Images(compile.ImageOptions{})
 	img, err := ib.Build(context.Background(), "hip", "gfx90a:sramecc+:xnack-", "fill.hip", src)
 	if errors.Is(err, compile.ErrToolchainNotFound) {
 		t.Skipf("no ROCm toolchain: %v", err)

@@ -8,7 +8,7 @@ import (
 	"github.com/rocmk/rocmk/inspect"
 )
 
-func TestSelectTargets(t *testing.T) {
+func TestResolveTargets(t *testing.T) {
 	gpus := []GPU{
 		{Vendor: "AMD", Arch: "gfx1100", Source: "kfd"},
 		{Vendor: "NVIDIA", Arch: "sm_90", Source: "nvidia-smi", Index: 0},
@@ -30,7 +30,7 @@ func TestSelectTargets(t *testing.T) {
 		{"flag native no gpu", []string{"native"}, nil, nil, nil, "", "--arch", "no AMD GPU was found"},
 		{"flag bad", []string{"gfx91"}, nil, nil, gpus, "", "--arch", `--arch: invalid target ID "gfx91"`},
 		{"flag combination", []string{"gfx90a,gfx90a:xnack-"}, nil, nil, nil, "", "--arch", "invalid offload arch combinations"},
-		{"manifest", nil, []string{"gfx908", "gfx1030"}, []string{"ROCMK_ARCH", "gfx1100"}, gpus, "gfx908 gfx1030", "manifest", ""},
+		{"manifest", nil, []string{"gfx908", "gfx1030"}, []string{"ROCMK_ARCH", "gfx1100"}, gpus, "gfx908 gfx1030", "rocmk.toml", ""},
 		{"ROCMK_ARCH", nil, nil, []string{"ROCMK_ARCH", "gfx1201", "PYTORCH_ROCM_ARCH", "gfx90a"}, gpus, "gfx1201", "ROCMK_ARCH", ""},
 		{"PYTORCH_ROCM_ARCH ;", nil, nil, []string{"PYTORCH_ROCM_ARCH", "gfx90a;gfx942", "GPU_TARGETS", "gfx1100"}, gpus, "gfx90a gfx942", "PYTORCH_ROCM_ARCH", ""},
 		{"PYTORCH_ROCM_ARCH space", nil, nil, []string{"PYTORCH_ROCM_ARCH", "gfx90a gfx942"}, nil, "gfx90a gfx942", "PYTORCH_ROCM_ARCH", ""},
@@ -46,7 +46,9 @@ func TestSelectTargets(t *testing.T) {
 		{"empty env list", nil, nil, []string{"GPU_TARGETS", ";"}, gpus, "", "GPU_TARGETS", "GPU_TARGETS names no target"},
 	}
 	for _, c := range cases {
-		ts, src, err := SelectTargets(c.flag, c.man, envOf(c.env...), c.gpus)
+		gpus := c.gpus
+		res, err := ResolveTargets(TargetRequest{Flag: c.flag, Manifest: c.man, Getenv: envOf(c.env...), GPUs: func() []GPU { return gpus }})
+		ts, src := res.List, res.From
 		var got []string
 		for _, t := range ts {
 			got = append(got, t.String())
@@ -70,14 +72,46 @@ func TestSelectTargets(t *testing.T) {
 			t.Errorf("%s: %v from %q, want %s from %q", c.name, got, src, c.want, c.source)
 		}
 	}
-	if _, _, err := SelectTargets(nil, nil, nil, nil); !errors.Is(err, ErrNoTargets) {
+	if _, err := ResolveTargets(TargetRequest{}); !errors.Is(err, ErrNoTargets) {
 		t.Errorf("nil getenv, nothing: %v", err)
 	}
 }
 
-// FuzzSelectTargets: whatever the variables hold, SelectTargets returns
+// With nothing named: detected GPUs first, then the request's default
+// (build: the toolchain's; port: none), and GPUs are detected only when
+// they can matter.
+func TestResolveTargetsDefaultAndDetection(t *testing.T) {
+	detections := 0
+	gpus := func() []GPU {
+		detections++
+		return []GPU{{Vendor: "AMD", Arch: "gfx1030"}}
+	}
+	res, err := ResolveTargets(TargetRequest{Flag: []string{"gfx90a"}, GPUs: gpus})
+	if err != nil || res.String() != "gfx90a" || detections != 0 {
+		t.Errorf("named: %v %v, %d detections", res, err, detections)
+	}
+	res, err = ResolveTargets(TargetRequest{GPUs: gpus, Default: func() []inspect.Target { return nil }})
+	if err != nil || res.String() != "gfx1030" || res.From != "detected GPUs" || detections != 1 {
+		t.Errorf("detected: %v %v, %d detections", res, err, detections)
+	}
+	def := func() []inspect.Target { return []inspect.Target{inspect.MustParseTarget("gfx942")} }
+	res, err = ResolveTargets(TargetRequest{Default: def})
+	if err != nil || res.String() != "gfx942" || res.From != "default" {
+		t.Errorf("default: %v %v", res, err)
+	}
+	res, err = ResolveTargets(TargetRequest{Default: func() []inspect.Target { return nil }})
+	if err != nil || len(res.List) != 0 || res.From != "" {
+		t.Errorf("no default: %v %v", res, err)
+	}
+	res, err = ResolveTargets(TargetRequest{Manifest: []string{"gfx908"}, ManifestName: "proj/rocmk.toml"})
+	if err != nil || res.From != "proj/rocmk.toml" {
+		t.Errorf("manifest name: %v %v", res, err)
+	}
+}
+
+// FuzzResolveTargets: whatever the variables hold, ResolveTargets returns
 // valid targets or an error wrapping ErrNoTargets or inspect.ErrInvalidTarget.
-func FuzzSelectTargets(f *testing.F) {
+func FuzzResolveTargets(f *testing.F) {
 	for _, s := range []string{"gfx90a;gfx942", "gfx90a gfx90a:xnack-", "native", "", " ,;", "gfx1100:xnack+", "sm_90"} {
 		f.Add(s, s)
 	}
@@ -87,7 +121,8 @@ func FuzzSelectTargets(f *testing.F) {
 		if flag != "" {
 			fl = []string{flag}
 		}
-		ts, _, err := SelectTargets(fl, nil, envOf("PYTORCH_ROCM_ARCH", env), gpus)
+		res, err := ResolveTargets(TargetRequest{Flag: fl, Getenv: envOf("PYTORCH_ROCM_ARCH", env), GPUs: func() []GPU { return gpus }})
+		ts := res.List
 		if err != nil {
 			if !errors.Is(err, ErrNoTargets) && !errors.Is(err, inspect.ErrInvalidTarget) {
 				t.Fatalf("error %v wraps no sentinel", err)

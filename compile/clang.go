@@ -328,7 +328,7 @@ func NewClang(in *Installation, layout string) (*Clang, error) {
 		}
 		c.Layout, c.Driver = LayoutAMDClang, p
 	default:
-		return nil, fmt.Errorf("unknown layout %q (want clang, hipcc or amdclang++)", layout)
+		return nil, fmt.Errorf("--layout: %w %q (want clang, hipcc or amdclang++)", ErrBadLayout, layout)
 	}
 	return c, nil
 }

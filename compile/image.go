@@ -52,9 +52,9 @@ type ImageBuilder struct {
 	Cache  Store               // nil: no cache
 	Getenv func(string) string // nil: os.Getenv
 	Flags  []string            // extra compiler flags
-	// Toolchain returns the AMD toolchain; it is called once, on the
-	// first AMD build.
-	Toolchain func() (Toolchain, error)
+	// Toolchain returns the AMD toolchain that builds a target (a
+	// Session's ToolchainFor); it is called on each AMD build.
+	Toolchain func(inspect.Target) (Toolchain, error)
 	// NVRTC compiles when nvcc cannot (nil: no NVRTC).
 	NVRTC NVRTC
 	// HIPInclude holds hip/hip_runtime.h and hip/nvidia_detail (HIP's
@@ -67,9 +67,7 @@ type ImageBuilder struct {
 	// the user should know about (nil: discarded; nil Warn: Log).
 	Log, Warn func(format string, a ...any)
 
-	tcOnce sync.Once
-	tc     Toolchain
-	tcErr  error
+	record func(*Report) // a Session's: counts AMD builds for the cache's statistics
 	// nvccFailed remembers, for this builder's life, nvcc failures by key
 	// and by HIP include directory: the other modules skip nvcc rather
 	// than fail the same way.
@@ -123,15 +121,12 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch, name string, src []b
 	if err != nil {
 		return Image{}, fmt.Errorf("device target %q: %w", arch, err)
 	}
-	ib.tcOnce.Do(func() {
-		if ib.Toolchain == nil {
-			ib.tcErr = fmt.Errorf("%w: no AMD toolchain given", ErrToolchainNotFound)
-			return
-		}
-		ib.tc, ib.tcErr = ib.Toolchain()
-	})
-	if ib.tcErr != nil {
-		return Image{}, ib.tcErr
+	if ib.Toolchain == nil {
+		return Image{}, fmt.Errorf("%w: no AMD toolchain given", ErrToolchainNotFound)
+	}
+	tc, err := ib.Toolchain(t)
+	if err != nil {
+		return Image{}, err
 	}
 	dir, err := os.MkdirTemp("", "rocmk-image-")
 	if err != nil {
@@ -142,16 +137,19 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch, name string, src []b
 	if err := safefile.Write(path, src, safefile.Options{}); err != nil {
 		return Image{}, err
 	}
-	b := &Builder{TC: ib.tc, Run: ib.Run, Cache: ib.Cache, Jobs: 1, Getenv: ib.Getenv}
+	b := &Builder{TC: tc, Run: ib.Run, Cache: ib.Cache, Jobs: 1, Getenv: ib.Getenv}
 	// The compiler runs in the temporary directory (BaseDir), so the
 	// source is named "vadd.hip" there and the key does not change with it.
 	rep, err := b.Build(ctx, Request{BaseDir: dir, Sources: []string{path}, Targets: []inspect.Target{t}, Flags: ib.Flags, OutDir: dir, NoManifest: true})
+	if rep != nil && ib.record != nil && !errors.Is(err, context.Canceled) {
+		ib.record(rep)
+	}
 	if err != nil {
 		return Image{}, err
 	}
 	r := rep.Results[0]
-	compiler := ib.tc.Name()
-	if c, ok := ib.tc.(*Clang); ok {
+	compiler := tc.Name()
+	if c, ok := tc.(*Clang); ok {
 		compiler = c.Layout
 	}
 	return Image{Data: r.Object.Data, Object: r.Object, Compiler: compiler, Cached: r.Status == StatusHit}, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/inspect"
 )
 
 // imageRunner stands in for clang and nvcc: `--version` prints version; a
@@ -125,7 +126,7 @@ func TestImageAMDThroughBuilderRebuildsAfterUpgrade(t *testing.T) {
 	run := &imageRunner{version: "clang version 15.0.6", object: obj, header: header}
 	newBuilder := func() *ImageBuilder {
 		return &ImageBuilder{Run: run, Cache: store, Getenv: func(string) string { return "" },
-			Toolchain: func() (Toolchain, error) {
+			Toolchain: func(inspect.Target) (Toolchain, error) {
 				return &Clang{Layout: LayoutClang, Driver: clang, Clang: clang, DeviceLibDir: dir, DeviceLibTargets: []string{"gfx90a"}}, nil
 			}}
 	}

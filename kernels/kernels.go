@@ -13,9 +13,16 @@ package kernels
 //go:generate go run gen.go
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
+	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
+
+	"github.com/rocmk/rocmk/cache/safefile"
 )
 
 // FS holds the suite's HIP sources (<family>.hip at its root).
@@ -39,3 +46,28 @@ func Sources() []string {
 
 // Source returns the text of one module, e.g. Source("binary.hip").
 func Source(name string) ([]byte, error) { return FS.ReadFile(name) }
+
+// WriteSources writes the suite's sources to a directory named by their
+// content and returns their paths: every build of one suite sees the same
+// real paths (the compiler needs files; stable paths keep cache keys
+// stable), and files already there are left alone.
+func WriteSources() ([]string, error) {
+	h := sha256.New()
+	names := Sources()
+	for _, n := range names {
+		b, _ := FS.ReadFile(n)
+		fmt.Fprintf(h, "%s %d\n", n, len(b))
+		h.Write(b)
+	}
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("rocmk-kernels-%d-%s", os.Getuid(), hex.EncodeToString(h.Sum(nil))[:16]))
+	var paths []string
+	for _, n := range names {
+		b, _ := FS.ReadFile(n)
+		p := filepath.Join(dir, n)
+		if err := safefile.Write(p, b, safefile.Options{SkipIfSame: true}); err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}

@@ -39,9 +39,8 @@ type Options struct {
 	// then skipped with a warning instead of failing the run.
 	Targets     []inspect.Target
 	TargetsFrom string
-	// Build compiles hipPath for targets into outDir (the caller's
-	// Builder and cache).
-	Build func(ctx context.Context, hipPath string, targets []inspect.Target, outDir string) (*compile.Report, error)
+	// Session builds for the targets: its toolchain, Runner and cache.
+	Session *compile.Session
 
 	// NoVerify translates, builds and checks only. Otherwise Open opens
 	// the GPU; when it finds no runtime or device, Run still translates
@@ -290,7 +289,11 @@ func (r *runner) buildTargets(ctx context.Context, name, hipPath string, src *So
 // build compiles hipPath for the targets and returns the code objects that
 // built (as the build parsed them) and one entry per target.
 func (r *runner) build(ctx context.Context, hipPath string) ([]*inspect.CodeObject, []Build, error) {
-	rep, err := r.o.Build(ctx, hipPath, r.o.Targets, filepath.Join(r.work, "build"))
+	// The source lives in the work directory (a new temporary one per run):
+	// the compiler runs there, so the key does not name it.
+	req := compile.Request{BaseDir: filepath.Dir(hipPath), Sources: []string{hipPath}, Targets: r.o.Targets,
+		OutDir: filepath.Join(r.work, "build"), NoManifest: true}
+	rep, err := r.o.Session.Build(ctx, req, compile.BuildOptions{})
 	var list compile.ErrorList
 	if rep == nil || errors.Is(err, context.Canceled) || (err != nil && !errors.As(err, &list)) {
 		return nil, nil, err

@@ -1,0 +1,91 @@
+package commands
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/cache/remote"
+	"github.com/rocmk/rocmk/compile"
+)
+
+// sessionFlags are the flags of the commands that build.
+type sessionFlags struct {
+	ROCmPath, Layout string
+	NoCache          bool
+	Project          string // --project: where the [cache] table is read ("" = ./rocmk.toml)
+}
+
+// openSession opens the command's compile.Session: one Runner, one
+// toolchain discovery, one cache with its remote tier.
+func openSession(env Env, g globalOptions, ui *UI, f sessionFlags) (*compile.Session, error) {
+	o := compile.SessionOptions{ROCmPath: f.ROCmPath, Getenv: env.Getenv, Root: env.Root, LookPath: env.LookPath,
+		Runner: env.Runner, Layout: f.Layout, CacheDir: g.CacheDir, NoCache: f.NoCache, Jobs: g.Jobs,
+		DebugLog: env.Stderr, Warn: ui.Warnf, Verbose: func(format string, a ...any) { ui.Verbosef(1, format, a...) }}
+	if !f.NoCache {
+		cfg, err := remoteConfig(g, env, f.Project)
+		if err != nil {
+			return nil, err
+		}
+		if cfg != nil {
+			o.OpenTier = func(local *cache.Cache) (compile.Tier, error) { return openTier(local, cfg, ui) }
+		}
+	}
+	return compile.OpenSession(o)
+}
+
+// openTier puts the remote cache cfg names behind local; its one warning
+// and its -v details go through ui.
+func openTier(local *cache.Cache, cfg *remote.Config, ui *UI) (*remote.Tier, error) {
+	t, err := remote.Open(local, cfg, remote.Options{
+		Warn:    func(m string) { ui.Warnf("%s", m) },
+		Verbose: func(m string) { ui.Verbosef(1, "%s", m) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	ui.Verbosef(1, "remote cache: %s (%s)", cfg, cfg.Mode)
+	return t, nil
+}
+
+// remoteConfig resolves the remote cache tier: --remote-cache and
+// --remote-cache-mode, the environment, then the [cache] table of the
+// project file (project, else ./rocmk.toml when there is one). nil: none.
+func remoteConfig(g globalOptions, env Env, project string) (*remote.Config, error) {
+	var s remote.Settings
+	if project == "" && fileExists(compile.ProjectFile) {
+		project = compile.ProjectFile
+	}
+	if project != "" {
+		p, err := compile.LoadProject(project)
+		if err != nil {
+			return nil, err
+		}
+		s = remote.Settings(p.Cache)
+		if s.CAFile != "" && !filepath.IsAbs(s.CAFile) {
+			s.CAFile = filepath.Join(p.Dir, s.CAFile)
+		}
+	}
+	cfg, err := remote.Resolve(g.RemoteCache, g.RemoteCacheMode, s, env.Getenv)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return cfg, nil
+}
+
+// sourceReader reads the sources a user names: regular files within the
+// input limit (ROCMK_MAX_INPUT), with the errors saying what to do.
+func sourceReader(env Env) func(string) ([]byte, error) {
+	return func(name string) ([]byte, error) {
+		limit, err := inputLimit(env, maxSourceSize)
+		if err != nil {
+			return nil, err
+		}
+		return readInput(name, limit)
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -1,0 +1,302 @@
+package compile
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"sync"
+
+	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/inspect"
+)
+
+// SessionOptions are what a command knows before it builds anything.
+type SessionOptions struct {
+	// Discovery: --rocm-path, the environment, and the fakes tests use
+	// (see FindOptions).
+	ROCmPath string
+	Getenv   func(string) string
+	Root     string
+	LookPath func(string) (string, error)
+	// Runner runs every program of the session (nil: ExecRunner).
+	Runner Runner
+	Layout string // --layout ("" = clang)
+
+	// CacheDir is --cache-dir ("" = ROCMK_CACHE_DIR, else the user cache
+	// directory; ROCMK_CACHE=off wins over both). NoCache opens none.
+	CacheDir string
+	NoCache  bool
+	// OpenTier puts a shared server behind the local cache (nil: none):
+	// cache/remote.Open with the resolved configuration.
+	OpenTier func(local *cache.Cache) (Tier, error)
+
+	Jobs int // parallel compiles (<= 0: one per CPU)
+	// DebugLog receives the ROCMK_DEBUG=cachehash=1 lines (nil: stderr).
+	DebugLog io.Writer
+	// Warn and Verbose receive the session's messages (nil: discarded).
+	Warn, Verbose func(format string, a ...any)
+}
+
+// Tier is a remote cache behind the local one (a *cache/remote.Tier): a
+// Store whose lookups go local first, then to the server.
+type Tier interface {
+	Store
+	Local() *cache.Cache
+	// Close flushes the uploads (within a deadline, not past ctx).
+	Close(ctx context.Context) error
+	// Counters are this run's remote hits, misses, errors and traffic.
+	Counters() cache.RemoteStats
+}
+
+// Session is one command's build set-up, made once (cf. containerd's
+// commands.NewClient): the Runner every program goes through, the toolchain
+// (found on first use), and the cache with its remote tier. `rocmk build`,
+// `verify`, `port` and `doctor` each open one. Its methods are safe for
+// concurrent use.
+type Session struct {
+	o     SessionOptions
+	Run   Runner
+	local *cache.Cache
+	tier  Tier
+
+	tcOnce sync.Once
+	in     *Installation
+	tc     *Clang
+	tcErr  error
+
+	mu             sync.Mutex
+	recorded       bool // a build ran: the cache's statistics and trimming follow
+	hits, compiled int  // of the builds recorded
+	restoreDebug   func()
+}
+
+// OpenSession makes a session: it opens the cache (a cache that cannot be
+// opened is a warning, not an error: builds go on without it) and the
+// remote tier. The toolchain is found when first needed.
+func OpenSession(o SessionOptions) (*Session, error) {
+	if o.Getenv == nil {
+		o.Getenv = func(string) string { return "" }
+	}
+	for _, f := range []*func(string, ...any){&o.Warn, &o.Verbose} {
+		if *f == nil {
+			*f = func(string, ...any) {}
+		}
+	}
+	s := &Session{o: o, Run: o.Runner}
+	if s.Run == nil {
+		s.Run = ExecRunner{}
+	}
+	if o.DebugLog != nil {
+		s.restoreDebug = cache.SetDebugHook(o.Getenv, o.DebugLog)
+	}
+	if o.NoCache {
+		return s, nil
+	}
+	c, err := openCache(o.CacheDir, o.Getenv)
+	if err != nil {
+		o.Warn("build cache unavailable (%v); building without it", err)
+		return s, nil
+	}
+	if c == nil {
+		return s, nil // ROCMK_CACHE=off
+	}
+	s.local = c
+	o.Verbose("cache: %s", c.Dir())
+	if o.OpenTier != nil {
+		t, err := o.OpenTier(c)
+		if err != nil {
+			s.Close(context.Background())
+			return nil, err
+		}
+		s.tier = t
+	}
+	return s, nil
+}
+
+// openCache opens the build cache: dir, else ROCMK_CACHE_DIR, else the
+// user cache directory. ROCMK_CACHE=off gives nil.
+func openCache(dir string, getenv func(string) string) (*cache.Cache, error) {
+	def, off, err := cache.DefaultDir(getenv)
+	switch {
+	case off:
+		return nil, nil
+	case dir != "":
+		if dir, err = filepath.Abs(dir); err != nil {
+			return nil, err
+		}
+		return cache.Open(dir)
+	case err != nil:
+		return nil, err
+	}
+	return cache.Open(def)
+}
+
+// Store is the session's cache for a Builder: the remote tier, the local
+// cache, or nil (none).
+func (s *Session) Store() Store {
+	switch {
+	case s.tier != nil:
+		return s.tier
+	case s.local != nil:
+		return s.local
+	}
+	return nil
+}
+
+// Cache is the local cache (nil: none).
+func (s *Session) Cache() *cache.Cache { return s.local }
+
+// Tier is the remote tier (nil: none).
+func (s *Session) Tier() Tier { return s.tier }
+
+// FindOptions are the session's discovery options.
+func (s *Session) FindOptions() FindOptions {
+	return FindOptions{ROCmPath: s.o.ROCmPath, Getenv: s.o.Getenv, LookPath: s.o.LookPath, Root: s.o.Root, Run: s.Run}
+}
+
+// Installation is the discovered toolchain installation, found once.
+func (s *Session) Installation() (*Installation, error) {
+	s.find()
+	return s.in, s.tcErr
+}
+
+// Toolchain is the clang toolchain of the installation, in the session's
+// layout, found once. A bad layout is an error wrapping ErrBadLayout.
+func (s *Session) Toolchain() (*Clang, error) {
+	s.find()
+	return s.tc, s.tcErr
+}
+
+// ToolchainFor is the toolchain that builds target t. Every target has the
+// one toolchain today; a toolchain per target (a newer clang and its device
+// libraries for the targets the installed ROCm lacks) comes in here.
+func (s *Session) ToolchainFor(t inspect.Target) (Toolchain, error) {
+	tc, err := s.Toolchain()
+	if err != nil {
+		return nil, err
+	}
+	return tc, nil
+}
+
+// ErrBadLayout is wrapped by the error of an unknown --layout.
+var ErrBadLayout = errors.New("unknown layout")
+
+func (s *Session) find() {
+	s.tcOnce.Do(func() {
+		if s.in, s.tcErr = FindInstallation(s.FindOptions()); s.tcErr != nil {
+			return
+		}
+		s.tc, s.tcErr = NewClang(s.in, s.o.Layout)
+	})
+}
+
+// DefaultTargets are what a build with no target named compiles for: the
+// common data-centre and desktop targets the toolchain can build.
+func (s *Session) DefaultTargets() []inspect.Target {
+	var out []inspect.Target
+	for _, p := range []string{"gfx90a", "gfx942", "gfx1030", "gfx1100"} {
+		t := inspect.MustParseTarget(p)
+		if tc, err := s.ToolchainFor(t); err == nil && tc.Check(t) == nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// DetectGPUs lists the machine's GPUs (nil when detection fails).
+func (s *Session) DetectGPUs() []GPU {
+	gpus, _ := DetectGPUs(s.FindOptions())
+	return gpus
+}
+
+// BuildOptions are a Builder's per-command settings.
+type BuildOptions struct {
+	DryRun bool      // -n: print the commands on Print, run nothing
+	Print  io.Writer // -x (or -n): print each command
+	Events func(Event)
+}
+
+// Builder is a Builder over the session's toolchain, Runner and cache.
+func (s *Session) Builder(o BuildOptions) (*Builder, error) {
+	tc, err := s.Toolchain()
+	if err != nil {
+		return nil, err
+	}
+	run := s.Run
+	if o.Print != nil {
+		run = &Shell{Runner: run, Print: o.Print, DryRun: o.DryRun}
+	}
+	b := &Builder{TC: tc, Run: run, Jobs: s.o.Jobs, DryRun: o.DryRun, Getenv: s.o.Getenv, Events: o.Events}
+	if !o.DryRun {
+		b.Cache = s.Store()
+	}
+	return b, nil
+}
+
+// Build runs one Builder over r and records its hits and compiles for the
+// cache's statistics.
+func (s *Session) Build(ctx context.Context, r Request, o BuildOptions) (*Report, error) {
+	b, err := s.Builder(o)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := b.Build(ctx, r)
+	if rep != nil && !o.DryRun && !errors.Is(err, context.Canceled) {
+		s.record(rep)
+	}
+	return rep, err
+}
+
+func (s *Session) record(rep *Report) {
+	s.mu.Lock()
+	s.recorded = true
+	s.hits += rep.Count(StatusHit)
+	s.compiled += rep.Count(StatusCompiled)
+	s.mu.Unlock()
+}
+
+// ImageOptions are the NVIDIA side of the images verify and port load.
+type ImageOptions struct {
+	NVRTC      NVRTC
+	HIPInclude string
+	NoNVCC     bool
+	Log, Warn  func(format string, a ...any)
+}
+
+// Images is the image builder of the session: AMD images through its
+// toolchain, Runner and cache (recorded as builds), NVIDIA ones through
+// nvcc or NVRTC.
+func (s *Session) Images(o ImageOptions) *ImageBuilder {
+	return &ImageBuilder{Run: s.Run, Cache: s.Store(), Getenv: s.o.Getenv, NVRTC: o.NVRTC, HIPInclude: o.HIPInclude,
+		NoNVCC: o.NoNVCC, Log: o.Log, Warn: o.Warn, Toolchain: s.ToolchainFor, record: s.record}
+}
+
+// Close ends the session: it flushes the remote tier's uploads (within its
+// deadline, not past ctx), adds what the session's builds did to the
+// cache's statistics and trims the cache at most once a day. It returns
+// the remote tier's counters for this run (nil without one).
+func (s *Session) Close(ctx context.Context) *cache.RemoteStats {
+	var rs *cache.RemoteStats
+	if s.tier != nil {
+		if err := s.tier.Close(ctx); err != nil {
+			s.o.Warn("%v", err)
+		}
+		c := s.tier.Counters()
+		rs = &c
+		if err := s.local.AddRemoteStats(c); err != nil {
+			s.o.Verbose("cache: %v", err)
+		}
+	}
+	if s.local != nil && s.recorded {
+		if err := s.local.AddStats(s.hits, s.compiled); err != nil {
+			s.o.Verbose("cache: %v", err)
+		} else if err := s.local.AutoTrim(); err != nil {
+			s.o.Verbose("cache: %v", err)
+		}
+	}
+	if s.restoreDebug != nil {
+		s.restoreDebug()
+	}
+	return rs
+}
