@@ -41,33 +41,45 @@ becomes '_'), manifest.json, and on request an offload bundle per source
 
 With no sources it builds rocmk.toml when the current directory has one, else
 the bundled kernel suite. Flags override the manifest.`,
-		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "arch", Aliases: []string{"a"}, Usage: "target IDs, comma separated (gfx90a,gfx1030,gfx90a:xnack+)"},
+		Flags: append(planFlags(), []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output directory", DefaultText: compile.DefaultOutDir},
 			&cli.BoolFlag{Name: "n", Usage: "print the commands that would run, run nothing"},
 			&cli.BoolFlag{Name: "x", Usage: "print the commands as they run"},
-			&cli.StringSliceFlag{Name: "D", Usage: "define a macro (NAME or NAME=VALUE)"},
-			&cli.StringSliceFlag{Name: "I", Usage: "add an include directory"},
-			&cli.StringSliceFlag{Name: "flag", Aliases: []string{"X"}, Usage: "pass one flag to the compiler (repeatable: -X -ffast-math)"},
 			&cli.BoolFlag{Name: "bundle", Usage: "also write one offload bundle of all targets per source (<stem>.hipfb)"},
 			&cli.StringSliceFlag{Name: "embed", Usage: "write embedding files: rust (hsaco.rs), go (hsaco_embed.go), c (hsaco.h)"},
 			&cli.StringFlag{Name: "go-package", Usage: "package name of the Go embedding file", Value: "hsaco"},
 			&cli.BoolFlag{Name: "resource-usage", Usage: "print registers, LDS and scratch per kernel; warn on spills"},
-			&cli.StringFlag{Name: "layout", Usage: "how to call the compiler: clang, hipcc or amdclang++", Value: compile.LayoutClang},
 			&cli.BoolFlag{Name: "no-cache", Usage: "do not read or write the build cache"},
-			&cli.StringFlag{Name: "project", Usage: "project manifest to build", DefaultText: "./rocmk.toml if present"},
-			&cli.StringFlag{Name: "rocm-path", Usage: "ROCm install to use (default: ROCM_PATH, HIP_PATH, /opt/rocm, Debian /usr)"},
-		},
+		}...),
 		Action: func(c *cli.Context) error {
-			o := buildOptions{Plan: compile.PlanOptions{Sources: c.Args().Slice(), Arch: c.StringSlice("arch"), OutDir: c.String("out"),
-				DryRun: c.Bool("n"), Defines: c.StringSlice("D"), Includes: c.StringSlice("I"), Flags: c.StringSlice("flag"),
-				Bundle: c.Bool("bundle"), Embed: compile.SplitList(strings.Join(c.StringSlice("embed"), ",")), GoPackage: c.String("go-package"),
-				Project: c.String("project"), Bundled: kernels.WriteSources},
-				Print: c.Bool("x"), ResourceUsage: c.Bool("resource-usage"), Layout: c.String("layout"),
-				NoCache: c.Bool("no-cache"), ROCmPath: c.String("rocm-path"), g: globals(c)}
+			o := buildOptions{Plan: planOptionsOf(c), Print: c.Bool("x"), ResourceUsage: c.Bool("resource-usage"),
+				Layout: c.String("layout"), NoCache: c.Bool("no-cache"), ROCmPath: c.String("rocm-path"), g: globals(c)}
+			o.Plan.OutDir, o.Plan.DryRun, o.Plan.Bundle, o.Plan.GoPackage = c.String("out"), c.Bool("n"), c.Bool("bundle"), c.String("go-package")
+			o.Plan.Embed = compile.SplitList(strings.Join(c.StringSlice("embed"), ","))
 			return runBuild(c.Context, o, envOf(c))
 		},
 	}
+}
+
+// planFlags say what a build compiles: `rocmk build`'s and `rocmk cache
+// pull`'s.
+func planFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "arch", Aliases: []string{"a"}, Usage: "target IDs, comma separated (gfx90a,gfx1030,gfx90a:xnack+)"},
+		&cli.StringSliceFlag{Name: "D", Usage: "define a macro (NAME or NAME=VALUE)"},
+		&cli.StringSliceFlag{Name: "I", Usage: "add an include directory"},
+		&cli.StringSliceFlag{Name: "flag", Aliases: []string{"X"}, Usage: "pass one flag to the compiler (repeatable: -X -ffast-math)"},
+		&cli.StringFlag{Name: "layout", Usage: "how to call the compiler: clang, hipcc or amdclang++", Value: compile.LayoutClang},
+		&cli.StringFlag{Name: "project", Usage: "project manifest to build", DefaultText: "./rocmk.toml if present"},
+		&cli.StringFlag{Name: "rocm-path", Usage: "ROCm install to use (default: ROCM_PATH, HIP_PATH, /opt/rocm, Debian /usr)"},
+	}
+}
+
+// planOptionsOf reads the planFlags and the sources.
+func planOptionsOf(c *cli.Context) compile.PlanOptions {
+	return compile.PlanOptions{Sources: c.Args().Slice(), Arch: c.StringSlice("arch"), Defines: c.StringSlice("D"),
+		Includes: c.StringSlice("I"), Flags: c.StringSlice("flag"), Project: c.String("project"), GoPackage: "hsaco",
+		Bundled: kernels.WriteSources}
 }
 
 // buildDoc is the --json result.
@@ -164,6 +176,8 @@ func buildEvents(ui *UI, bar Progress) func(compile.Event) {
 			ui.Verbosef(1, "compiled  %s [%s] %s (cpu %s)", src, r.Target, fmtDur(r.Dur), fmtDur(r.CPU))
 		case compile.StatusFailed:
 			ui.Verbosef(1, "FAILED    %s [%s] %s", src, r.Target, fmtDur(r.Dur))
+		case compile.StatusMissing:
+			ui.Verbosef(1, "missing   %s [%s]", src, r.Target)
 		}
 	}
 }

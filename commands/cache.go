@@ -15,6 +15,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/remote"
+	"github.com/rocmk/rocmk/compile"
 )
 
 const cacheHelp = `The build cache keeps every code object rocmk compiled, keyed by everything
@@ -34,6 +35,7 @@ func cacheCommand() *cli.Command {
 			cachePruneCommand(),
 			cacheStatsCommand(),
 			cachePushCommand(),
+			cachePullCommand(),
 			cacheVerifyCommand(),
 			cacheDirCommand(),
 		},
@@ -520,6 +522,88 @@ func runCachePush(ctx context.Context, cc *cache.Cache, cfg *remote.Config, jobs
 		return err
 	}
 	return perr
+}
+
+// ---- pull
+
+func cachePullCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "pull",
+		Usage:     "fetch what a build would need from the remote cache, without compiling",
+		ArgsUsage: "[source.hip ...]",
+		Description: `Looks up every (source, target) job of the build the flags describe
+(sources, else --project or ./rocmk.toml, else the bundled suite; --arch and
+the flags as for 'rocmk build') and fetches each one's deps entry, shared
+group and code object from the remote cache into the local one, checked as
+a build checks them: a later 'rocmk build', online or not, is then all cache
+hits. Nothing is compiled and no output is written; a job the server lacks
+is listed as missing. Exit status 2 with no remote cache or a write-only one.`,
+		Flags: planFlags(),
+		Action: func(c *cli.Context) error {
+			env, g := envOf(c), globals(c)
+			cfg, err := remoteConfig(g, env, c.String("project"))
+			if err != nil {
+				return err
+			}
+			switch {
+			case cfg == nil:
+				return usagef("cache pull: no remote cache (set --remote-cache URL, %s, or remote in rocmk.toml's [cache] table)", remote.EnvURL)
+			case cfg.Mode == remote.WriteOnly:
+				return usagef("cache pull: the remote cache is write-only (--remote-cache-mode)")
+			}
+			return runCachePull(c.Context, planOptionsOf(c), c.String("layout"), c.String("rocm-path"), cfg, env, g)
+		},
+	}
+}
+
+// pullDoc is the --json result of cache pull.
+type pullDoc struct {
+	Jobs    []*compile.Result  `json:"jobs"`
+	Local   int                `json:"local"`   // already in the local cache
+	Remote  int                `json:"remote"`  // fetched from the server
+	Missing int                `json:"missing"` // the server has none: they compile on the next build
+	Counts  *cache.RemoteStats `json:"remote_counters,omitempty"`
+}
+
+func runCachePull(ctx context.Context, po compile.PlanOptions, layout, rocmPath string, cfg *remote.Config, env Env, g globalOptions) error {
+	ui := newUI(env, g)
+	po.ReadSource = sourceReader(env)
+	s, err := openSession(env, g, ui, sessionFlags{ROCmPath: rocmPath, Layout: layout, Project: po.Project})
+	if err != nil {
+		return err
+	}
+	req, _, err := s.Plan(po)
+	if err != nil {
+		s.Close(ctx)
+		return err
+	}
+	if s.Tier() == nil {
+		s.Close(ctx)
+		return errors.New("cache pull: the build cache is off (ROCMK_CACHE=off)")
+	}
+	bar := ui.NewProgress(len(req.Sources)*len(req.Targets), "pulling")
+	rep, err := s.Build(ctx, req, compile.BuildOptions{Fetch: true, Events: buildEvents(ui, bar)})
+	bar.Finish()
+	doc := pullDoc{Counts: s.Close(ctx)}
+	if err != nil {
+		return err
+	}
+	doc.Jobs = rep.Results
+	for _, r := range rep.Results {
+		switch {
+		case r.Status == compile.StatusMissing:
+			doc.Missing++
+		case r.Cache == "remote":
+			doc.Remote++
+		default:
+			doc.Local++
+		}
+	}
+	return ui.Result("cache.pull", doc, func(w io.Writer, _ *Styles) error {
+		_, err := fmt.Fprintf(w, "%d jobs: %d fetched from %s, %d already local, %d missing (they compile on the next build)\n",
+			len(rep.Results), doc.Remote, cfg, doc.Local, doc.Missing)
+		return err
+	})
 }
 
 // ---- verify

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,8 +21,7 @@ import (
 
 // remoteProject copies testdata/compile/project (2 sources x 2 targets, a
 // shared header) to a fresh directory whose rocmk.toml has a [cache] table
-// naming url. Every "machine" builds this one copy: the header paths in
-// the deps entries are absolute.
+// naming url.
 func remoteProject(t *testing.T, url string) string {
 	t.Helper()
 	dir := copyCompileFiles(t, "project/rocmk.toml", "project/include/common.h", "project/src/axpy.hip", "project/src/scale.hip")
@@ -306,4 +306,57 @@ func BenchmarkBuildSuiteRemote(b *testing.B) {
 	}
 	b.ReportMetric(cold.Seconds(), "cold-s")
 	b.ReportMetric(cold.Seconds()/(warm.Seconds()/float64(b.N)), "x-faster")
+}
+
+// runProject runs the rocmk binary in dir (the project's root: its base
+// directory) with a cache directory; it returns stdout, and fails the test
+// on a non-zero exit.
+func runProject(t *testing.T, dir, cacheDir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(rocmkBinary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "ROCMK_CACHE_DIR=" + cacheDir}
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), "rocmk %s: %s", strings.Join(args, " "), stderr.String())
+	return stdout.String()
+}
+
+// Two machines, two cache directories and two copies of the project at
+// different paths (base-relative keys, content-based toolchain identity):
+// machine B pulls what machine A's build uploaded, then builds offline with
+// zero compiles and byte-identical outputs; machine C builds straight from
+// the server. A target nobody built is missing from the pull.
+func TestRemoteTwoMachinesTwoProjectPaths(t *testing.T) {
+	requireToolchain(t)
+	srv := remotetest.StartNginx(t, remotetest.DAVLocation)
+	projA := filepath.Dir(remoteProject(t, srv.URL))
+	projB := filepath.Dir(remoteProject(t, srv.URL))
+	projC := filepath.Dir(remoteProject(t, srv.URL))
+	require.NotEqual(t, projA, projB)
+	var doc remoteBuildDoc
+	require.NoError(t, json.Unmarshal([]byte(runProject(t, projA, t.TempDir(), "build", "--json", "-j", "2")), &doc))
+	assert.Equal(t, 4, doc.Summary.Compiled)
+	want := objects(t, filepath.Join(projA, "out"))
+
+	cacheB := t.TempDir()
+	var pull struct {
+		Local, Remote, Missing int
+		Jobs                   []struct{ Status, Cache string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(runProject(t, projB, cacheB, "cache", "pull", "--json")), &pull))
+	assert.Equal(t, 4, pull.Remote, "every job fetched")
+	assert.Zero(t, pull.Missing)
+	assert.NoDirExists(t, filepath.Join(projB, "out"), "a pull writes no output")
+	require.NoError(t, json.Unmarshal([]byte(runProject(t, projB, cacheB, "build", "--json", "--remote-cache", "off")), &doc))
+	assert.Equal(t, buildSummary{Jobs: 4, Hits: 4}, withoutTimes(doc.Summary), "offline after the pull: all local hits")
+	assert.Equal(t, want, objects(t, filepath.Join(projB, "out")), "byte-identical outputs")
+
+	require.NoError(t, json.Unmarshal([]byte(runProject(t, projC, t.TempDir(), "build", "--json")), &doc))
+	assert.Equal(t, buildSummary{Jobs: 4, Hits: 4, Remote: 4}, withoutTimes(doc.Summary), "zero compiles on machine C")
+	assert.Equal(t, want, objects(t, filepath.Join(projC, "out")))
+
+	require.NoError(t, json.Unmarshal([]byte(runProject(t, projB, t.TempDir(), "cache", "pull", "--json", "--arch", "gfx90a,gfx908")), &pull))
+	assert.Equal(t, 2, pull.Remote)
+	assert.Equal(t, 2, pull.Missing, "gfx908 was never built")
 }

@@ -46,6 +46,10 @@ type Builder struct {
 	Cache  Store  // nil: no cache
 	Jobs   int    // parallel jobs; <= 0 means runtime.NumCPU()
 	DryRun bool   // -n: plan and print commands (through Run), compile nothing
+	// Fetch only looks every job up (through a remote tier: a pull into
+	// the local cache): a hit writes no output, a miss compiles nothing
+	// (StatusMissing), and no manifest, bundle or embedding is written.
+	Fetch  bool
 	Getenv func(string) string
 	Events func(Event) // optional, must be goroutine-safe
 
@@ -133,8 +137,10 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 		rep.Wall = time.Since(start)
 		return rep, nil
 	}
-	if err := os.MkdirAll(outDir, 0o777); err != nil {
-		return nil, err
+	if !b.Fetch {
+		if err := os.MkdirAll(outDir, 0o777); err != nil {
+			return nil, err
+		}
 	}
 	tmp, err := os.MkdirTemp("", "rocmk-build-")
 	if err != nil {
@@ -218,6 +224,10 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 			errs = append(errs, ce)
 		}
 	}
+	if b.Fetch {
+		rep.Wall = time.Since(start)
+		return rep, nil
+	}
 	if err := b.writeOutputs(r, outDir, rep); err != nil {
 		return rep, err
 	}
@@ -281,6 +291,10 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 			b.finish(res, co)
 			return
 		}
+	}
+	if b.Fetch {
+		res.Status = StatusMissing
+		return
 	}
 	// The scan runs before the compiler so that an include of a FIFO or a
 	// device is refused instead of hanging the compiler. Without a search
@@ -351,6 +365,9 @@ func (b *Builder) finish(res *Result, co *inspect.CodeObject) {
 	res.Size = len(co.Data)
 	res.Object = co
 	res.Kernels = kernelUsage(co)
+	if b.Fetch {
+		return
+	}
 	if err := writeIfChanged(res.Out, co.Data); err != nil {
 		b.fail(res, nil, err)
 	}

@@ -278,3 +278,24 @@ func TestResultCacheSaysWhereAHitCameFrom(t *testing.T) {
 		assert.Equal(t, "remote", r.Cache)
 	}
 }
+
+// Fetch looks jobs up and stops there: what the cache has is a hit (and
+// reaches the local cache through a tier), what it lacks is missing, and
+// nothing compiles or is written.
+func TestBuildFetchOnly(t *testing.T) {
+	fr := newFake(t)
+	b, dir := fakeBuilder(t, fr, 2)
+	out := filepath.Join(dir, "out")
+	req := Request{Sources: []string{filepath.Join(dir, "vadd.hip")}, Targets: targets("gfx90a"), OutDir: out}
+	_, err := b.Build(context.Background(), req)
+	require.NoError(t, err)
+	require.NoError(t, os.RemoveAll(out))
+	b.Fetch = true
+	req.Targets = targets("gfx90a", "gfx1030")
+	rep, err := b.Build(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, StatusHit, rep.Results[0].Status)
+	assert.Equal(t, StatusMissing, rep.Results[1].Status)
+	assert.Equal(t, 1, fr.compiles(), "nothing compiled")
+	assert.NoDirExists(t, out, "no output, manifest or directory")
+}

@@ -107,6 +107,7 @@ const (
 	StatusCompiled Status = "compiled" // the compiler ran
 	StatusFailed   Status = "failed"   // the compiler failed or the output was wrong
 	StatusSkipped  Status = "skipped"  // not run (cancelled, or -n)
+	StatusMissing  Status = "missing"  // Builder.Fetch: not in the cache (nothing compiled)
 )
 
 // KernelUsage is one kernel's resource usage, read back from the code

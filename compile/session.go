@@ -214,6 +214,7 @@ func (s *Session) DetectGPUs() []GPU {
 type BuildOptions struct {
 	DryRun bool      // -n: print the commands on Print, run nothing
 	Print  io.Writer // -x (or -n): print each command
+	Fetch  bool      // look up only: a pull into the local cache (see Builder.Fetch)
 	Events func(Event)
 }
 
@@ -227,7 +228,7 @@ func (s *Session) Builder(o BuildOptions) (*Builder, error) {
 	if o.Print != nil {
 		run = &Shell{Runner: run, Print: o.Print, DryRun: o.DryRun}
 	}
-	b := &Builder{TC: tc, Run: run, Jobs: s.o.Jobs, DryRun: o.DryRun, Getenv: s.o.Getenv, Events: o.Events}
+	b := &Builder{TC: tc, Run: run, Jobs: s.o.Jobs, DryRun: o.DryRun, Fetch: o.Fetch, Getenv: s.o.Getenv, Events: o.Events}
 	if !o.DryRun {
 		b.Cache = s.Store()
 	}
@@ -242,7 +243,7 @@ func (s *Session) Build(ctx context.Context, r Request, o BuildOptions) (*Report
 		return nil, err
 	}
 	rep, err := b.Build(ctx, r)
-	if rep != nil && !o.DryRun && !errors.Is(err, context.Canceled) {
+	if rep != nil && !o.DryRun && !o.Fetch && !errors.Is(err, context.Canceled) {
 		s.record(rep)
 	}
 	return rep, err
