@@ -3,6 +3,7 @@ package cache
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -29,11 +30,39 @@ func DefaultDir(getenv func(string) string) (dir string, off bool, err error) {
 		}
 		return abs, false, nil
 	}
+	user, uerr := UserDir(getenv)
+	if uerr != nil {
+		return "", false, fmt.Errorf("no cache directory: %w (set ROCMK_CACHE_DIR or use --cache-dir)", uerr)
+	}
+	return user, false, nil
+}
+
+// UserDir is the user cache directory + "/rocmk", the default when
+// neither --cache-dir nor ROCMK_CACHE_DIR names one.
+func UserDir(getenv func(string) string) (string, error) {
 	base, err := userCacheDir(getenv)
 	if err != nil {
-		return "", false, fmt.Errorf("no cache directory: %w (set ROCMK_CACHE_DIR or use --cache-dir)", err)
+		return "", err
 	}
-	return filepath.Join(base, "rocmk"), false, nil
+	return filepath.Join(base, "rocmk"), nil
+}
+
+// Usage counts the regular files under dir and their bytes, without
+// opening a cache there (exists: dir is a directory).
+func Usage(dir string) (files int, bytes int64, exists bool) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return 0, 0, false
+	}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				files++
+				bytes += info.Size()
+			}
+		}
+		return nil
+	})
+	return files, bytes, true
 }
 
 // userCacheDir is os.UserCacheDir reading the environment through getenv.

@@ -1,10 +1,9 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
+	"github.com/rocmk/rocmk/cache"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -87,18 +86,14 @@ func buildSetting(key string) string {
 }
 
 type doctorDoc struct {
-	OK           bool                  `json:"ok"` // rocmk build can run
-	Rocmk        doctorRocmk           `json:"rocmk"`
-	Toolchain    *compile.Installation `json:"toolchain"`
-	ToolchainErr string                `json:"toolchain_error,omitempty"`
-	GPUs         []compile.GPU         `json:"gpus"`
-	GPUErr       string                `json:"gpu_error,omitempty"`
-	Arch         doctorArch            `json:"arch"`
-	Cache        doctorCache           `json:"cache"`
-	RemoteCache  *remote.CheckResult   `json:"remote_cache,omitempty"`
-	Libraries    []doctorLib           `json:"runtime_libraries"`
-	Environment  map[string]string     `json:"environment"`
-	Problems     []string              `json:"problems"`
+	OK    bool        `json:"ok"` // rocmk build can run
+	Rocmk doctorRocmk `json:"rocmk"`
+	compile.Checkup
+	Cache       doctorCache            `json:"cache"`
+	RemoteCache *remote.CheckResult    `json:"remote_cache,omitempty"`
+	Libraries   []verify.LibraryStatus `json:"runtime_libraries"`
+	Environment map[string]string      `json:"environment"`
+	Problems    []string               `json:"problems"`
 }
 
 type doctorRocmk struct {
@@ -108,32 +103,12 @@ type doctorRocmk struct {
 	Cgo     string `json:"cgo"`
 }
 
-type doctorArch struct {
-	Targets []string `json:"targets"`
-	Source  string   `json:"source,omitempty"`
-	Error   string   `json:"error,omitempty"`
-	// Unbuildable lists selected targets the toolchain has no device libraries for.
-	Unbuildable []string `json:"unbuildable,omitempty"`
-}
-
 type doctorCache struct {
 	Dir    string `json:"dir"`
 	Source string `json:"source"` // "--cache-dir", "ROCMK_CACHE_DIR", "default"
 	Exists bool   `json:"exists"`
 	Files  int    `json:"files"`
 	Bytes  int64  `json:"bytes"`
-}
-
-// doctorLib is what verify.Open (or the NVRTC binding) would load for one
-// runtime: the first of its names the dynamic loader resolves.
-type doctorLib struct {
-	Backend string   `json:"backend"` // hip, cuda, nvrtc
-	For     string   `json:"for"`
-	Name    string   `json:"name,omitempty"` // the dlopen name that resolves
-	Path    string   `json:"path,omitempty"`
-	Via     string   `json:"via,omitempty"` // LD_LIBRARY_PATH, ldconfig cache, system directory, path
-	Found   bool     `json:"found"`
-	Tried   []string `json:"tried"` // verify's names, in its order
 }
 
 // doctorEnvVars are the variables the report shows when they are set.
@@ -151,61 +126,16 @@ func runDoctor(o doctorOptions, env Env, ui *UI) error {
 	if err != nil {
 		return err
 	}
-	fo := s.FindOptions()
 	doc := doctorDoc{
 		Rocmk:       doctorRocmk{Version: version(), Go: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH, Cgo: doctorCgo},
-		GPUs:        []compile.GPU{},
+		Checkup:     s.Checkup(o.Arch),
+		Cache:       doctorCacheOf(o, env),
+		Libraries:   verify.FindLibraries(verify.Loader{Root: env.Root, Getenv: env.Getenv, Cache: ldconfigCache(env)}),
 		Environment: map[string]string{},
-		Problems:    []string{},
 	}
-	inst, tcErr := s.Installation()
-	if tcErr != nil {
-		doc.ToolchainErr = tcErr.Error()
-		doc.Problems = append(doc.Problems, "no ROCm toolchain: rocmk build cannot run (install: sudo apt-get install hipcc, or set ROCM_PATH)")
-	} else {
-		doc.Toolchain = inst
-		doc.OK = true
-		if inst.DeviceLibTargets == nil {
-			inst.DeviceLibTargets = []string{}
-		}
-		for _, w := range inst.Warnings {
-			doc.Problems = append(doc.Problems, w)
-		}
-	}
-
-	gpus, gpuErr := compile.DetectGPUs(fo)
-	if gpus != nil {
-		doc.GPUs = gpus
-	}
-	if gpuErr != nil {
-		doc.GPUErr = gpuErr.Error()
-		doc.Problems = append(doc.Problems, gpuErr.Error())
-	}
-
-	ts, archErr := compile.ResolveTargets(compile.TargetRequest{Flag: o.Arch, Getenv: env.Getenv, GPUs: func() []compile.GPU { return gpus }})
-	doc.Arch = doctorArch{Targets: []string{}, Source: ts.From}
-	for _, t := range ts.List {
-		doc.Arch.Targets = append(doc.Arch.Targets, t.String())
-		if inst != nil && !inst.CanCompile(t) {
-			doc.Arch.Unbuildable = append(doc.Arch.Unbuildable, t.String())
-		}
-	}
-	if archErr != nil {
-		doc.Arch.Error = archErr.Error()
-		if errors.Is(archErr, compile.ErrNoTargets) {
-			doc.Problems = append(doc.Problems, "no GPU target: rocmk build needs --arch (or ROCMK_ARCH, or a GPU)")
-		} else {
-			doc.Problems = append(doc.Problems, archErr.Error())
-		}
-	}
-	if len(doc.Arch.Unbuildable) > 0 {
-		doc.Problems = append(doc.Problems, fmt.Sprintf("the toolchain has no device libraries for %s: use a newer ROCm (ROCM_PATH) or other targets",
-			strings.Join(doc.Arch.Unbuildable, ", ")))
-	}
-
-	doc.Cache = doctorCacheOf(o, env)
+	doc.OK = doc.Checkup.Err == nil
+	doc.Problems = append([]string{}, doc.Checkup.Problems...)
 	doc.RemoteCache, doc.Problems = doctorRemote(env, o, doc.Problems)
-	doc.Libraries = findRuntimeLibs(env)
 	haveRuntime := false
 	for _, l := range doc.Libraries {
 		haveRuntime = haveRuntime || (l.Found && l.Backend != "nvrtc")
@@ -220,12 +150,11 @@ func runDoctor(o doctorOptions, env Env, ui *UI) error {
 			doc.Environment[k] = v
 		}
 	}
-
 	if err := ui.Result("doctor", doc, func(w io.Writer, s *Styles) error { return renderDoctor(w, s, doc) }); err != nil {
 		return err
 	}
-	if tcErr != nil {
-		return exitError{code: ExitEnvMissing, err: fmt.Errorf("doctor: %w", tcErr)}
+	if doc.Checkup.Err != nil {
+		return exitError{code: ExitEnvMissing, err: fmt.Errorf("doctor: %w", doc.Checkup.Err)}
 	}
 	return nil
 }
@@ -251,70 +180,19 @@ func doctorRemote(env Env, o doctorOptions, problems []string) (*remote.CheckRes
 	return &r, problems
 }
 
-// defaultCacheDir is os.UserCacheDir()/rocmk, read through env.Getenv.
-func defaultCacheDir(env Env) string {
-	if runtime.GOOS == "linux" {
-		if x := env.Getenv("XDG_CACHE_HOME"); filepath.IsAbs(x) {
-			return filepath.Join(x, "rocmk")
-		}
-		if h := env.Getenv("HOME"); h != "" {
-			return filepath.Join(h, ".cache", "rocmk")
-		}
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "rocmk")
-	}
-	return ""
-}
-
 func doctorCacheOf(o doctorOptions, env Env) doctorCache {
 	c := doctorCache{Dir: o.CacheDir, Source: "--cache-dir"}
 	switch {
 	case o.CacheDir == "":
-		c.Dir, c.Source = defaultCacheDir(env), "default"
+		c.Dir, _ = cache.UserDir(env.Getenv)
+		c.Source = "default"
 	case !o.CacheDirFlag:
 		c.Source = "ROCMK_CACHE_DIR"
 	}
-	if c.Dir == "" {
-		return c
-	}
-	root := c.Dir
-	if env.Root != "" {
-		root = filepath.Join(env.Root, c.Dir)
-	}
-	if fi, err := os.Stat(root); err == nil && fi.IsDir() {
-		c.Exists = true
-		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil
-			}
-			if info, err := d.Info(); err == nil && info.Mode().IsRegular() {
-				c.Files++
-				c.Bytes += info.Size()
-			}
-			return nil
-		})
+	if c.Dir != "" {
+		c.Files, c.Bytes, c.Exists = cache.Usage(filepath.Join(env.Root, c.Dir))
 	}
 	return c
-}
-
-// findRuntimeLibs reports, for each library verify loads, the file the
-// dynamic loader would give it: verify's own list of names, in its order,
-// resolved without loading anything.
-func findRuntimeLibs(env Env) []doctorLib {
-	ld := verify.Loader{Root: env.Root, Getenv: env.Getenv, Cache: ldconfigCache(env)}
-	var out []doctorLib
-	for _, l := range verify.RuntimeLibraries(env.Getenv) {
-		d := doctorLib{Backend: l.Backend, For: l.Use, Tried: l.Names}
-		for _, n := range l.Names {
-			if p, via, ok := ld.Find(n); ok {
-				d.Name, d.Path, d.Via, d.Found = n, p, via, true
-				break
-			}
-		}
-		out = append(out, d)
-	}
-	return out
 }
 
 // ldconfigCache is the ld.so cache as `ldconfig -p` lists it. With a fake

@@ -62,7 +62,7 @@ func TestDoctorArchAndCache(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	var doc doctorDoc
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
-	assert.Equal(t, doctorArch{Targets: []string{"gfx90a", "gfx1100"}, Source: "PYTORCH_ROCM_ARCH", Unbuildable: []string{"gfx1100"}}, doc.Arch)
+	assert.Equal(t, compile.ArchCheck{Targets: []string{"gfx90a", "gfx1100"}, Source: "PYTORCH_ROCM_ARCH", Unbuildable: []string{"gfx1100"}}, doc.Arch)
 	assert.Equal(t, doctorCache{Dir: "/home/dev/other", Source: "ROCMK_CACHE_DIR"}, doc.Cache)
 	assert.Contains(t, strings.Join(doc.Problems, "\n"), "no device libraries for gfx1100")
 
@@ -70,7 +70,7 @@ func TestDoctorArchAndCache(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	doc = doctorDoc{}
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
-	assert.Equal(t, doctorArch{Targets: []string{"gfx908:xnack+"}, Source: "--arch"}, doc.Arch)
+	assert.Equal(t, compile.ArchCheck{Targets: []string{"gfx908:xnack+"}, Source: "--arch"}, doc.Arch)
 	assert.Equal(t, doctorCache{Dir: "/home/dev/.cache/rocmk", Source: "--cache-dir", Exists: true, Files: 3, Bytes: 1024 + 44}, doc.Cache)
 
 	r = runRocmk(t, env, "doctor", "--arch", "gfx1100:xnack+")
@@ -163,12 +163,12 @@ func TestExitCodesOfDiscoveryErrors(t *testing.T) {
 	assert.Equal(t, ExitEnvMissing, exitCode(err))
 }
 
-func doctorLibs(t *testing.T, env Env) map[string]doctorLib {
+func doctorLibs(t *testing.T, env Env) map[string]verify.LibraryStatus {
 	t.Helper()
 	r := runRocmk(t, env, "doctor", "--json")
 	var doc doctorDoc
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stderr)
-	libs := map[string]doctorLib{}
+	libs := map[string]verify.LibraryStatus{}
 	for _, l := range doc.Libraries {
 		libs[l.Backend] = l
 	}
@@ -194,7 +194,7 @@ func TestDoctorReportsWhatVerifyLoads(t *testing.T) {
 	assert.Equal(t, []string{"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"}, hip.Tried)
 
 	hip = doctorLibs(t, machine(map[string]string{"LD_LIBRARY_PATH": "/nowhere:/opt/rocm/lib"}))["hip"]
-	assert.Equal(t, doctorLib{Backend: "hip", For: "rocmk verify --backend hip", Name: "libamdhip64.so.6", Path: "/opt/rocm/lib/libamdhip64.so.6",
+	assert.Equal(t, verify.LibraryStatus{Backend: "hip", For: "rocmk verify --backend hip", Name: "libamdhip64.so.6", Path: "/opt/rocm/lib/libamdhip64.so.6",
 		Via: "LD_LIBRARY_PATH", Found: true, Tried: hip.Tried}, hip)
 
 	hip = doctorLibs(t, machine(map[string]string{"ROCM_PATH": "/opt/rocm"}))["hip"]

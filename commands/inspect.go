@@ -4,11 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
-	"path"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -115,6 +111,70 @@ func maxDecompress(flag string, env Env) (int64, error) {
 
 func runInspect(opts inspectOptions, env Env) error {
 	ui := newUI(env, opts.G)
+	if err := checkInspectOptions(opts); err != nil {
+		return err
+	}
+	budget := inspect.NewBudget(opts.MaxDecompress)
+	limit, err := inputLimit(env, inspect.MaxFileSize)
+	if err != nil {
+		return err
+	}
+	read := func(name string) ([]byte, error) { return readInput(name, limit) }
+	ro := inspect.ReportOptions{Kernels: opts.Kernels, Symbols: opts.Symbols, Block: opts.Block, LDS: opts.LDS}
+	if opts.Diff {
+		return runInspectDiff(opts, ui, ro, read, budget)
+	}
+	// A short-lived batch: trade memory for fewer GC cycles while parsing.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	doc := inspect.Report{Files: []inspect.FileReport{}}
+	files, fromDir := inspect.ExpandArgs(opts.Files)
+	var x *inspect.Extractor
+	if opts.Extract != "" {
+		x = &inspect.Extractor{Dir: opts.Extract, MaxRatio: opts.MaxExtractRatio}
+	}
+	inspect.Each(files, opts.G.Jobs, read, budget, func(name string, f *inspect.File, err error) {
+		if fromDir[name] && errors.Is(err, inspect.ErrNoDeviceCode) {
+			return // a host program without device code found in a directory
+		}
+		fr := inspect.FileReport{File: name, CodeObjects: []inspect.ObjectReport{}}
+		if f != nil {
+			fr = inspect.NewFileReport(name, f, ro)
+		}
+		if err != nil {
+			fr.Error = withLimitHint(err).Error()
+			reportFileError(ui, withLimitHint(err))
+		}
+		for _, w := range fr.Warnings() {
+			ui.Warnf("%s", printable(w, ""))
+		}
+		if f != nil && x != nil {
+			ex, xerr := x.Extract(f)
+			fr.Extracted = ex.Paths
+			for _, r := range ex.Renamed {
+				ui.Warnf("extract: %s (the name was taken)", printable(r, ""))
+			}
+			if xerr != nil {
+				xerr = fmt.Errorf("%s: %w", name, withLimitHint(xerr))
+				fr.Error = strings.TrimPrefix(fr.Error+"; "+xerr.Error(), "; ")
+				reportFileError(ui, xerr)
+			}
+		}
+		if fr.Error != "" {
+			doc.Errors++
+		}
+		doc.Files = append(doc.Files, fr)
+	})
+	if err := ui.Result("inspect", doc, func(w io.Writer, s *Styles) error { return printInspect(w, s, doc, opts) }); err != nil {
+		return err
+	}
+	if doc.Errors > 0 {
+		return exitError{ExitFailure, fmt.Errorf("inspect: %d of %d files could not be read", doc.Errors, len(doc.Files))}
+	}
+	return nil
+}
+
+// checkInspectOptions refuses flags out of range (exit 2).
+func checkInspectOptions(opts inspectOptions) error {
 	switch {
 	case len(opts.Files) == 0:
 		return usagef("inspect: no input files (rocmk inspect FILE...)")
@@ -129,154 +189,17 @@ func runInspect(opts inspectOptions, env Env) error {
 	case len(opts.FailOn) > 0 && !opts.Diff:
 		return usagef("inspect: --fail-on needs --diff")
 	}
-	budget := inspect.NewBudget(opts.MaxDecompress)
-	limit, err := inputLimit(env, inspect.MaxFileSize)
-	if err != nil {
-		return err
-	}
-	if opts.Diff {
-		return runInspectDiff(opts, ui, limit, budget)
-	}
-	// A short-lived batch: trade memory for fewer GC cycles while parsing.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	doc := inspectDoc{Files: []inspectFileDoc{}}
-	failed := 0
-	var fromDir map[string]bool
-	opts.Files, fromDir = expandInspectArgs(opts.Files)
-	var x *inspect.Extractor
-	if opts.Extract != "" {
-		x = &inspect.Extractor{Dir: opts.Extract, MaxRatio: opts.MaxExtractRatio}
-	}
-	inspectEach(opts.Files, opts.G.Jobs, limit, budget, func(name string, f *inspect.File, err error) {
-		if fromDir[name] && errors.Is(err, inspect.ErrNoDeviceCode) {
-			return // a host program without device code found in a directory
-		}
-		fd := inspectFileDoc{File: name, CodeObjects: []inspectCODoc{}}
-		bad := err != nil
-		if err != nil {
-			err = withLimitHint(err)
-			fd.Error = err.Error()
-			reportFileError(env, ui, err)
-		}
-		if f != nil {
-			fd.fill(f, opts)
-			for _, w := range fd.warnings() {
-				ui.Warnf("%s", printable(w, ""))
-			}
-			if x != nil {
-				ex, err := x.Extract(f)
-				fd.Extracted = ex.Paths
-				for _, r := range ex.Renamed {
-					ui.Warnf("extract: %s (the name was taken)", printable(r, ""))
-				}
-				if err != nil {
-					bad = true
-					err = fmt.Errorf("%s: %w", name, withRatioHint(err))
-					fd.Error = strings.TrimPrefix(fd.Error+"; "+err.Error(), "; ")
-					reportFileError(env, ui, err)
-				}
-			}
-		}
-		if bad {
-			failed++
-		}
-		doc.Files = append(doc.Files, fd)
-	})
-	doc.Errors = failed
-	if err := ui.Result("inspect", doc, func(w io.Writer, s *Styles) error { return doc.text(w, s, opts) }); err != nil {
-		return err
-	}
-	if failed > 0 {
-		return exitError{ExitFailure, fmt.Errorf("inspect: %d of %d files could not be read", failed, len(doc.Files))}
-	}
 	return nil
 }
 
-// expandInspectArgs replaces each directory argument (e.g. rocmk build's
-// output directory) by the files under it that start like a code object,
-// bundle or compressed bundle, in lexical order; other files are skipped.
-func expandInspectArgs(args []string) ([]string, map[string]bool) {
-	var out []string
-	fromDir := map[string]bool{}
-	for _, a := range args {
-		st, err := os.Stat(a)
-		if err != nil || !st.IsDir() {
-			out = append(out, a)
-			continue
-		}
-		n := len(out)
-		_ = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !d.Type().IsRegular() {
-				return nil
-			}
-			if looksLikeDeviceCode(p) {
-				out = append(out, p)
-				fromDir[p] = true
-			}
-			return nil
-		})
-		if len(out) == n {
-			out = append(out, a) // reported: "is a directory" with nothing to read
-		}
-	}
-	return out, fromDir
-}
-
-func looksLikeDeviceCode(p string) bool {
-	f, err := os.Open(p)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var b [24]byte
-	n, _ := io.ReadFull(f, b[:])
-	h := string(b[:n])
-	return strings.HasPrefix(h, "\x7fELF") || strings.HasPrefix(h, "CCOB") || strings.HasPrefix(h, "__CLANG_OFFLOAD_BUNDLE__")
-}
-
-// inspectEach parses the files (each at most limit bytes) on up to jobs
-// goroutines and calls each with every result, in order, on the calling
-// goroutine. At most jobs files are held at once, so memory follows the
-// largest files, not their sum.
-func inspectEach(names []string, jobs int, limit int64, b *inspect.Budget, each func(name string, f *inspect.File, err error)) {
-	type result struct {
-		f   *inspect.File
-		err error
-	}
-	results := make([]chan result, len(names))
-	for i := range results {
-		results[i] = make(chan result, 1)
-	}
-	slots := make(chan struct{}, max(1, jobs))
-	go func() {
-		for i, name := range names {
-			slots <- struct{}{}
-			go func() {
-				f, err := openInspect(name, limit, b)
-				results[i] <- result{f, err}
-			}()
-		}
-	}()
-	for i, name := range names {
-		r := <-results[i]
-		each(name, r.f, r.err)
-		<-slots
-	}
-}
-
-// withLimitHint says how to raise the decompression limit an error ran into.
+// withLimitHint says how to raise the limit an error ran into.
 func withLimitHint(err error) error {
-	var le *inspect.DecompressLimitError
-	if errors.As(err, &le) {
+	var de *inspect.DecompressLimitError
+	var xe *inspect.ExtractLimitError
+	switch {
+	case errors.As(err, &de):
 		return fmt.Errorf("%w; raise it with --max-decompress or ROCMK_MAX_DECOMPRESS", err)
-	}
-	return err
-}
-
-// withRatioHint says how to raise the extraction limit an error ran into.
-func withRatioHint(err error) error {
-	var le *inspect.ExtractLimitError
-	if errors.As(err, &le) {
+	case errors.As(err, &xe):
 		return fmt.Errorf("%w; raise it with --max-extract-ratio", err)
 	}
 	return err
@@ -291,124 +214,16 @@ func maxLDSPerGroup() int {
 	return n
 }
 
-// openInspect reads name, a regular file of at most limit bytes, and parses
-// it drawing on b.
-func openInspect(name string, limit int64, b *inspect.Budget) (*inspect.File, error) {
-	data, err := readInput(name, limit)
-	if err != nil {
-		return nil, err
-	}
-	return inspect.ParseWith(name, data, b)
-}
-
 // reportFileError prints one file's error and lets the command go on (nm's policy).
-func reportFileError(env Env, ui *UI, err error) {
-	if ui.JSON {
-		return // the error is in the document
-	}
-	fmt.Fprintln(env.Stderr, ui.ErrS.Err.Render("rocmk:")+" inspect: "+printable(err.Error(), "\n\t"))
-}
-
-// JSON document: rocmk.inspect/v1.
-type inspectDoc struct {
-	Files  []inspectFileDoc `json:"files"`
-	Errors int              `json:"errors"`
-}
-
-type inspectFileDoc struct {
-	File        string           `json:"file"`
-	Kind        string           `json:"kind,omitempty"`
-	Error       string           `json:"error,omitempty"`
-	Notes       []string         `json:"notes,omitempty"`
-	Bundles     []inspect.Bundle `json:"bundles,omitempty"`
-	Images      []inspect.Image  `json:"images,omitempty"`
-	CodeObjects []inspectCODoc   `json:"code_objects"`
-	Extracted   []string         `json:"extracted,omitempty"`
-}
-
-type inspectCODoc struct {
-	Location        string             `json:"location"`
-	Container       string             `json:"container,omitempty"`
-	Entry           string             `json:"entry,omitempty"`
-	Offset          int64              `json:"offset"`
-	Size            int64              `json:"size"`
-	Target          string             `json:"target"`
-	Processor       string             `json:"processor"`
-	Mach            string             `json:"mach"`
-	Flags           string             `json:"e_flags"`
-	Version         int                `json:"code_object_version"`
-	GenericVersion  int                `json:"generic_version,omitempty"`
-	MetaTarget      string             `json:"metadata_target,omitempty"`
-	MetadataVersion []int              `json:"metadata_version,omitempty"`
-	ELFType         string             `json:"elf_type"`
-	Kernels         []inspectKernelDoc `json:"kernels"`
-	Symbols         []inspect.Symbol   `json:"symbols,omitempty"`
-	Warnings        []string           `json:"warnings,omitempty"`
-}
-
-type inspectKernelDoc struct {
-	inspect.Kernel
-	Occupancy inspect.Occupancy `json:"occupancy"`
-}
-
-func (fd *inspectFileDoc) fill(f *inspect.File, opts inspectOptions) {
-	fd.Kind, fd.Notes, fd.Bundles, fd.Images = f.Kind, f.Notes, f.Bundles, f.Images
-	fd.CodeObjects = []inspectCODoc{}
-	for _, co := range f.Objects {
-		p := co.Target.Processor()
-		cd := inspectCODoc{
-			Location: co.Location(f.Name), Container: co.Container, Entry: co.Entry, Offset: co.Offset, Size: co.Size,
-			Target: co.Target.String(), Processor: co.ProcessorName(), Mach: fmt.Sprintf("0x%02x", co.Mach),
-			Flags: fmt.Sprintf("0x%x", co.Flags), Version: co.Version, GenericVersion: co.GenericVersion(),
-			MetaTarget: co.MetaTarget, MetadataVersion: co.MetadataVersion, ELFType: co.Type,
-			Kernels: []inspectKernelDoc{}, Warnings: co.Warnings,
-		}
-		if co.Target.Proc == "" {
-			cd.Target = cd.Processor // unknown machine value: "mach 0x27"
-		}
-		for _, k := range co.Kernels {
-			if !kernelMatches(k, opts.Kernels) {
-				continue
-			}
-			cd.Kernels = append(cd.Kernels, inspectKernelDoc{Kernel: k, Occupancy: k.Occupancy(p, opts.Block, opts.LDS)})
-		}
-		if opts.Symbols {
-			cd.Symbols = co.Symbols
-		}
-		fd.CodeObjects = append(fd.CodeObjects, cd)
+func reportFileError(ui *UI, err error) {
+	if !ui.JSON { // otherwise the error is in the document
+		ui.println(ui.Err, ui.ErrS.Err.Render("rocmk:")+" inspect: "+printable(err.Error(), "\n\t"))
 	}
 }
 
-func (fd *inspectFileDoc) warnings() []string {
-	var out []string
-	for _, co := range fd.CodeObjects {
-		for _, w := range co.Warnings {
-			out = append(out, co.Location+": "+w)
-		}
-	}
-	return out
-}
-
-// kernelMatches applies --kernel: a glob (path.Match) or a substring of the
-// mangled or demangled name.
-func kernelMatches(k inspect.Kernel, pats []string) bool {
-	if len(pats) == 0 {
-		return true
-	}
-	for _, p := range pats {
-		for _, n := range []string{k.Name, k.Demangled} {
-			if n == "" {
-				continue
-			}
-			if ok, _ := path.Match(p, n); ok || strings.Contains(n, p) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func (doc inspectDoc) text(w io.Writer, s *Styles, opts inspectOptions) error {
+// printInspect is inspect's text result: per file, its kind and each code
+// object's kernel table.
+func printInspect(w io.Writer, s *Styles, doc inspect.Report, opts inspectOptions) error {
 	first := true
 	for _, fd := range doc.Files {
 		if fd.Kind == "" {
@@ -418,54 +233,62 @@ func (doc inspectDoc) text(w io.Writer, s *Styles, opts inspectOptions) error {
 			fmt.Fprintln(w)
 		}
 		first = false
-		var b strings.Builder
-		b.WriteString(s.Header.Render(printable(fd.File, "")) + ": " + fd.Kind)
-		for _, bu := range fd.Bundles {
-			if bu.Compressed != nil {
-				c := bu.Compressed
-				fmt.Fprintf(&b, " (CCOB v%d, %s, %d bytes uncompressed)", c.Version, c.Method, c.UncompressedSize)
-			}
-		}
-		if n := len(fd.CodeObjects); n != 1 || fd.Kind != "code-object" {
-			fmt.Fprintf(&b, ", %d code object%s", n, pluralS(n))
-		}
-		fmt.Fprintln(w, b.String())
-		for _, n := range fd.Notes {
-			fmt.Fprintln(w, s.Dim.Render("  note: "+printable(n, "")))
-		}
-		for _, im := range fd.Images {
-			arch := im.Arch
-			if arch == "" {
-				arch = "?"
-			}
-			fmt.Fprintf(w, "  %s: %s for %s (%d bytes)\n", printable(im.Where, ""), im.Kind, printable(arch, ""), im.Size)
-		}
+		printFileHead(w, s, fd)
 		for _, co := range fd.CodeObjects {
-			fmt.Fprintln(w)
-			head := co.Target
-			if co.Entry != "" || co.Container != "" {
-				head += "  " + s.Dim.Render(printable(strings.TrimPrefix(co.Location, fd.File), ""))
-			}
-			fmt.Fprintf(w, "%s  %s\n", s.Target.Render(head), s.Dim.Render(fmt.Sprintf("code object v%d, e_flags %s", co.Version, co.Flags)))
-			if co.Version == 2 {
-				fmt.Fprintln(w, s.Dim.Render("  legacy code object v2: no kernel descriptors"))
-			}
-			if len(co.Kernels) == 0 {
-				fmt.Fprintln(w, s.Dim.Render("  (no kernels)"))
-			} else {
-				if err := kernelTable(co.Kernels).Render(w, s); err != nil {
-					return err
-				}
-			}
-			if opts.Symbols {
-				fmt.Fprintln(w, s.Dim.Render("  symbols:"))
-				for _, sym := range co.Symbols {
-					fmt.Fprintf(w, "  %016x %s %s\n", sym.Value, sym.Kind, printable(sym.Name, ""))
-				}
+			if err := printCodeObject(w, s, fd, co, opts.Symbols); err != nil {
+				return err
 			}
 		}
 		for _, p := range fd.Extracted {
 			fmt.Fprintln(w, "  extracted "+printable(p, ""))
+		}
+	}
+	return nil
+}
+
+func printFileHead(w io.Writer, s *Styles, fd inspect.FileReport) {
+	var b strings.Builder
+	b.WriteString(s.Header.Render(printable(fd.File, "")) + ": " + fd.Kind)
+	for _, bu := range fd.Bundles {
+		if c := bu.Compressed; c != nil {
+			fmt.Fprintf(&b, " (CCOB v%d, %s, %d bytes uncompressed)", c.Version, c.Method, c.UncompressedSize)
+		}
+	}
+	if n := len(fd.CodeObjects); n != 1 || fd.Kind != "code-object" {
+		fmt.Fprintf(&b, ", %d code object%s", n, pluralS(n))
+	}
+	fmt.Fprintln(w, b.String())
+	for _, n := range fd.Notes {
+		fmt.Fprintln(w, s.Dim.Render("  note: "+printable(n, "")))
+	}
+	for _, im := range fd.Images {
+		arch := im.Arch
+		if arch == "" {
+			arch = "?"
+		}
+		fmt.Fprintf(w, "  %s: %s for %s (%d bytes)\n", printable(im.Where, ""), im.Kind, printable(arch, ""), im.Size)
+	}
+}
+
+func printCodeObject(w io.Writer, s *Styles, fd inspect.FileReport, co inspect.ObjectReport, symbols bool) error {
+	fmt.Fprintln(w)
+	head := co.Target
+	if co.Entry != "" || co.Container != "" {
+		head += "  " + s.Dim.Render(printable(strings.TrimPrefix(co.Location, fd.File), ""))
+	}
+	fmt.Fprintf(w, "%s  %s\n", s.Target.Render(head), s.Dim.Render(fmt.Sprintf("code object v%d, e_flags %s", co.Version, co.Flags)))
+	if co.Version == 2 {
+		fmt.Fprintln(w, s.Dim.Render("  legacy code object v2: no kernel descriptors"))
+	}
+	if len(co.Kernels) == 0 {
+		fmt.Fprintln(w, s.Dim.Render("  (no kernels)"))
+	} else if err := kernelTable(co.Kernels).Render(w, s); err != nil {
+		return err
+	}
+	if symbols {
+		fmt.Fprintln(w, s.Dim.Render("  symbols:"))
+		for _, sym := range co.Symbols {
+			fmt.Fprintf(w, "  %016x %s %s\n", sym.Value, sym.Kind, printable(sym.Name, ""))
 		}
 	}
 	return nil
@@ -478,7 +301,7 @@ func pluralS(n int) string {
 	return "s"
 }
 
-func kernelTable(ks []inspectKernelDoc) Table {
+func kernelTable(ks []inspect.KernelReport) Table {
 	t := Table{
 		Header: []string{"KERNEL", "VGPR", "SGPR", "AGPR", "SPILL s/v", "LDS", "SCRATCH", "WAVE", "BLOCK", "OCC", "LIMIT"},
 		Right:  map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true, 9: true},
@@ -508,44 +331,19 @@ func kernelTable(ks []inspectKernelDoc) Table {
 
 // --diff.
 
-type inspectDiffDoc struct {
-	Old         string               `json:"old"`
-	New         string               `json:"new"`
-	Kernels     []inspect.KernelDiff `json:"kernels"`
-	Regressions []string             `json:"regressions"` // "target kernel: category"
-	FailOn      []string             `json:"fail_on,omitempty"`
-}
-
-func runInspectDiff(opts inspectOptions, ui *UI, limit int64, b *inspect.Budget) error {
+func runInspectDiff(opts inspectOptions, ui *UI, ro inspect.ReportOptions, read func(string) ([]byte, error), b *inspect.Budget) error {
 	var files [2]*inspect.File
 	for i, name := range opts.Files {
-		f, err := openInspect(name, limit, b)
+		data, err := read(name)
+		if err == nil {
+			files[i], err = inspect.ParseWith(name, data, b)
+		}
 		if err != nil {
 			return withLimitHint(err)
 		}
-		files[i] = f
 	}
-	doc := inspectDiffDoc{Old: opts.Files[0], New: opts.Files[1], Kernels: []inspect.KernelDiff{}, Regressions: []string{}}
-	for _, c := range inspect.FailOnCategories {
-		if opts.FailOn[c] {
-			doc.FailOn = append(doc.FailOn, c)
-		}
-	}
-	var failing []string
-	for _, d := range inspect.Diff(files[0], files[1], opts.Block, opts.LDS) {
-		if len(opts.Kernels) > 0 && !kernelMatches(inspect.Kernel{Name: d.Kernel, Demangled: d.Display}, opts.Kernels) {
-			continue
-		}
-		doc.Kernels = append(doc.Kernels, d)
-		for _, r := range d.Regressions() {
-			item := fmt.Sprintf("%s %s: %s", d.Target, displayOf(d), r)
-			doc.Regressions = append(doc.Regressions, item)
-			if opts.FailOn[r] {
-				failing = append(failing, item)
-			}
-		}
-	}
-	if err := ui.Result("inspect.diff", doc, doc.text); err != nil {
+	doc, failing := inspect.NewDiffReport(opts.Files[0], opts.Files[1], files[0], files[1], ro, opts.FailOn)
+	if err := ui.Result("inspect.diff", doc, func(w io.Writer, s *Styles) error { return printDiff(w, s, doc) }); err != nil {
 		return err
 	}
 	if len(failing) > 0 {
@@ -554,14 +352,7 @@ func runInspectDiff(opts inspectOptions, ui *UI, limit int64, b *inspect.Budget)
 	return nil
 }
 
-func displayOf(d inspect.KernelDiff) string {
-	if d.Display != "" {
-		return d.Display
-	}
-	return d.Kernel
-}
-
-func (doc inspectDiffDoc) text(w io.Writer, s *Styles) error {
+func printDiff(w io.Writer, s *Styles, doc inspect.DiffReport) error {
 	t := Table{Header: []string{"TARGET", "KERNEL", "STATUS", "CHANGES"}}
 	same := 0
 	for _, d := range doc.Kernels {
@@ -577,7 +368,7 @@ func (doc inspectDiffDoc) text(w io.Writer, s *Styles) error {
 			}
 			parts = append(parts, p)
 		}
-		t.Rows = append(t.Rows, []string{d.Target, displayOf(d), d.Status, strings.Join(parts, ", ")})
+		t.Rows = append(t.Rows, []string{d.Target, d.DisplayName(), d.Status, strings.Join(parts, ", ")})
 	}
 	t.Style = func(col int, row []string) *lipgloss.Style {
 		if col == 3 && strings.Contains(row[3], "(worse)") || col == 2 && row[2] == "removed" {

@@ -133,3 +133,32 @@ func ParseLDConfig(out []byte) map[string]string {
 	}
 	return m
 }
+
+// LibraryStatus is what Open (or the NVRTC binding) would load for one
+// runtime: the first of its names the dynamic loader resolves.
+type LibraryStatus struct {
+	Backend string   `json:"backend"` // hip, cuda, nvrtc
+	For     string   `json:"for"`
+	Name    string   `json:"name,omitempty"` // the dlopen name that resolves
+	Path    string   `json:"path,omitempty"`
+	Via     string   `json:"via,omitempty"` // LD_LIBRARY_PATH, ldconfig cache, system directory, path
+	Found   bool     `json:"found"`
+	Tried   []string `json:"tried"` // the names, in Open's order
+}
+
+// FindLibraries resolves each runtime library with l, loading nothing:
+// what `rocmk doctor` reports.
+func FindLibraries(l Loader) []LibraryStatus {
+	var out []LibraryStatus
+	for _, lib := range RuntimeLibraries(l.Getenv) {
+		st := LibraryStatus{Backend: lib.Backend, For: lib.Use, Tried: lib.Names}
+		for _, n := range lib.Names {
+			if p, via, ok := l.Find(n); ok {
+				st.Name, st.Path, st.Via, st.Found = n, p, via, true
+				break
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}
