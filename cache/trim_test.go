@@ -2,6 +2,7 @@ package cache
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -217,4 +218,26 @@ func TestStats(t *testing.T) {
 	s, err = c.Stats()
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), s.Hits)
+}
+
+func TestSelectAndSortEntries(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ents := []Entry{
+		{Action: ActionID{1}, Size: 10, Used: t0, Meta: Meta{Kind: "object", Target: "gfx90a:xnack+", Source: "b.hip"}},
+		{Action: ActionID{2}, Size: 30, Used: t0.Add(time.Hour), Meta: Meta{Kind: "deps", Target: "gfx90a"}},
+		{Action: ActionID{3}, Size: 20, Used: t0.Add(2 * time.Hour), Meta: Meta{Kind: "object", Target: "gfx1030", Source: "a.hip"}},
+	}
+	kept, hidden := Select(ents, "gfx90a", false)
+	assert.Equal(t, []Entry{ents[0]}, kept)
+	assert.Equal(t, 1, hidden, "the deps entry is bookkeeping")
+	kept, _ = Select(ents, "", true)
+	require.NoError(t, SortEntries(kept, "size"))
+	assert.Equal(t, []ActionID{{2}, {3}, {1}}, []ActionID{kept[0].Action, kept[1].Action, kept[2].Action})
+	require.NoError(t, SortEntries(kept, "used"))
+	assert.Equal(t, ActionID{3}, kept[0].Action)
+	assert.EqualError(t, SortEntries(kept, "name"), `sort "name": want used, size, created or target`)
+	b, err := json.Marshal(ents[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"key":"0100000000000000000000000000000000000000000000000000000000000000","output":`)
+	assert.Contains(t, string(b), `"target":"gfx90a:xnack+","toolchain":"","rocm":"","size":10,"created":"0001-01-01T00:00:00Z","used":"2026-01-01T00:00:00Z"`)
 }

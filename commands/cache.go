@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
@@ -79,9 +77,6 @@ type cacheLsOptions struct {
 	All    bool // also the build's bookkeeping entries (header lists, toolchain IDs)
 }
 
-// internalKinds are entries the builder keeps for itself: listed with --all.
-var internalKinds = map[string]bool{"deps": true, "toolchain-id": true, "nvcc-failed": true}
-
 func cacheLsCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "ls",
@@ -105,65 +100,6 @@ func cacheLsCommand() *cli.Command {
 	}
 }
 
-// cacheEntryDoc is one entry in --json output.
-type cacheEntryDoc struct {
-	Key       string    `json:"key"`
-	Output    string    `json:"output"`
-	Kind      string    `json:"kind"`
-	Source    string    `json:"source"`
-	Target    string    `json:"target"`
-	Toolchain string    `json:"toolchain"`
-	ROCm      string    `json:"rocm"`
-	Size      int64     `json:"size"`
-	Created   time.Time `json:"created"`
-	Used      time.Time `json:"used"`
-}
-
-func entryDoc(e cache.Entry) cacheEntryDoc {
-	return cacheEntryDoc{
-		Key: e.Action.String(), Output: e.Output.String(), Kind: e.Meta.Kind,
-		Source: e.Meta.Source, Target: e.Meta.Target, Toolchain: e.Meta.Toolchain, ROCm: e.Meta.ROCm,
-		Size: e.Size, Created: e.Created.UTC(), Used: e.Used.UTC(),
-	}
-}
-
-func entryDocs(ents []cache.Entry) []cacheEntryDoc {
-	out := make([]cacheEntryDoc, 0, len(ents))
-	for _, e := range ents {
-		out = append(out, entryDoc(e))
-	}
-	return out
-}
-
-func sortEntries(ents []cache.Entry, by string) error {
-	cmpKey := func(a, b cache.Entry) int { return strings.Compare(a.Action.String(), b.Action.String()) }
-	var f func(a, b cache.Entry) int
-	switch by {
-	case "used":
-		f = func(a, b cache.Entry) int { return b.Used.Compare(a.Used) }
-	case "created":
-		f = func(a, b cache.Entry) int { return b.Created.Compare(a.Created) }
-	case "size":
-		f = func(a, b cache.Entry) int { return int(min(max(b.Size-a.Size, -1), 1)) }
-	case "target":
-		f = func(a, b cache.Entry) int {
-			if r := strings.Compare(a.Meta.Target, b.Meta.Target); r != 0 {
-				return r
-			}
-			return strings.Compare(a.Meta.Source, b.Meta.Source)
-		}
-	default:
-		return usagef("--sort %q: want used, size, created or target", by)
-	}
-	slices.SortStableFunc(ents, func(a, b cache.Entry) int {
-		if r := f(a, b); r != 0 {
-			return r
-		}
-		return cmpKey(a, b)
-	})
-	return nil
-}
-
 func orDash(s string) string {
 	if s == "" {
 		return "-"
@@ -172,36 +108,24 @@ func orDash(s string) string {
 }
 
 func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *UI, now time.Time) error {
-	ents, err := cc.List()
+	all, err := cc.List()
 	if err != nil {
 		return err
 	}
-	if o.Target != "" {
-		ents = slices.DeleteFunc(ents, func(e cache.Entry) bool { return !cache.MatchTarget(e.Meta.Target, o.Target) })
-	}
-	hidden := 0
-	if !o.All {
-		ents = slices.DeleteFunc(ents, func(e cache.Entry) bool {
-			if internalKinds[e.Meta.Kind] {
-				hidden++
-				return true
-			}
-			return false
-		})
-	}
-	if err := sortEntries(ents, o.Sort); err != nil {
-		return err
+	ents, hidden := cache.Select(all, o.Target, o.All)
+	if err := cache.SortEntries(ents, o.Sort); err != nil {
+		return usagef("--%v", err)
 	}
 	var total int64
 	for _, e := range ents {
 		total += e.Size
 	}
 	doc := struct {
-		Dir     string          `json:"dir"`
-		Count   int             `json:"count"`
-		Bytes   int64           `json:"bytes"`
-		Entries []cacheEntryDoc `json:"entries"`
-	}{cc.Dir(), len(ents), total, entryDocs(ents)}
+		Dir     string        `json:"dir"`
+		Count   int           `json:"count"`
+		Bytes   int64         `json:"bytes"`
+		Entries []cache.Entry `json:"entries"`
+	}{cc.Dir(), len(ents), total, append([]cache.Entry{}, ents...)}
 	err = ui.Result("cache.ls", doc, func(w io.Writer, s *Styles) error {
 		if ui.Quiet {
 			for _, e := range ents {
@@ -209,40 +133,36 @@ func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *UI, now time.Time) error 
 			}
 			return nil
 		}
-		t := Table{
-			Header: []string{"KEY", "KIND", "SOURCE", "TARGET", "TOOLCHAIN", "ROCM", "SIZE", "CREATED", "USED"},
-			Right:  map[int]bool{6: true},
-			Style: func(col int, _ []string) *lipgloss.Style {
-				switch col {
-				case 0:
-					return &s.Dim
-				case 3:
-					return &s.Target
-				}
-				return nil
-			},
-		}
-		for _, e := range ents {
-			t.Rows = append(t.Rows, []string{
-				e.Action.String()[:12], orDash(e.Meta.Kind), orDash(e.Meta.Source), orDash(e.Meta.Target),
-				orDash(e.Meta.Toolchain), orDash(e.Meta.ROCm), cache.FormatSize(e.Size),
-				cache.FormatAge(now, e.Created), cache.FormatAge(now, e.Used),
-			})
-		}
 		if len(ents) > 0 {
-			if err := t.Render(w, s); err != nil {
+			if err := entryTable(ents, s, now).Render(w, s); err != nil {
 				return err
 			}
 		}
-		if _, err := fmt.Fprintf(w, "%d %s, %s in %s\n", len(ents), plural(len(ents), "entry", "entries"), cache.FormatSize(total), printable(cc.Dir(), "")); err != nil {
-			return err
-		}
-		return nil
+		_, err := fmt.Fprintf(w, "%d %s, %s in %s\n", len(ents), plural(len(ents), "entry", "entries"), cache.FormatSize(total), printable(cc.Dir(), ""))
+		return err
 	})
 	if err == nil && hidden > 0 && !ui.Quiet {
 		ui.Infof("(%d bookkeeping %s not shown: --all lists them)", hidden, plural(hidden, "entry", "entries"))
 	}
 	return err
+}
+
+func entryTable(ents []cache.Entry, s *Styles, now time.Time) Table {
+	t := Table{
+		Header: []string{"KEY", "KIND", "SOURCE", "TARGET", "TOOLCHAIN", "ROCM", "SIZE", "CREATED", "USED"},
+		Right:  map[int]bool{6: true},
+		Style: func(col int, _ []string) *lipgloss.Style {
+			return map[int]*lipgloss.Style{0: &s.Dim, 3: &s.Target}[col]
+		},
+	}
+	for _, e := range ents {
+		t.Rows = append(t.Rows, []string{
+			e.Action.String()[:12], orDash(e.Meta.Kind), orDash(e.Meta.Source), orDash(e.Meta.Target),
+			orDash(e.Meta.Toolchain), orDash(e.Meta.ROCm), cache.FormatSize(e.Size),
+			cache.FormatAge(now, e.Created), cache.FormatAge(now, e.Used),
+		})
+	}
+	return t
 }
 
 func plural(n int, one, many string) string {
@@ -318,14 +238,14 @@ func runCachePrune(o cachePruneOptions, cc *cache.Cache, ui *UI, now time.Time) 
 		return err
 	}
 	doc := struct {
-		DryRun     bool            `json:"dry_run"`
-		Removed    []cacheEntryDoc `json:"removed"`
-		Files      int             `json:"files"`
-		FreedBytes int64           `json:"freed_bytes"`
-		Leftovers  int             `json:"leftovers"`
-		Kept       int             `json:"kept"`
-		KeptBytes  int64           `json:"kept_bytes"`
-	}{o.Policy.DryRun, entryDocs(tr.Removed), tr.Files, tr.Bytes, tr.Debris, tr.Kept, tr.KeptBytes}
+		DryRun     bool          `json:"dry_run"`
+		Removed    []cache.Entry `json:"removed"`
+		Files      int           `json:"files"`
+		FreedBytes int64         `json:"freed_bytes"`
+		Leftovers  int           `json:"leftovers"`
+		Kept       int           `json:"kept"`
+		KeptBytes  int64         `json:"kept_bytes"`
+	}{o.Policy.DryRun, append([]cache.Entry{}, tr.Removed...), tr.Files, tr.Bytes, tr.Debris, tr.Kept, tr.KeptBytes}
 	return ui.Result("cache.prune", doc, func(w io.Writer, s *Styles) error {
 		verb, did := "removed", "freed"
 		if o.Policy.DryRun {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
@@ -99,36 +98,7 @@ modified or hand-ported kernel checked against the suite's references).
 	}
 }
 
-// verifyDoc is the --json document (schema rocmk.verify/v1).
-type verifyDoc struct {
-	Device   verify.Device       `json:"device"`
-	Backend  string              `json:"backend"`
-	Size     int                 `json:"size"`
-	Seed     uint64              `json:"seed"`
-	Modules  []verifyModule      `json:"modules"`
-	Cases    []verify.CaseResult `json:"cases"`
-	Passed   int                 `json:"passed"`
-	Mismatch int                 `json:"mismatched"`
-	Errors   int                 `json:"errors"`
-	// CopyGBps is the bandwidth of unary_copy_f32 when it ran (the baseline
-	// elementwise kernels are compared with).
-	CopyGBps    float64 `json:"copy_gb_per_s,omitempty"`
-	PeakGBps    float64 `json:"peak_gb_per_s"`
-	WallSeconds float64 `json:"wall_s"`
-}
-
-type verifyModule struct {
-	Source   string  `json:"source"`
-	Compiler string  `json:"compiler"`
-	Cached   bool    `json:"cached"`
-	Seconds  float64 `json:"compile_s"`
-	Error    string  `json:"error,omitempty"`
-}
-
-type listDoc struct {
-	Kernels []listEntry `json:"kernels"`
-}
-
+// listEntry is one kernel of verify --list --json.
 type listEntry struct {
 	Name   string `json:"name"`
 	Family string `json:"family"`
@@ -137,10 +107,6 @@ type listEntry struct {
 }
 
 func runVerify(ctx context.Context, o verifyOptions, env Env) error {
-	env = env.withDefaults()
-	if ctx == nil {
-		ctx = env.Context
-	}
 	ui := newUI(env, o.g)
 	var dts []verify.DType
 	for _, s := range o.DTypes {
@@ -150,41 +116,30 @@ func runVerify(ctx context.Context, o verifyOptions, env Env) error {
 		}
 		dts = append(dts, d)
 	}
-	if o.Size <= 0 {
-		return usagef("--size must be positive")
-	}
 	if o.List {
-		var doc listDoc
-		for _, s := range kernels.Registry() {
-			if (len(dts) == 0 || hasDT(dts, s.DType)) && matchAny(o.Kernels, s) {
-				doc.Kernels = append(doc.Kernels, listEntry{s.Name, s.Family, s.Module, s.DType.String()})
-			}
-		}
-		return ui.Result("verify-list", doc, func(w io.Writer, st *Styles) error {
-			t := Table{Header: []string{"KERNEL", "FAMILY", "MODULE", "DTYPE"}}
-			for _, k := range doc.Kernels {
-				t.Rows = append(t.Rows, []string{k.Name, k.Family, k.Module, k.DType})
-			}
-			return t.Render(w, st)
-		})
+		return listSuite(ui, kernels.Specs(o.Kernels, dts))
 	}
-	cases := kernels.Select(kernels.Options{Size: o.Size, Seed: o.Seed}, o.Kernels, dts)
+	vo := kernels.VerifyOptions{Options: kernels.Options{Size: o.Size, Seed: o.Seed}, SourceName: o.Source,
+		Run: verify.RunOptions{Warmup: o.Warmup, Repeats: o.Repeats, LaunchTimeout: o.Timeout},
+		Built: func(m kernels.Module) {
+			ui.Verbosef(1, "%s: %s%s in %.2fs", m.Source, m.Compiler, map[bool]string{true: " (cached)"}[m.Cached], m.Seconds)
+		}}
+	cases := kernels.Select(vo.Options, o.Kernels, dts)
 	if len(cases) == 0 {
 		return usagef("no kernel matches --kernel %s (see rocmk verify --list)", strings.Join(o.Kernels, ","))
 	}
-	var srcOverride []byte
 	if o.Source != "" {
-		limit, err := inputLimit(env, maxSourceSize)
-		if err != nil {
+		var err error
+		if vo.Source, err = sourceReader(env)(o.Source); err != nil {
 			return err
 		}
-		b, err := readInput(o.Source, limit)
-		if err != nil {
-			return err
-		}
-		srcOverride = b
 	}
-
+	if o.NoTime {
+		vo.Run.Repeats = 0
+	}
+	if o.TolSet {
+		vo.Run.Tol = &verify.Tolerance{RTol: o.RTol, ATol: o.ATol, MaxULP: o.MaxULP, EqualNaN: true}
+	}
 	start := env.Now()
 	rt, err := openRuntime(env, o.Backend, o.Device)
 	if err != nil {
@@ -193,95 +148,48 @@ func runVerify(ctx context.Context, o verifyOptions, env Env) error {
 	defer rt.Close()
 	dev := rt.Device()
 	ui.Infof("%s: %s (%s, %s), %d kernels", rt.Name(), dev.Name, dev.Arch, dev.Driver, len(cases))
-
 	s, err := openSession(env, o.g, ui, sessionFlags{})
 	if err != nil {
 		return err
 	}
 	defer s.Close(ctx)
-	images := s.Images(compile.ImageOptions{NVRTC: verify.NVRTC{Getenv: env.Getenv}, NoNVCC: o.NoNVCC, HIPInclude: o.HIPInclude,
+	vo.Images = s.Images(compile.ImageOptions{NVRTC: verify.NVRTC{Getenv: env.Getenv}, NoNVCC: o.NoNVCC, HIPInclude: o.HIPInclude,
 		Log: func(f string, a ...any) { ui.Verbosef(1, f, a...) }, Warn: ui.Warnf})
-	var modsMu sync.Mutex
-	var mods []verifyModule
-	load := func(ctx context.Context, module string) (verify.Module, error) {
-		name, src := module, srcOverride
-		if src == nil {
-			var err error
-			if src, err = kernels.Source(module); err != nil {
-				return nil, err
-			}
-		} else {
-			name = o.Source
-		}
-		t0 := time.Now()
-		img, err := images.Build(ctx, rt.Name(), dev.Arch, name, src)
-		m := verifyModule{Source: name, Compiler: img.Compiler, Cached: img.Cached, Seconds: time.Since(t0).Seconds()}
-		var mod verify.Module
-		if err == nil {
-			mod, err = rt.Load(img.Data)
-		}
-		if err != nil {
-			m.Error = err.Error()
-		}
-		modsMu.Lock()
-		mods = append(mods, m)
-		modsMu.Unlock()
-		ui.Verbosef(1, "%s: %s%s in %.2fs", name, m.Compiler, map[bool]string{true: " (cached)"}[m.Cached], m.Seconds)
-		return mod, err
-	}
 	bar := ui.NewProgress(len(cases), "verify")
-	ropts := verify.RunOptions{Load: load, Warmup: o.Warmup, Repeats: o.Repeats, LaunchTimeout: o.Timeout,
-		Progress: func(done, total int, r verify.CaseResult) {
-			bar.Add(1)
-			bar.Describe(r.Name)
-		}}
-	if o.NoTime {
-		ropts.Repeats = 0
+	vo.Run.Progress = func(done, total int, r verify.CaseResult) {
+		bar.Add(1)
+		bar.Describe(r.Name)
 	}
-	if o.TolSet {
-		ropts.Tol = &verify.Tolerance{RTol: o.RTol, ATol: o.ATol, MaxULP: o.MaxULP, EqualNaN: true}
-	}
-	rep, runErr := verify.Run(ctx, rt, cases, ropts)
+	rep, runErr := kernels.Verify(ctx, rt, cases, vo)
 	bar.Finish()
 	if rep == nil {
 		return runErr
 	}
-	doc := verifyDoc{Device: dev, Backend: rt.Name(), Size: o.Size, Seed: o.Seed, Modules: mods, Cases: rep.Cases,
-		Passed: rep.Passed, Mismatch: rep.Mismatch, Errors: rep.Errors, PeakGBps: dev.PeakBandwidth() / 1e9,
-		WallSeconds: env.Now().Sub(start).Seconds()}
-	for _, c := range rep.Cases {
-		if c.Name == "unary_copy_f32" && c.GBps > 0 {
-			doc.CopyGBps = c.GBps
-		}
-	}
-	if err := ui.Result("verify", doc, func(w io.Writer, st *Styles) error { return printVerify(w, st, doc) }); err != nil {
+	rep.WallSeconds = env.Now().Sub(start).Seconds()
+	if err := ui.Result("verify", rep, func(w io.Writer, st *Styles) error { return printVerify(w, st, rep) }); err != nil {
 		return err
 	}
 	return runErr
 }
 
-func hasDT(dts []verify.DType, d verify.DType) bool {
-	for _, x := range dts {
-		if x == d {
-			return true
-		}
+// listSuite is verify --list: the kernels, no GPU needed.
+func listSuite(ui *UI, specs []kernels.Spec) error {
+	var doc struct {
+		Kernels []listEntry `json:"kernels"`
 	}
-	return false
+	for _, s := range specs {
+		doc.Kernels = append(doc.Kernels, listEntry{s.Name, s.Family, s.Module, s.DType.String()})
+	}
+	return ui.Result("verify-list", doc, func(w io.Writer, st *Styles) error {
+		t := Table{Header: []string{"KERNEL", "FAMILY", "MODULE", "DTYPE"}}
+		for _, k := range doc.Kernels {
+			t.Rows = append(t.Rows, []string{k.Name, k.Family, k.Module, k.DType})
+		}
+		return t.Render(w, st)
+	})
 }
 
-func matchAny(patterns []string, s kernels.Spec) bool {
-	if len(patterns) == 0 {
-		return true
-	}
-	for _, p := range patterns {
-		if kernels.Match(p, s.Name, s.Family) {
-			return true
-		}
-	}
-	return false
-}
-
-func printVerify(w io.Writer, st *Styles, doc verifyDoc) error {
+func printVerify(w io.Writer, st *Styles, doc *kernels.Report) error {
 	t := Table{Header: []string{"KERNEL", "DTYPE", "RESULT", "MAX ABS", "MAX REL", "GPU µs", "GB/s", "% PEAK"},
 		Right: map[int]bool{3: true, 4: true, 5: true, 6: true, 7: true}}
 	t.Style = func(col int, row []string) *lipgloss.Style {

@@ -123,21 +123,29 @@ func Select(o Options, patterns []string, dts []verify.DType) []*verify.Case {
 		o.sets = &setCache{}
 	}
 	var cs []*verify.Case
+	for _, s := range Specs(patterns, dts) {
+		cs = append(cs, s.Make(o))
+	}
+	return cs
+}
+
+// Specs are the registry's kernels whose name matches one of patterns (all
+// when empty) and whose dtype is in dts (all when empty).
+func Specs(patterns []string, dts []verify.DType) []Spec {
+	var out []Spec
 	for _, s := range Registry() {
 		if len(dts) > 0 && !hasDType(dts, s.DType) {
 			continue
 		}
 		ok := len(patterns) == 0
 		for _, p := range patterns {
-			if Match(p, s.Name, s.Family) {
-				ok = true
-			}
+			ok = ok || Match(p, s.Name, s.Family)
 		}
 		if ok {
-			cs = append(cs, s.Make(o))
+			out = append(out, s)
 		}
 	}
-	return cs
+	return out
 }
 
 func hasDType(dts []verify.DType, d verify.DType) bool {

@@ -1,0 +1,100 @@
+package kernels
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/verify"
+)
+
+// Report is what `rocmk verify` found running the suite (rocmk.verify/v1).
+type Report struct {
+	Device   verify.Device       `json:"device"`
+	Backend  string              `json:"backend"`
+	Size     int                 `json:"size"`
+	Seed     uint64              `json:"seed"`
+	Modules  []Module            `json:"modules"`
+	Cases    []verify.CaseResult `json:"cases"`
+	Passed   int                 `json:"passed"`
+	Mismatch int                 `json:"mismatched"`
+	Errors   int                 `json:"errors"`
+	// CopyGBps is the bandwidth of unary_copy_f32 when it ran (the baseline
+	// elementwise kernels are compared with).
+	CopyGBps    float64 `json:"copy_gb_per_s,omitempty"`
+	PeakGBps    float64 `json:"peak_gb_per_s"`
+	WallSeconds float64 `json:"wall_s"` // the caller's: from opening the runtime to the end
+}
+
+// Module is how one module's image was built for the device.
+type Module struct {
+	Source   string  `json:"source"`
+	Compiler string  `json:"compiler"`
+	Cached   bool    `json:"cached"`
+	Seconds  float64 `json:"compile_s"`
+	Error    string  `json:"error,omitempty"`
+}
+
+// VerifyOptions say how the suite runs.
+type VerifyOptions struct {
+	Options // the cases' size and seed
+	Images  *compile.ImageBuilder
+	// Source, with SourceName, replaces every selected kernel's module (a
+	// modified or hand-ported kernel checked against the references).
+	Source     []byte
+	SourceName string
+	Run        verify.RunOptions // Load is set by Verify
+	// Built receives each module as it is built and loaded (nil: none).
+	Built func(Module)
+}
+
+// Verify builds each module the cases need for rt's device (through the
+// image builder: the build cache, the toolchain's identity in every key),
+// loads it, and runs, times and compares the cases on it.
+func Verify(ctx context.Context, rt verify.Runtime, cases []*verify.Case, o VerifyOptions) (*Report, error) {
+	dev := rt.Device()
+	var mu sync.Mutex
+	var mods []Module
+	o.Run.Load = func(ctx context.Context, module string) (verify.Module, error) {
+		name, src := module, o.Source
+		if src == nil {
+			var err error
+			if src, err = Source(module); err != nil {
+				return nil, err
+			}
+		} else {
+			name = o.SourceName
+		}
+		t0 := time.Now()
+		img, err := o.Images.Build(ctx, rt.Name(), dev.Arch, name, src)
+		m := Module{Source: name, Compiler: img.Compiler, Cached: img.Cached, Seconds: time.Since(t0).Seconds()}
+		var mod verify.Module
+		if err == nil {
+			mod, err = rt.Load(img.Data)
+		}
+		if err != nil {
+			m.Error = err.Error()
+		}
+		mu.Lock()
+		mods = append(mods, m)
+		mu.Unlock()
+		if o.Built != nil {
+			o.Built(m)
+		}
+		return mod, err
+	}
+	rep, err := verify.Run(ctx, rt, cases, o.Run)
+	if rep == nil {
+		return nil, err
+	}
+	opts := o.Options.withDefaults()
+	r := &Report{Device: dev, Backend: rt.Name(), Size: opts.Size, Seed: opts.Seed, Modules: mods, Cases: rep.Cases,
+		Passed: rep.Passed, Mismatch: rep.Mismatch, Errors: rep.Errors, PeakGBps: dev.PeakBandwidth() / 1e9}
+	for _, c := range rep.Cases {
+		if c.Name == "unary_copy_f32" && c.GBps > 0 {
+			r.CopyGBps = c.GBps
+		}
+	}
+	return r, err
+}
