@@ -56,39 +56,9 @@ type targetsOptions struct {
 	ROCmPath  string
 }
 
-// targetDoc is one row of `rocmk targets --json`.
-type targetDoc struct {
-	Name            string   `json:"name"`
-	Mach            string   `json:"mach,omitempty"`
-	Family          string   `json:"family"`
-	Generation      int      `json:"generation"`
-	Generic         bool     `json:"generic"`
-	GenericVersion  int      `json:"generic_version,omitempty"`
-	Members         []string `json:"members,omitempty"`
-	Waves           []int    `json:"waves"`
-	XNACK           bool     `json:"xnack"`
-	SRAMECC         bool     `json:"sramecc"`
-	LDSPerCU        int      `json:"lds_per_cu"`
-	MaxLDSPerGroup  int      `json:"max_lds_per_group"`
-	SIMDs           int      `json:"simds_per_cu"`
-	MaxWavesPerSIMD int      `json:"max_waves_per_simd"`
-	MaxGroupsPerCU  int      `json:"max_groups_per_cu"`
-	VGPRs32         int      `json:"vgprs_wave32"`
-	VGPRs64         int      `json:"vgprs_wave64"`
-	Granule32       int      `json:"vgpr_granule_wave32"`
-	Granule64       int      `json:"vgpr_granule_wave64"`
-	AGPRs           string   `json:"agprs,omitempty"`
-	SGPRLimited     bool     `json:"sgpr_limited"`
-	Products        []string `json:"products"`
-	LLVM            string   `json:"llvm_first,omitempty"`
-	ROCm            string   `json:"rocm_first,omitempty"`
-	Retired         bool     `json:"retired"`
-	Buildable       *bool    `json:"buildable"` // null when no toolchain was found
-}
-
 type targetsDoc struct {
-	Toolchain *targetsToolchain `json:"toolchain"`
-	Targets   []targetDoc       `json:"targets"`
+	Toolchain *targetsToolchain      `json:"toolchain"`
+	Targets   []inspect.ProcessorDoc `json:"targets"`
 }
 
 type targetsToolchain struct {
@@ -99,24 +69,9 @@ type targetsToolchain struct {
 }
 
 func runTargets(o targetsOptions, env Env, ui *UI) error {
-	var only map[string]bool
-	if len(o.Names) > 0 {
-		only = map[string]bool{}
-		for _, n := range compile.SplitList(strings.Join(o.Names, ",")) {
-			t, err := inspect.ParseTarget(n)
-			if err != nil {
-				return usageError{err}
-			}
-			only[t.Proc] = true
-		}
-	}
-	var fams []string
-	for _, f := range o.Families {
-		for _, x := range strings.Split(f, ",") {
-			if x = strings.TrimSpace(x); x != "" {
-				fams = append(fams, strings.ToLower(x))
-			}
-		}
+	procs, err := inspect.FindProcessors(compile.SplitList(strings.Join(o.Names, ",")), splitCommas(o.Families))
+	if err != nil {
+		return usageError{err}
 	}
 	s, err := compile.OpenSession(compile.SessionOptions{ROCmPath: o.ROCmPath, Getenv: env.Getenv, Root: env.Root,
 		LookPath: env.LookPath, Runner: env.Runner, NoCache: true})
@@ -124,36 +79,29 @@ func runTargets(o targetsOptions, env Env, ui *UI) error {
 		return err
 	}
 	inst, err := s.Installation()
-	if err != nil {
-		if o.Buildable {
-			return err
-		}
-		if !errors.Is(err, compile.ErrToolchainNotFound) {
-			return err
-		}
+	switch {
+	case err != nil && (o.Buildable || !errors.Is(err, compile.ErrToolchainNotFound)):
+		return err
+	case err != nil:
 		ui.Warnf("no ROCm toolchain found, so BUILD shows ? (rocmk doctor says why)")
-		inst = nil
 	}
-	doc := targetsDoc{Targets: []targetDoc{}}
+	doc := targetsDoc{Targets: []inspect.ProcessorDoc{}}
 	if inst != nil {
 		doc.Toolchain = &targetsToolchain{Clang: inst.Clang, ClangVersion: inst.ClangVersion, DeviceLibDir: inst.DeviceLibDir, Source: inst.Source}
 	}
-	for _, p := range inspect.Processors() {
-		if only != nil && !only[p.Name] {
-			continue
-		}
-		if len(fams) > 0 && !familyMatch(p, fams) {
-			continue
-		}
-		d := targetDocOf(p)
+	buildable := 0
+	for _, p := range procs {
+		d := p.Doc()
 		if inst != nil {
 			b := inst.CanCompile(inspect.Target{Proc: p.Name})
 			d.Buildable = &b
+			if b {
+				buildable++
+			}
 		}
-		if o.Buildable && (d.Buildable == nil || !*d.Buildable) {
-			continue
+		if !o.Buildable || d.Buildable != nil && *d.Buildable {
+			doc.Targets = append(doc.Targets, d)
 		}
-		doc.Targets = append(doc.Targets, d)
 	}
 	if len(doc.Targets) == 0 {
 		return usagef("no target matches the filters")
@@ -162,42 +110,9 @@ func runTargets(o targetsOptions, env Env, ui *UI) error {
 		return err
 	}
 	if inst != nil {
-		n := 0
-		for _, t := range doc.Targets {
-			if *t.Buildable {
-				n++
-			}
-		}
-		ui.Infof("%d of %d targets buildable with clang %s (%s)", n, len(doc.Targets), inst.ClangVersion, inst.DeviceLibDir)
+		ui.Infof("%d of %d targets buildable with clang %s (%s)", buildable, len(doc.Targets), inst.ClangVersion, inst.DeviceLibDir)
 	}
 	return nil
-}
-
-func familyMatch(p inspect.Processor, fams []string) bool {
-	f := strings.ToLower(p.Family)
-	for _, want := range fams {
-		if f == want || strings.TrimRight(f, "0123456789") == want {
-			return true
-		}
-	}
-	return false
-}
-
-func targetDocOf(p inspect.Processor) targetDoc {
-	d := targetDoc{
-		Name: p.Name, Family: p.Family, Generation: p.Generation, Generic: p.Generic, GenericVersion: p.GenericVersion,
-		Members: p.Members, Waves: p.Waves, XNACK: p.XNACK, SRAMECC: p.SRAMECC,
-		LDSPerCU: p.LDSPerCU, MaxLDSPerGroup: p.MaxLDSPerGroup, SIMDs: p.SIMDs, MaxWavesPerSIMD: p.MaxWavesPerSIMD,
-		MaxGroupsPerCU: p.MaxGroupsPerCU, VGPRs32: p.VGPRs32, VGPRs64: p.VGPRs64, Granule32: p.Granule32, Granule64: p.Granule64,
-		AGPRs: p.AGPRs, SGPRLimited: p.SGPRLimited, Products: p.Products, LLVM: p.LLVM, ROCm: p.ROCm, Retired: p.Retired,
-	}
-	if d.Products == nil {
-		d.Products = []string{}
-	}
-	if p.Mach != 0 {
-		d.Mach = fmt.Sprintf("0x%02X", p.Mach)
-	}
-	return d
 }
 
 func renderTargets(w io.Writer, s *Styles, doc targetsDoc) error {
@@ -249,7 +164,7 @@ func renderTargets(w io.Writer, s *Styles, doc targetsDoc) error {
 	return t.Render(w, s)
 }
 
-func vgprText(d targetDoc) string {
+func vgprText(d inspect.ProcessorDoc) string {
 	switch {
 	case d.VGPRs32 > 0:
 		return fmt.Sprintf("%d/%d", d.VGPRs32, d.VGPRs64)
