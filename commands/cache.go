@@ -583,7 +583,7 @@ func runCacheVerify(fix bool, cc *cache.Cache, ui *UI) error {
 			if p.Fixed {
 				state = " (removed)"
 			}
-			fmt.Fprintf(w, "%s %s: %s%s\n", s.Err.Render("corrupt"), p.Path, p.Reason, state)
+			fmt.Fprintf(w, "%s %s: %s%s\n", s.Err.Render("corrupt"), printable(p.Path, ""), p.Reason, state)
 		}
 		verdict := s.OK.Render("ok")
 		if !r.OK() {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/verify"
 )
@@ -71,7 +72,7 @@ func exitCode(err error) int {
 		errors.Is(err, inspect.ErrInvalidTarget),  // a bad --arch, ROCMK_ARCH or project target
 		errors.Is(err, compile.ErrOutputConflict), // two sources, one output name
 		errors.Is(err, compile.ErrBadLayout),
-		errors.As(err, new(*compile.UsageError)):
+		errors.As(err, new(*compile.UsageError)), errors.As(err, new(*hipify.UsageError)):
 		return ExitUsage
 	case errors.As(err, &me):
 		return ExitMismatch

@@ -6,13 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -28,23 +25,17 @@ import (
 var defaultHIPVersion = hipify.Version{Major: 6, Minor: 3}
 
 type hipifyOptions struct {
-	Inputs         []string
-	Output         string // -o FILE or DIR
-	InPlace        bool
-	Backup         string // backup suffix for --in-place ("" = none)
+	Tree           hipify.TreeOptions // inputs, outputs, renames, translation options
 	Diff           bool
 	Check          bool
 	NoOutput       bool
 	Stats          bool
 	Sample         bool
 	QuietWarnings  bool
-	Rename         map[string]string // extension renames in tree mode: ".cu" -> ".hip"
 	HIPVersion     string
-	Translate      hipify.Options
 	G              globalOptions
 	FindToolchain  func() (string, error) // HIP version of the discovered toolchain
 	hipVersionFrom string
-	maxInput       int64 // size limit of each input (see inputLimit)
 }
 
 func hipifyCommand() *cli.Command {
@@ -104,16 +95,17 @@ hipify-clang's and hipify-perl's option names are accepted (-roc, -inplace, -o=F
 
 func hipifyOptionsFrom(c *cli.Context) (hipifyOptions, error) {
 	o := hipifyOptions{
-		Inputs: c.Args().Slice(), Output: c.String("o"), InPlace: c.Bool("in-place") || c.Bool("inplace"),
-		Backup: c.String("backup"), Diff: c.Bool("diff"), Check: c.Bool("check"),
+		Tree: hipify.TreeOptions{Inputs: c.Args().Slice(), Output: c.String("o"), InPlace: c.Bool("in-place") || c.Bool("inplace"),
+			Backup: c.String("backup"), Rename: map[string]string{}},
+		Diff: c.Bool("diff"), Check: c.Bool("check"),
 		Stats: c.Bool("stats") || c.Bool("examine"), NoOutput: c.Bool("no-output") || c.Bool("examine"),
 		Sample: c.Bool("sample"), QuietWarnings: c.Bool("quiet-warnings"), HIPVersion: c.String("hip-version"),
-		G: globals(c), Rename: map[string]string{},
+		G: globals(c),
 	}
-	if c.Bool("inplace") && o.Backup == "" {
-		o.Backup = ".prehip"
+	if c.Bool("inplace") && o.Tree.Backup == "" {
+		o.Tree.Backup = ".prehip"
 	}
-	o.Translate = hipify.Options{
+	o.Tree.Translate = hipify.Options{
 		KernelExecutionSyntax: c.Bool("hip-kernel-execution-syntax"), Roc: c.Bool("roc"), MIOpen: c.Bool("miopen"),
 		Experimental: c.Bool("experimental"), Amap: c.Bool("amap"),
 		SkipExcluded:    c.Bool("skip-excluded-preprocessor-conditional-blocks"),
@@ -121,16 +113,16 @@ func hipifyOptionsFrom(c *cli.Context) (hipifyOptions, error) {
 		NoHazards: c.Bool("no-hazards"), Defines: map[string]string{},
 	}
 	var ok bool
-	if o.Translate.CUDAMacros, ok = hipify.ParseMacroPolicy(c.String("cuda-macros")); !ok {
+	if o.Tree.Translate.CUDAMacros, ok = hipify.ParseMacroPolicy(c.String("cuda-macros")); !ok {
 		return o, usagef("--cuda-macros %q: want map or keep", c.String("cuda-macros"))
 	}
-	if o.Translate.CUDAArch, ok = hipify.ParseCUDAArch(c.String("cuda-arch")); !ok {
+	if o.Tree.Translate.CUDAArch, ok = hipify.ParseCUDAArch(c.String("cuda-arch")); !ok {
 		return o, usagef("--cuda-arch %q: want sm_XY (e.g. sm_80) or the __CUDA_ARCH__ value (800)", c.String("cuda-arch"))
 	}
-	if o.Translate.CUDAVersion, ok = hipify.ParseVersion(c.String("cuda-version")); !ok {
+	if o.Tree.Translate.CUDAVersion, ok = hipify.ParseVersion(c.String("cuda-version")); !ok {
 		return o, usagef("--cuda-version %q: want X.Y (e.g. 12.0)", c.String("cuda-version"))
 	}
-	o.Translate.NoCompat = c.Bool("no-compat")
+	o.Tree.Translate.NoCompat = c.Bool("no-compat")
 	for _, d := range c.StringSlice("D") {
 		k, v, ok := strings.Cut(d, "=")
 		if !ok {
@@ -139,125 +131,55 @@ func hipifyOptionsFrom(c *cli.Context) (hipifyOptions, error) {
 		if k == "" {
 			return o, usagef("-D %q: want NAME or NAME=VALUE", d)
 		}
-		o.Translate.Defines[k] = v
+		o.Tree.Translate.Defines[k] = v
 	}
 	for _, r := range c.StringSlice("rename") {
 		from, to, ok := strings.Cut(r, "=")
 		if !ok || !strings.HasPrefix(from, ".") || !strings.HasPrefix(to, ".") {
 			return o, usagef("--rename %q: want .FROM=.TO, e.g. .cu=.hip", r)
 		}
-		o.Rename[from] = to
+		o.Tree.Rename[from] = to
 	}
 	return o, nil
 }
 
-// hipifyJob is one file to translate.
-type hipifyJob struct {
-	name string // as shown in diagnostics
-	src  string // path to read ("" for an embedded sample or stdin)
-	data []byte // content, when src is ""
-	dst  string // path to write ("" = stdout, unless --check/--diff/--no-output)
-	rel  string // path relative to the input root, for the tree
-	// compatDir is where rocmk_hip_compat.h goes when the translation needs
-	// it: the root of the output tree ("": beside the output file)
-	compatDir string
-}
-
-type hipifyResult struct {
-	job    hipifyJob
-	out    []byte
-	in     []byte
-	parity *hipify.Parity // --stats: the kernels of the CUDA source and of its translation
-	rep    *hipify.Report
-	err    error
-	wrote  bool
-	backup string
-}
-
-// hipifyDoc is the --json document.
-type hipifyDoc struct {
-	HIPVersion string         `json:"hip_version"`
-	Files      []hipifyFile   `json:"files"`
-	Total      hipifyTotal    `json:"total"`
-	Options    hipify.Options `json:"-"`
-}
-
-type hipifyFile struct {
-	*hipify.Report
-	Output  string         `json:"output_path,omitempty"`
-	Error   string         `json:"error,omitempty"`
-	Content string         `json:"content,omitempty"`
-	Kernels *hipify.Parity `json:"kernels,omitempty"`
-}
-
-type hipifyTotal struct {
-	Files        int            `json:"files"`
-	Changed      int            `json:"changed"`
-	Failed       int            `json:"failed"`
-	Lines        int            `json:"lines"`
-	Replacements int            `json:"replacements"`
-	Replaced     map[string]int `json:"replaced"`
-	Unsupported  int            `json:"unsupported"`
-	Hazards      int            `json:"hazards"`
-	Seconds      float64        `json:"seconds"`
-	LinesPerSec  float64        `json:"lines_per_second"`
-}
-
 func runHipify(ctx context.Context, o hipifyOptions, env Env) error {
 	ui := newUI(env, o.G)
-	hipify.Entries() // load the tables outside the per-file timings
 	if err := resolveHIPVersion(&o, env); err != nil {
 		return err
 	}
-	ui.Verbosef(1, "hipify: target HIP %s (%s)", o.Translate.HIPVersion, o.hipVersionFrom)
-	var err error
-	if o.maxInput, err = inputLimit(env, maxSourceSize); err != nil {
-		return err
-	}
-	jobs, err := planHipify(o, env)
+	ui.Verbosef(1, "hipify: target HIP %s (%s)", o.Tree.Translate.HIPVersion, o.hipVersionFrom)
+	limit, err := inputLimit(env, maxSourceSize)
 	if err != nil {
 		return err
 	}
-	if err := checkOutputs(jobs, o.InPlace, o.Backup); err != nil {
-		return err
+	t := o.Tree
+	t.Write = !o.Check && !o.Diff && !o.NoOutput && !o.G.JSON || o.G.JSON && (t.Output != "" || t.InPlace)
+	t.Show = !o.Check && !o.Diff && !o.NoOutput
+	t.Parity, t.Jobs = o.Stats, o.G.Jobs
+	t.Read = func(name string) ([]byte, error) { return readInput(name, limit) }
+	t.ReadStdin = func() ([]byte, error) {
+		b, err := safefile.ReadAll("<stdin>", env.Stdin, limit)
+		return b, inputHint(err)
 	}
-	start := time.Now()
-	results := make([]hipifyResult, len(jobs))
-	workers := max(1, o.G.Jobs)
-	if len(jobs) < workers {
-		workers = len(jobs)
+	if o.Sample {
+		t.Samples = cuda.Samples()
+	}
+	jobs, err := hipify.PlanTree(t)
+	if err != nil {
+		return err
 	}
 	var bar Progress = nopProgress{}
 	if len(jobs) > 1 {
 		bar = ui.NewProgress(len(jobs), "hipify")
 	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i] = hipifyOne(o, jobs[i], env)
-				bar.Add(1)
-			}
-		}()
-	}
-	for i := range jobs {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	start := time.Now()
+	results, err := hipify.RunTree(ctx, jobs, t, func() { bar.Add(1) })
 	bar.Finish()
-	if err := ctx.Err(); err != nil {
+	if err != nil {
 		return err
 	}
-	writeCompatHeaders(results)
-	elapsed := time.Since(start)
-	return reportHipify(ui, o, results, elapsed, env)
+	return reportHipify(ui, o, results, time.Since(start))
 }
 
 // resolveHIPVersion fills Translate.HIPVersion from --hip-version, the
@@ -268,7 +190,7 @@ func resolveHIPVersion(o *hipifyOptions, env Env) error {
 		if !ok {
 			return usagef("--hip-version %q: want X.Y (e.g. 6.2)", o.HIPVersion)
 		}
-		o.Translate.HIPVersion = v
+		o.Tree.Translate.HIPVersion = v
 		o.hipVersionFrom = "--hip-version"
 		return nil
 	}
@@ -287,13 +209,13 @@ func resolveHIPVersion(o *hipifyOptions, env Env) error {
 		parts := strings.SplitN(s, ".", 3)
 		if len(parts) >= 2 {
 			if v, ok := hipify.ParseVersion(parts[0] + "." + parts[1]); ok {
-				o.Translate.HIPVersion = v
+				o.Tree.Translate.HIPVersion = v
 				o.hipVersionFrom = "discovered toolchain"
 				return nil
 			}
 		}
 	}
-	o.Translate.HIPVersion = defaultHIPVersion
+	o.Tree.Translate.HIPVersion = defaultHIPVersion
 	o.hipVersionFrom = "default: no ROCm toolchain found"
 	return nil
 }
@@ -305,344 +227,37 @@ func (noExec) Run(context.Context, compile.Cmd) (compile.Output, error) {
 	return compile.Output{}, errors.New("hipify does not run programs")
 }
 
-var cudaExts = map[string]bool{".cu": true, ".cuh": true, ".c": true, ".cc": true, ".cpp": true, ".cxx": true,
-	".h": true, ".hh": true, ".hpp": true, ".hxx": true, ".inl": true, ".inc": true}
-
-func planHipify(o hipifyOptions, env Env) ([]hipifyJob, error) {
-	writes := !o.Check && !o.Diff && !o.NoOutput && !o.G.JSON || o.G.JSON && (o.Output != "" || o.InPlace)
-	if o.InPlace && o.Output != "" {
-		return nil, usagef("--in-place and -o are exclusive")
-	}
-	if o.Sample {
-		if len(o.Inputs) > 0 {
-			return nil, usagef("--sample takes no file arguments")
-		}
-		if o.InPlace {
-			return nil, usagef("--sample cannot be translated --in-place")
-		}
-		samples := cuda.Samples()
-		names := make([]string, 0, len(samples))
-		for n := range samples {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		var jobs []hipifyJob
-		for _, n := range names {
-			j := hipifyJob{name: n, data: samples[n], rel: n}
-			if o.Output != "" && writes {
-				j.dst = filepath.Join(o.Output, renameExt(n, o.Rename, ".hip"))
-			}
-			jobs = append(jobs, j)
-		}
-		return jobs, nil
-	}
-	if len(o.Inputs) == 0 {
-		return nil, usagef("no input: give CUDA files, a directory, - for stdin, or --sample")
-	}
-	type in struct {
-		path string
-		dir  bool
-	}
-	var ins []in
-	for _, p := range o.Inputs {
-		if p == "-" {
-			ins = append(ins, in{path: p})
-			continue
-		}
-		fi, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		ins = append(ins, in{p, fi.IsDir()})
-	}
-	tree := len(ins) > 1 || ins[0].dir
-	if tree && writes && !o.InPlace && o.Output == "" {
-		return nil, usagef("several inputs or a directory need -o DIR, --in-place, --diff or --check")
-	}
-	var jobs []hipifyJob
-	for _, x := range ins {
-		switch {
-		case x.path == "-":
-			data, err := safefile.ReadAll("<stdin>", env.Stdin, o.maxInput)
-			if err != nil {
-				return nil, inputHint(err)
-			}
-			j := hipifyJob{name: "<stdin>", data: data, rel: "stdin.hip"}
-			if writes && o.Output != "" {
-				j.dst = o.Output
-			}
-			jobs = append(jobs, j)
-		case x.dir:
-			err := filepath.WalkDir(x.path, func(p string, d fs.DirEntry, err error) error {
-				if err != nil {
-					return err
-				}
-				if d.IsDir() {
-					if p != x.path && strings.HasPrefix(d.Name(), ".") {
-						return filepath.SkipDir
-					}
-					return nil
-				}
-				if !d.Type().IsRegular() || !cudaExts[strings.ToLower(filepath.Ext(p))] {
-					return nil
-				}
-				rel, _ := filepath.Rel(x.path, p)
-				j := hipifyJob{name: p, src: p, rel: rel}
-				if writes {
-					if o.InPlace {
-						j.dst, j.compatDir = p, x.path
-					} else {
-						j.dst, j.compatDir = filepath.Join(o.Output, renameExt(rel, o.Rename, "")), o.Output
-					}
-				}
-				jobs = append(jobs, j)
-				return nil
-			})
-			if err != nil {
-				return nil, err
-			}
-		default:
-			j := hipifyJob{name: x.path, src: x.path, rel: filepath.Base(x.path)}
-			if writes {
-				switch {
-				case o.InPlace:
-					j.dst = x.path
-				case o.Output != "" && tree:
-					j.dst = filepath.Join(o.Output, renameExt(filepath.Base(x.path), o.Rename, ""))
-				case o.Output != "":
-					j.dst = o.Output
-					if fi, err := os.Stat(o.Output); err == nil && fi.IsDir() {
-						j.dst = filepath.Join(o.Output, renameExt(filepath.Base(x.path), o.Rename, ""))
-					}
-				}
-			}
-			jobs = append(jobs, j)
-		}
-	}
-	return jobs, nil
-}
-
-// renameExt applies the --rename map to a path's extension; def is used for
-// ".cu" when the map does not say (sample mode writes .hip).
-func renameExt(p string, m map[string]string, def string) string {
-	ext := filepath.Ext(p)
-	if to, ok := m[ext]; ok {
-		return strings.TrimSuffix(p, ext) + to
-	}
-	if def != "" && ext == ".cu" {
-		return strings.TrimSuffix(p, ext) + def
-	}
-	return p
-}
-
-func hipifyOne(o hipifyOptions, j hipifyJob, env Env) hipifyResult {
-	r := hipifyResult{job: j}
-	src := j.data
-	var mode fs.FileMode = 0o644
-	if j.src != "" {
-		fi, err := os.Stat(j.src)
-		if err != nil {
-			r.err = err
-			return r
-		}
-		mode = fi.Mode().Perm()
-		if src, err = readInput(j.src, o.maxInput); err != nil {
-			r.err = err
-			return r
-		}
-	}
-	r.in = src
-	out, rep, err := hipify.Translate(j.name, src, compatOptions(o, j))
-	r.out, r.rep, r.err = out, rep, err
-	if err == nil && o.Stats {
-		p := hipify.CheckParity(j.name, src, out, o.Translate, nil)
-		r.parity = &p
-	}
-	if err != nil || j.dst == "" {
-		return r
-	}
-	if r.err = checkCompatPath(j, rep); r.err != nil {
-		return r
-	}
-	if o.InPlace {
-		if !rep.Changed {
-			return r
-		}
-		if err := safefile.CheckWritable(j.src); err != nil {
-			r.err = err
-			return r
-		}
-		if o.Backup != "" {
-			r.backup = j.src + o.Backup
-			if err := safefile.Write(r.backup, src, safefile.Options{Perm: mode, Sync: true}); err != nil {
-				r.err = err
-				return r
-			}
-		}
-	}
-	// In place, the old content must survive a crash: sync before the rename.
-	if err := safefile.Write(j.dst, out, safefile.Options{Perm: mode, Sync: o.InPlace}); err != nil {
-		r.err = err
-		return r
-	}
-	r.wrote = true
-	return r
-}
-
-// checkOutputs refuses, before any file is translated or written, a plan that
-// would lose a file: two jobs writing one file (a/k.cu and b/k.cu into one
-// -o DIR, k.cuh renamed onto k.cu), or a job writing over an input (-o naming
-// an input, a hard or symbolic link to one, a backup name that is an input)
-// other than its own source with --in-place. Files are compared by device
-// and inode when they exist, else by their path with symbolic links
-// resolved. (Names differing only in case are different files on Linux.)
-func checkOutputs(jobs []hipifyJob, inPlace bool, backup string) error {
-	ids := fileKeys{}
-	inputs := map[string]bool{}
-	for _, j := range jobs {
-		if j.src != "" {
-			inputs[ids.key(j.src)] = true
-		}
-	}
-	written := map[string]string{} // file key -> the input written there
-	var conflicts []string
-	hint := ""
-	claim := func(j hipifyJob, dst, what string) {
-		k := ids.key(dst)
-		if prev, ok := written[k]; ok {
-			conflicts = append(conflicts, fmt.Sprintf("%s and %s%s would both be written to %s", prev, what, j.name, dst))
-			return
-		}
-		written[k] = what + j.name
-		ownSource := inPlace && what == "" && j.src != "" && ids.key(j.src) == k
-		if inputs[k] && !ownSource {
-			conflicts = append(conflicts, fmt.Sprintf("%s%s would be written to %s, which is also an input", what, j.name, dst))
-			if !inPlace {
-				hint = " (--in-place rewrites sources)"
-			}
-		}
-	}
-	for _, j := range jobs {
-		if j.dst == "" {
-			continue
-		}
-		claim(j, j.dst, "")
-		if inPlace && backup != "" {
-			claim(j, j.src+backup, "the backup of ")
-		}
-	}
-	if len(conflicts) == 0 {
-		return nil
-	}
-	if len(conflicts) == 1 {
-		return usagef("hipify: %s; nothing written%s", conflicts[0], hint)
-	}
-	const show = 10
-	more := ""
-	if len(conflicts) > show {
-		more = fmt.Sprintf("\n  and %d more", len(conflicts)-show)
-		conflicts = conflicts[:show]
-	}
-	return usagef("hipify: nothing written%s:\n  %s%s", hint, strings.Join(conflicts, "\n  "), more)
-}
-
-// fileKeys names files for checkOutputs: "id DEV INO" for a file that
-// exists, else "path P" with the symbolic links of P's directories resolved
-// (remembered per directory: a tree has many files per directory).
-type fileKeys map[string]string
-
-func (m fileKeys) key(p string) string {
-	if fi, err := os.Stat(p); err == nil {
-		if id, ok := safefile.IDOf(fi); ok {
-			return fmt.Sprintf("id %d %d", id.Dev, id.Ino)
-		}
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "path " + p
-	}
-	return "path " + filepath.Join(m.dir(filepath.Dir(abs)), filepath.Base(abs))
-}
-
-// dir resolves the symbolic links of an absolute directory name, as far as
-// it exists.
-func (m fileKeys) dir(d string) string {
-	if r, ok := m[d]; ok {
-		return r
-	}
-	r, err := filepath.EvalSymlinks(d)
-	if err != nil {
-		parent := filepath.Dir(d)
-		r = d
-		if parent != d {
-			r = filepath.Join(m.dir(parent), filepath.Base(d))
-		}
-	}
-	m[d] = r
-	return r
-}
-
-func reportHipify(ui *UI, o hipifyOptions, results []hipifyResult, elapsed time.Duration, env Env) error {
-	doc := hipifyDoc{HIPVersion: o.Translate.HIPVersion.String(), Total: hipifyTotal{Replaced: map[string]int{}}}
+// reportHipify prints the diagnostics and the translations, diffs or
+// --check list, then the --stats table or the --json document.
+func reportHipify(ui *UI, o hipifyOptions, results []hipify.Result, elapsed time.Duration) error {
+	doc := hipify.Summarize(results, o.Tree.Translate.HIPVersion, elapsed)
 	var failed []error
 	var changed []string
 	var stdout bytes.Buffer
-	for _, r := range results {
-		f := hipifyFile{Report: r.rep, Kernels: r.parity}
-		doc.Total.Files++
-		if r.err != nil {
-			doc.Total.Failed++
-			f.Error = r.err.Error()
-			failed = append(failed, r.err)
-			ui.println(ui.Err, ui.ErrS.Err.Render("error:")+" "+r.err.Error())
-			doc.Files = append(doc.Files, f)
+	for i, r := range results {
+		if r.Err != nil {
+			failed = append(failed, r.Err)
+			ui.println(ui.Err, ui.ErrS.Err.Render("error:")+" "+r.Err.Error())
 			continue
 		}
-		rep := r.rep
-		if r.wrote {
-			f.Output = r.job.dst
-		}
-		doc.Total.Lines += rep.Lines
-		doc.Total.Replacements += rep.Replacements()
-		for k, v := range rep.Replaced {
-			doc.Total.Replaced[k] += v
-		}
-		doc.Total.Unsupported += len(rep.Unsupported)
-		doc.Total.Hazards += len(rep.Hazards)
-		if rep.Changed {
-			doc.Total.Changed++
-		}
-		if rep.Changed || len(rep.Unsupported) > 0 {
-			changed = append(changed, r.job.name)
+		if r.NeedsHipify() {
+			changed = append(changed, r.Name)
 		}
 		if !o.QuietWarnings && !ui.Quiet {
-			for _, d := range rep.Unsupported {
-				ui.println(ui.Err, d.Where+": "+ui.ErrS.Warn.Render("unsupported:")+" "+d.Msg)
-			}
-			for _, d := range rep.Hazards {
-				ui.println(ui.Err, d.Where+": "+ui.ErrS.Warn.Render("hazard:")+" ["+d.Code+"] "+d.Msg)
-			}
-			for _, d := range rep.Conditionals {
-				ui.println(ui.Err, d.Where+": conditional: ["+d.Code+"] "+d.Msg)
-			}
+			printHipifyDiagnostics(ui, r.Report)
 		}
 		switch {
 		case o.Diff:
-			if rep.Changed {
-				name := strings.TrimPrefix(filepath.ToSlash(r.job.name), "/")
-				stdout.WriteString(unifiedDiff("a/"+name, "b/"+name, string(r.in), string(r.out)))
+			if r.Report.Changed {
+				name := strings.TrimPrefix(filepath.ToSlash(r.Name), "/")
+				stdout.WriteString(hipify.UnifiedDiff("a/"+name, "b/"+name, string(r.In), string(r.Out)))
 			}
-		case o.Check || o.NoOutput:
-		case r.job.dst == "" && !ui.JSON:
-			stdout.Write(r.out)
-		case r.job.dst == "" && ui.JSON:
-			f.Content = string(r.out)
+		case o.Check || o.NoOutput || r.Dst != "":
+		case ui.JSON:
+			doc.Files[i].Content = string(r.Out)
+		default:
+			stdout.Write(r.Out)
 		}
-		doc.Files = append(doc.Files, f)
-	}
-	doc.Total.Seconds = elapsed.Seconds()
-	if elapsed > 0 {
-		doc.Total.LinesPerSec = float64(doc.Total.Lines) / elapsed.Seconds()
 	}
 	if o.Check && !ui.JSON {
 		for _, n := range changed {
@@ -662,16 +277,7 @@ func reportHipify(ui *UI, o hipifyOptions, results []hipifyResult, elapsed time.
 		if !o.Stats {
 			return nil
 		}
-		t, missing := hipifyStatsTable(doc)
-		if err := t.Render(statsOut, s); err != nil {
-			return err
-		}
-		for _, m := range missing {
-			if _, err := fmt.Fprintln(statsOut, "missing: "+m); err != nil {
-				return err
-			}
-		}
-		return nil
+		return printHipifyStats(statsOut, s, doc)
 	})
 	if err != nil {
 		return err
@@ -694,8 +300,36 @@ func reportHipify(ui *UI, o hipifyOptions, results []hipifyResult, elapsed time.
 	return nil
 }
 
+// printHipifyDiagnostics prints a translation's unsupported APIs, hazards
+// and conditionals on stderr, at their file:line:col.
+func printHipifyDiagnostics(ui *UI, rep *hipify.Report) {
+	for _, d := range rep.Unsupported {
+		ui.println(ui.Err, printable(d.Where, "")+": "+ui.ErrS.Warn.Render("unsupported:")+" "+d.Msg)
+	}
+	for _, d := range rep.Hazards {
+		ui.println(ui.Err, printable(d.Where, "")+": "+ui.ErrS.Warn.Render("hazard:")+" ["+d.Code+"] "+d.Msg)
+	}
+	for _, d := range rep.Conditionals {
+		ui.println(ui.Err, printable(d.Where, "")+": conditional: ["+d.Code+"] "+d.Msg)
+	}
+}
+
+// printHipifyStats is the --stats table, then the kernels HIP would miss.
+func printHipifyStats(w io.Writer, s *Styles, doc hipify.TreeReport) error {
+	t, missing := hipifyStatsTable(doc)
+	if err := t.Render(w, s); err != nil {
+		return err
+	}
+	for _, m := range missing {
+		if _, err := fmt.Fprintln(w, "missing: "+printable(m, "")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // hipifyStatsTable is the --stats table, and the kernels HIP would miss.
-func hipifyStatsTable(doc hipifyDoc) (Table, []string) {
+func hipifyStatsTable(doc hipify.TreeReport) (Table, []string) {
 	t := Table{Header: []string{"FILE", "LINES", "REPLACED", "UNSUPPORTED", "HAZARDS", "KERNELS", "TIME"}, Right: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true}}
 	var missing []string
 	for _, f := range doc.Files {

@@ -1,4 +1,4 @@
-package commands
+package hipify
 
 import (
 	"fmt"
@@ -8,10 +8,10 @@ import (
 	udiff "github.com/aymanbagabas/go-udiff"
 )
 
-// unifiedDiff renders a unified diff (3 lines of context) of before and
+// UnifiedDiff renders a unified diff (3 lines of context) of before and
 // after. The line-level edits come from go-udiff; the hunks are formatted
 // here so their headers count lines exactly as patch(1) expects.
-func unifiedDiff(from, to, before, after string) string {
+func UnifiedDiff(from, to, before, after string) string {
 	if before == after {
 		return ""
 	}
