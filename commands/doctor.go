@@ -277,7 +277,7 @@ func renderDoctor(w io.Writer, s *Styles, d doctorDoc) error {
 	fmt.Fprintf(&b, "\n%s\n", s.Header.Render("Cache"))
 	state := "absent (created on first build)"
 	if d.Cache.Exists {
-		state = fmt.Sprintf("%d files, %s", d.Cache.Files, doctorBytes(d.Cache.Bytes))
+		state = fmt.Sprintf("%d files, %s", d.Cache.Files, cache.FormatSize(d.Cache.Bytes))
 	}
 	kv("dir", d.Cache.Dir+dim(" ("+d.Cache.Source+")"))
 	kv("size", state)
@@ -349,16 +349,4 @@ func doctorWrap(prefix string, items []string, indent, width int) string {
 		col += len(it)
 	}
 	return b.String()
-}
-
-func doctorBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

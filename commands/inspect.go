@@ -255,7 +255,7 @@ func printFileHead(w io.Writer, s *Styles, fd inspect.FileReport) {
 		}
 	}
 	if n := len(fd.CodeObjects); n != 1 || fd.Kind != "code-object" {
-		fmt.Fprintf(&b, ", %d code object%s", n, pluralS(n))
+		fmt.Fprintf(&b, ", %d code object%s", n, plural(n, "", "s"))
 	}
 	fmt.Fprintln(w, b.String())
 	for _, n := range fd.Notes {
@@ -292,13 +292,6 @@ func printCodeObject(w io.Writer, s *Styles, fd inspect.FileReport, co inspect.O
 		}
 	}
 	return nil
-}
-
-func pluralS(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func kernelTable(ks []inspect.KernelReport) Table {
@@ -347,7 +340,7 @@ func runInspectDiff(opts inspectOptions, ui *UI, ro inspect.ReportOptions, read 
 		return err
 	}
 	if len(failing) > 0 {
-		return exitError{ExitFailure, fmt.Errorf("inspect: %d regression%s (--fail-on %s): %s", len(failing), pluralS(len(failing)), strings.Join(doc.FailOn, ","), strings.Join(failing, "; "))}
+		return exitError{ExitFailure, fmt.Errorf("inspect: %d regression%s (--fail-on %s): %s", len(failing), plural(len(failing), "", "s"), strings.Join(doc.FailOn, ","), strings.Join(failing, "; "))}
 	}
 	return nil
 }
@@ -383,6 +376,6 @@ func printDiff(w io.Writer, s *Styles, doc inspect.DiffReport) error {
 		}
 	}
 	fmt.Fprintf(w, "%d kernel%s compared: %d unchanged, %d changed or added/removed, %d regression%s\n",
-		len(doc.Kernels), pluralS(len(doc.Kernels)), same, len(doc.Kernels)-same, len(doc.Regressions), pluralS(len(doc.Regressions)))
+		len(doc.Kernels), plural(len(doc.Kernels), "", "s"), same, len(doc.Kernels)-same, len(doc.Regressions), plural(len(doc.Regressions), "", "s"))
 	return nil
 }

@@ -293,7 +293,7 @@ func fmtDim3(d [3]int) string {
 func verdictLine(s *Styles, doc *port.Report, v *port.Verdict) string {
 	var parts []string
 	if strings.HasSuffix(strings.ToLower(v.Source), ".cu") || strings.HasSuffix(strings.ToLower(v.Source), ".cuh") {
-		parts = append(parts, fmt.Sprintf("translated with %d hazard%s", v.Hazards, portPlural(v.Hazards)))
+		parts = append(parts, fmt.Sprintf("translated with %d hazard%s", v.Hazards, plural(v.Hazards, "", "s")))
 	}
 	if len(v.Built) > 0 {
 		parts = append(parts, "built for "+strings.Join(v.Built, ","))
@@ -327,11 +327,4 @@ func verdictLine(s *Styles, doc *port.Report, v *port.Verdict) string {
 		parts = append(parts, "not run (no GPU)")
 	}
 	return s.Kernel.Render(v.Spec) + ": " + strings.Join(parts, "; ")
-}
-
-func portPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

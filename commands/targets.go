@@ -144,10 +144,10 @@ func renderTargets(w io.Writer, s *Styles, doc targetsDoc) error {
 		if d.Retired {
 			products = "(retired from LLVM) " + products
 		}
-		products = tgtOrDash(strings.TrimSpace(products))
+		products = orDash(strings.TrimSpace(products))
 		t.Rows = append(t.Rows, []string{
 			d.Name, d.Family, strings.Join(waves, ","), tgtKiB(d.LDSPerCU), vgprText(d), tgtDash(d.MaxWavesPerSIMD),
-			tgtOrDash(strings.Join(feats, ",")), tgtOrDash(d.LLVM), tgtOrDash(d.ROCm), build, products,
+			orDash(strings.Join(feats, ",")), orDash(d.LLVM), orDash(d.ROCm), build, products,
 		})
 	}
 	t.Style = func(col int, row []string) *lipgloss.Style {
@@ -190,11 +190,4 @@ func tgtDash(n int) string {
 		return "-"
 	}
 	return strconv.Itoa(n)
-}
-
-func tgtOrDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
