@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rocmk/rocmk/commands/term"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -175,8 +176,8 @@ func reportError(env Env, err error, code int, asJSON bool) {
 		fmt.Fprintln(env.Stderr, string(b))
 		return
 	}
-	s := NewStyles(newRenderer(env.Stderr, env))
-	fmt.Fprintln(env.Stderr, s.Err.Render("rocmk:")+" "+printable(err.Error(), "\n\t"))
+	s := term.NewStyles(term.NewRenderer(env.Stderr, envLookup{env}))
+	fmt.Fprintln(env.Stderr, s.Err.Render("rocmk:")+" "+term.Printable(err.Error(), "\n\t"))
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintln(env.Stderr, s.Dim.Render("run 'rocmk help' for usage"))

@@ -105,23 +105,6 @@ func TestExitCodeTable(t *testing.T) {
 	}
 }
 
-func TestMarshalDocPutsSchemaFirst(t *testing.T) {
-	b, err := MarshalDoc("thing", struct {
-		A int `json:"a"`
-	}{3})
-	require.NoError(t, err)
-	assert.Equal(t, "{\n  \"schema\": \"rocmk.thing/v1\",\n  \"a\": 3\n}\n", string(b))
-	_, err = MarshalDoc("thing", []int{1})
-	assert.Error(t, err)
-}
-
-func TestTableAlignsStyledCells(t *testing.T) {
-	var b strings.Builder
-	s := NewStyles(newRenderer(&b, testEnv(nil)))
-	require.NoError(t, Table{Header: []string{"NAME", "N"}, Rows: [][]string{{"a", "10"}, {"long", "2"}}, Right: map[int]bool{1: true}}.Render(&b, s))
-	assert.Equal(t, "NAME   N\na     10\nlong   2\n", b.String())
-}
-
 func TestVerboseCountsEveryLevel(t *testing.T) {
 	for args, want := range map[string]int{
 		"probe": 0, "-v probe": 1, "-v -v probe": 2, "probe -v": 1, "-v probe -v": 2, "probe -v -v -v": 3, "--json -v probe": 0,

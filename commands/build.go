@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"os"
 	"path/filepath"
@@ -120,7 +121,7 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	if ts.From == "default" {
 		ui.Infof("no --arch given: building for %s (set --arch, ROCMK_ARCH or targets in %s)", ts, compile.ProjectFile)
 	}
-	var bar Progress = nopProgress{}
+	var bar term.Progress = term.NopProgress{}
 	if !o.Plan.DryRun {
 		bar = ui.NewProgress(len(req.Sources)*len(req.Targets), "building")
 	}
@@ -150,7 +151,7 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	if o.ResourceUsage {
 		warnSpills(ui, rep)
 	}
-	if err := ui.Result("build", doc, func(w io.Writer, st *Styles) error { return printBuild(w, st, doc, rep, o) }); err != nil {
+	if err := ui.Result("build", doc, func(w io.Writer, st *term.Styles) error { return printBuild(w, st, doc, rep, o) }); err != nil {
 		return err
 	}
 	if len(list) > 0 {
@@ -161,7 +162,7 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 
 // buildEvents shows the build's progress: a bar on a TTY, a line per job
 // with -v (where a hit came from: local or remote).
-func buildEvents(ui *UI, bar Progress) func(compile.Event) {
+func buildEvents(ui *term.UI, bar term.Progress) func(compile.Event) {
 	return func(e compile.Event) {
 		if e.Kind != compile.EventDone {
 			return
@@ -199,7 +200,7 @@ func newBuildDoc(toolchain string, req compile.Request, rep *compile.Report, rem
 
 // printDryRun: -n printed the commands as they were planned; --json has
 // them in the document.
-func printDryRun(ui *UI, asJSON bool, doc buildDoc, rep *compile.Report) error {
+func printDryRun(ui *term.UI, asJSON bool, doc buildDoc, rep *compile.Report) error {
 	if !asJSON {
 		return nil
 	}
@@ -210,18 +211,18 @@ func printDryRun(ui *UI, asJSON bool, doc buildDoc, rep *compile.Report) error {
 }
 
 // printDiagnostics prints compiler diagnostics on stderr under "# src [target]" headers.
-func printDiagnostics(ui *UI, list compile.ErrorList) {
+func printDiagnostics(ui *term.UI, list compile.ErrorList) {
 	for _, ce := range list {
 		head, rest, found := strings.Cut(ce.Error(), "\n")
-		ui.println(ui.Err, ui.ErrS.Header.Render(head))
+		ui.Println(ui.Err, ui.ErrS.Header.Render(head))
 		if found {
-			ui.println(ui.Err, rest)
+			ui.Println(ui.Err, rest)
 		}
 	}
 }
 
 // printBuild is the text result: the --resource-usage table and the summary.
-func printBuild(w io.Writer, s *Styles, doc buildDoc, rep *compile.Report, o buildOptions) error {
+func printBuild(w io.Writer, s *term.Styles, doc buildDoc, rep *compile.Report, o buildOptions) error {
 	if o.ResourceUsage {
 		if err := printUsage(w, s, rep); err != nil {
 			return err
@@ -264,7 +265,7 @@ func fmtDur(d time.Duration) string {
 }
 
 // warnSpills warns about kernels that spill registers to scratch.
-func warnSpills(ui *UI, rep *compile.Report) {
+func warnSpills(ui *term.UI, rep *compile.Report) {
 	for _, r := range rep.Results {
 		for _, k := range r.Kernels {
 			if k.VGPRSpills > 0 || k.SGPRSpills > 0 {
@@ -274,8 +275,8 @@ func warnSpills(ui *UI, rep *compile.Report) {
 	}
 }
 
-func printUsage(w io.Writer, s *Styles, rep *compile.Report) error {
-	t := Table{Header: []string{"SOURCE", "TARGET", "KERNEL", "VGPR", "SGPR", "AGPR", "SPILLS", "LDS", "SCRATCH"},
+func printUsage(w io.Writer, s *term.Styles, rep *compile.Report) error {
+	t := term.Table{Header: []string{"SOURCE", "TARGET", "KERNEL", "VGPR", "SGPR", "AGPR", "SPILLS", "LDS", "SCRATCH"},
 		Right: map[int]bool{3: true, 4: true, 5: true, 6: true, 7: true, 8: true}}
 	rs := append([]*compile.Result(nil), rep.Results...)
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Src < rs[j].Src })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"path/filepath"
 	"time"
@@ -107,7 +108,7 @@ func orDash(s string) string {
 	return s
 }
 
-func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *UI, now time.Time) error {
+func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *term.UI, now time.Time) error {
 	all, err := cc.List()
 	if err != nil {
 		return err
@@ -126,7 +127,7 @@ func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *UI, now time.Time) error 
 		Bytes   int64         `json:"bytes"`
 		Entries []cache.Entry `json:"entries"`
 	}{cc.Dir(), len(ents), total, append([]cache.Entry{}, ents...)}
-	err = ui.Result("cache.ls", doc, func(w io.Writer, s *Styles) error {
+	err = ui.Result("cache.ls", doc, func(w io.Writer, s *term.Styles) error {
 		if ui.Quiet {
 			for _, e := range ents {
 				fmt.Fprintln(w, e.Action.String())
@@ -138,7 +139,7 @@ func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *UI, now time.Time) error 
 				return err
 			}
 		}
-		_, err := fmt.Fprintf(w, "%d %s, %s in %s\n", len(ents), plural(len(ents), "entry", "entries"), cache.FormatSize(total), printable(cc.Dir(), ""))
+		_, err := fmt.Fprintf(w, "%d %s, %s in %s\n", len(ents), plural(len(ents), "entry", "entries"), cache.FormatSize(total), term.Printable(cc.Dir(), ""))
 		return err
 	})
 	if err == nil && hidden > 0 && !ui.Quiet {
@@ -147,8 +148,8 @@ func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *UI, now time.Time) error 
 	return err
 }
 
-func entryTable(ents []cache.Entry, s *Styles, now time.Time) Table {
-	t := Table{
+func entryTable(ents []cache.Entry, s *term.Styles, now time.Time) term.Table {
+	t := term.Table{
 		Header: []string{"KEY", "KIND", "SOURCE", "TARGET", "TOOLCHAIN", "ROCM", "SIZE", "CREATED", "USED"},
 		Right:  map[int]bool{6: true},
 		Style: func(col int, _ []string) *lipgloss.Style {
@@ -232,7 +233,7 @@ MiB, GiB binary (2GiB = 2147483648 bytes, 2GB = 2000000000 bytes).`,
 	}
 }
 
-func runCachePrune(o cachePruneOptions, cc *cache.Cache, ui *UI, now time.Time) error {
+func runCachePrune(o cachePruneOptions, cc *cache.Cache, ui *term.UI, now time.Time) error {
 	tr, err := cc.Trim(o.Policy)
 	if err != nil {
 		return err
@@ -246,13 +247,13 @@ func runCachePrune(o cachePruneOptions, cc *cache.Cache, ui *UI, now time.Time) 
 		Kept       int           `json:"kept"`
 		KeptBytes  int64         `json:"kept_bytes"`
 	}{o.Policy.DryRun, append([]cache.Entry{}, tr.Removed...), tr.Files, tr.Bytes, tr.Debris, tr.Kept, tr.KeptBytes}
-	return ui.Result("cache.prune", doc, func(w io.Writer, s *Styles) error {
+	return ui.Result("cache.prune", doc, func(w io.Writer, s *term.Styles) error {
 		verb, did := "removed", "freed"
 		if o.Policy.DryRun {
 			verb, did = "would remove", "would free"
 		}
 		if !ui.Quiet && len(tr.Removed) > 0 {
-			t := Table{Right: map[int]bool{4: true}, Header: []string{"", "SOURCE", "TARGET", "TOOLCHAIN", "SIZE", "USED"}}
+			t := term.Table{Right: map[int]bool{4: true}, Header: []string{"", "SOURCE", "TARGET", "TOOLCHAIN", "SIZE", "USED"}}
 			for _, e := range tr.Removed {
 				t.Rows = append(t.Rows, []string{verb, orDash(e.Meta.Source), orDash(e.Meta.Target), orDash(e.Meta.Toolchain), cache.FormatSize(e.Size), cache.FormatAge(now, e.Used)})
 			}
@@ -295,7 +296,7 @@ func cacheStatsCommand() *cli.Command {
 	}
 }
 
-func runCacheStats(zero bool, cc *cache.Cache, ui *UI, now time.Time) error {
+func runCacheStats(zero bool, cc *cache.Cache, ui *term.UI, now time.Time) error {
 	st, err := cc.Stats()
 	if err != nil {
 		return err
@@ -321,7 +322,7 @@ func runCacheStats(zero bool, cc *cache.Cache, ui *UI, now time.Time) error {
 		since := st.Since.UTC()
 		doc.Since = &since
 	}
-	return ui.Result("cache.stats", doc, func(w io.Writer, s *Styles) error {
+	return ui.Result("cache.stats", doc, func(w io.Writer, s *term.Styles) error {
 		rate, since := "-", "-"
 		if st.Hits+st.Misses > 0 {
 			rate = fmt.Sprintf("%.1f%%", 100*st.HitRate())
@@ -354,7 +355,7 @@ func runCacheStats(zero bool, cc *cache.Cache, ui *UI, now time.Time) error {
 			width = max(width, len(r[0]))
 		}
 		for _, r := range rows {
-			fmt.Fprintf(w, "%s  %s\n", s.Header.Render(padRight(r[0], width)), r[1])
+			fmt.Fprintf(w, "%s  %s\n", s.Header.Render(term.PadRight(r[0], width)), r[1])
 		}
 		return nil
 	})
@@ -399,7 +400,7 @@ read-only mode.`,
 	}
 }
 
-func runCachePush(ctx context.Context, cc *cache.Cache, cfg *remote.Config, jobs int, ui *UI) error {
+func runCachePush(ctx context.Context, cc *cache.Cache, cfg *remote.Config, jobs int, ui *term.UI) error {
 	tier, err := remote.Open(cc, cfg, remote.Options{Verbose: func(m string) { ui.Verbosef(1, "%s", m) }})
 	if err != nil {
 		return err
@@ -434,7 +435,7 @@ func runCachePush(ctx context.Context, cc *cache.Cache, cfg *remote.Config, jobs
 	if perr != nil {
 		doc.Error = perr.Error()
 	}
-	if err := ui.Result("cache.push", doc, func(w io.Writer, s *Styles) error {
+	if err := ui.Result("cache.push", doc, func(w io.Writer, s *term.Styles) error {
 		_, err := fmt.Fprintf(w, "pushed %d %s (%s) to %s; %d already there, %d over the size limit, %d failed\n",
 			rep.Uploaded, plural(rep.Uploaded, "entry", "entries"), cache.FormatSize(rep.Bytes), cfg, rep.Present, rep.TooBig, rep.Failed)
 		return err
@@ -519,7 +520,7 @@ func runCachePull(ctx context.Context, po compile.PlanOptions, layout, rocmPath 
 			doc.Local++
 		}
 	}
-	return ui.Result("cache.pull", doc, func(w io.Writer, _ *Styles) error {
+	return ui.Result("cache.pull", doc, func(w io.Writer, _ *term.Styles) error {
 		_, err := fmt.Fprintf(w, "%d jobs: %d fetched from %s, %d already local, %d missing (they compile on the next build)\n",
 			len(rep.Results), doc.Remote, cfg, doc.Local, doc.Missing)
 		return err
@@ -555,7 +556,7 @@ fixed, so that scripts notice a damaged disk or cache.`,
 	}
 }
 
-func runCacheVerify(fix bool, cc *cache.Cache, ui *UI) error {
+func runCacheVerify(fix bool, cc *cache.Cache, ui *term.UI) error {
 	r, err := cc.Verify(fix)
 	if err != nil {
 		return err
@@ -577,13 +578,13 @@ func runCacheVerify(fix bool, cc *cache.Cache, ui *UI) error {
 		cache.VerifyReport
 	}{cc.Dir(), r.OK(), r}
 	doc.Problems = probs
-	err = ui.Result("cache.verify", doc, func(w io.Writer, s *Styles) error {
+	err = ui.Result("cache.verify", doc, func(w io.Writer, s *term.Styles) error {
 		for _, p := range probs {
 			state := ""
 			if p.Fixed {
 				state = " (removed)"
 			}
-			fmt.Fprintf(w, "%s %s: %s%s\n", s.Err.Render("corrupt"), printable(p.Path, ""), p.Reason, state)
+			fmt.Fprintf(w, "%s %s: %s%s\n", s.Err.Render("corrupt"), term.Printable(p.Path, ""), p.Reason, state)
 		}
 		verdict := s.OK.Render("ok")
 		if !r.OK() {
@@ -621,7 +622,7 @@ func cacheDirCommand() *cli.Command {
 				Dir string `json:"dir"`
 				Off bool   `json:"off"`
 			}{dir, off}
-			return ui.Result("cache.dir", doc, func(w io.Writer, _ *Styles) error {
+			return ui.Result("cache.dir", doc, func(w io.Writer, _ *term.Styles) error {
 				if off {
 					dir = "off"
 				}

@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"os"
 	"path/filepath"
@@ -120,7 +121,7 @@ var doctorEnvVars = []string{
 	"HIPCC_COMPILE_FLAGS_APPEND", "LD_LIBRARY_PATH", "CUDA_PATH",
 }
 
-func runDoctor(o doctorOptions, env Env, ui *UI) error {
+func runDoctor(o doctorOptions, env Env, ui *term.UI) error {
 	s, err := compile.OpenSession(compile.SessionOptions{ROCmPath: o.ROCmPath, Getenv: env.Getenv, Root: env.Root,
 		LookPath: env.LookPath, Runner: env.Runner, NoCache: true})
 	if err != nil {
@@ -150,7 +151,7 @@ func runDoctor(o doctorOptions, env Env, ui *UI) error {
 			doc.Environment[k] = v
 		}
 	}
-	if err := ui.Result("doctor", doc, func(w io.Writer, s *Styles) error { return renderDoctor(w, s, doc) }); err != nil {
+	if err := ui.Result("doctor", doc, func(w io.Writer, s *term.Styles) error { return renderDoctor(w, s, doc) }); err != nil {
 		return err
 	}
 	if doc.Checkup.Err != nil {
@@ -212,7 +213,7 @@ func ldconfigCache(env Env) map[string]string {
 	return verify.ParseLDConfig(out.Stdout)
 }
 
-func renderDoctor(w io.Writer, s *Styles, d doctorDoc) error {
+func renderDoctor(w io.Writer, s *term.Styles, d doctorDoc) error {
 	var b strings.Builder
 	ok := func(text string) string { return s.OK.Render(text) }
 	bad := func(text string) string { return s.Err.Render(text) }
@@ -257,7 +258,7 @@ func renderDoctor(w io.Writer, s *Styles, d doctorDoc) error {
 		fmt.Fprintf(&b, "  %s\n", dim("none found (no KFD GPU node, amdgpu-arch, rocminfo or nvidia-smi GPU)"))
 	}
 	for _, g := range d.GPUs {
-		fmt.Fprintf(&b, "  [%d] %-6s %-8s %s %s\n", g.Index, g.Vendor, s.Target.Render(padRight(g.Arch, 8)), g.Name, dim("("+g.Source+")"))
+		fmt.Fprintf(&b, "  [%d] %-6s %-8s %s %s\n", g.Index, g.Vendor, s.Target.Render(term.PadRight(g.Arch, 8)), g.Name, dim("("+g.Source+")"))
 	}
 	if d.GPUErr != "" {
 		fmt.Fprintf(&b, "  %s %s\n", s.Warn.Render("warning:"), d.GPUErr)

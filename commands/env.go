@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"os"
 	"time"
@@ -84,3 +85,8 @@ type envLookup struct{ e Env }
 
 func (l envLookup) Getenv(k string) string { return l.e.Getenv(k) }
 func (l envLookup) Environ() []string      { return l.e.Environ() }
+
+// newUI is the terminal UI of one command run (see commands/term).
+func newUI(env Env, g globalOptions) *term.UI {
+	return term.New(term.Options{Stdout: env.Stdout, Stderr: env.Stderr, Env: envLookup{env}, JSON: g.JSON, Quiet: g.Quiet, Verbosity: g.Verbose})
+}

@@ -164,12 +164,6 @@ func TestGoPackageMustBeIdentifier(t *testing.T) {
 // Names from files and file systems reach the terminal escaped: tables,
 // inspect's text and error messages.
 func TestControlCharactersEscaped(t *testing.T) {
-	var b strings.Builder
-	s := NewStyles(newRenderer(&b, testEnv(nil)))
-	require.NoError(t, Table{Header: []string{"NAME", "N"}, Rows: [][]string{{"a\x1b[2J\tb\u202e", "1"}, {"\xff\n", "2"}}}.Render(&b, s))
-	assert.Equal(t, "NAME                 N\n"+`a\x1b[2J\x09b\u202e`+"  1\n"+`\xff\x0a`+"             2\n", b.String())
-	assert.Equal(t, "line 1\n\tline 2 \\x1b]0;x\\x07", printable("line 1\n\tline 2 \x1b]0;x\x07", "\n\t"))
-
 	dir := t.TempDir()
 	evil := filepath.Join(dir, "evil\x1b]0;owned\x07.co")
 	co, err := os.ReadFile(corpusPath("co/vadd.gfx90a.co"))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"path/filepath"
 	"sort"
@@ -169,7 +170,7 @@ func runHipify(ctx context.Context, o hipifyOptions, env Env) error {
 	if err != nil {
 		return err
 	}
-	var bar Progress = nopProgress{}
+	var bar term.Progress = term.NopProgress{}
 	if len(jobs) > 1 {
 		bar = ui.NewProgress(len(jobs), "hipify")
 	}
@@ -229,7 +230,7 @@ func (noExec) Run(context.Context, compile.Cmd) (compile.Output, error) {
 
 // reportHipify prints the diagnostics and the translations, diffs or
 // --check list, then the --stats table or the --json document.
-func reportHipify(ui *UI, o hipifyOptions, results []hipify.Result, elapsed time.Duration) error {
+func reportHipify(ui *term.UI, o hipifyOptions, results []hipify.Result, elapsed time.Duration) error {
 	doc := hipify.Summarize(results, o.Tree.Translate.HIPVersion, elapsed)
 	var failed []error
 	var changed []string
@@ -237,7 +238,7 @@ func reportHipify(ui *UI, o hipifyOptions, results []hipify.Result, elapsed time
 	for i, r := range results {
 		if r.Err != nil {
 			failed = append(failed, r.Err)
-			ui.println(ui.Err, ui.ErrS.Err.Render("error:")+" "+r.Err.Error())
+			ui.Println(ui.Err, ui.ErrS.Err.Render("error:")+" "+r.Err.Error())
 			continue
 		}
 		if r.NeedsHipify() {
@@ -273,7 +274,7 @@ func reportHipify(ui *UI, o hipifyOptions, results []hipify.Result, elapsed time
 	if stdout.Len() > 0 && !o.Check { // translation or diff on stdout: keep it clean
 		statsOut = ui.Err
 	}
-	err := ui.Result("hipify", doc, func(_ io.Writer, s *Styles) error {
+	err := ui.Result("hipify", doc, func(_ io.Writer, s *term.Styles) error {
 		if !o.Stats {
 			return nil
 		}
@@ -302,26 +303,26 @@ func reportHipify(ui *UI, o hipifyOptions, results []hipify.Result, elapsed time
 
 // printHipifyDiagnostics prints a translation's unsupported APIs, hazards
 // and conditionals on stderr, at their file:line:col.
-func printHipifyDiagnostics(ui *UI, rep *hipify.Report) {
+func printHipifyDiagnostics(ui *term.UI, rep *hipify.Report) {
 	for _, d := range rep.Unsupported {
-		ui.println(ui.Err, printable(d.Where, "")+": "+ui.ErrS.Warn.Render("unsupported:")+" "+d.Msg)
+		ui.Println(ui.Err, term.Printable(d.Where, "")+": "+ui.ErrS.Warn.Render("unsupported:")+" "+d.Msg)
 	}
 	for _, d := range rep.Hazards {
-		ui.println(ui.Err, printable(d.Where, "")+": "+ui.ErrS.Warn.Render("hazard:")+" ["+d.Code+"] "+d.Msg)
+		ui.Println(ui.Err, term.Printable(d.Where, "")+": "+ui.ErrS.Warn.Render("hazard:")+" ["+d.Code+"] "+d.Msg)
 	}
 	for _, d := range rep.Conditionals {
-		ui.println(ui.Err, printable(d.Where, "")+": conditional: ["+d.Code+"] "+d.Msg)
+		ui.Println(ui.Err, term.Printable(d.Where, "")+": conditional: ["+d.Code+"] "+d.Msg)
 	}
 }
 
 // printHipifyStats is the --stats table, then the kernels HIP would miss.
-func printHipifyStats(w io.Writer, s *Styles, doc hipify.TreeReport) error {
+func printHipifyStats(w io.Writer, s *term.Styles, doc hipify.TreeReport) error {
 	t, missing := hipifyStatsTable(doc)
 	if err := t.Render(w, s); err != nil {
 		return err
 	}
 	for _, m := range missing {
-		if _, err := fmt.Fprintln(w, "missing: "+printable(m, "")); err != nil {
+		if _, err := fmt.Fprintln(w, "missing: "+term.Printable(m, "")); err != nil {
 			return err
 		}
 	}
@@ -329,8 +330,8 @@ func printHipifyStats(w io.Writer, s *Styles, doc hipify.TreeReport) error {
 }
 
 // hipifyStatsTable is the --stats table, and the kernels HIP would miss.
-func hipifyStatsTable(doc hipify.TreeReport) (Table, []string) {
-	t := Table{Header: []string{"FILE", "LINES", "REPLACED", "UNSUPPORTED", "HAZARDS", "KERNELS", "TIME"}, Right: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true}}
+func hipifyStatsTable(doc hipify.TreeReport) (term.Table, []string) {
+	t := term.Table{Header: []string{"FILE", "LINES", "REPLACED", "UNSUPPORTED", "HAZARDS", "KERNELS", "TIME"}, Right: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true}}
 	var missing []string
 	for _, f := range doc.Files {
 		if f.Report == nil {

@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"math"
 	"runtime/debug"
@@ -145,13 +146,13 @@ func runInspect(opts inspectOptions, env Env) error {
 			reportFileError(ui, withLimitHint(err))
 		}
 		for _, w := range fr.Warnings() {
-			ui.Warnf("%s", printable(w, ""))
+			ui.Warnf("%s", term.Printable(w, ""))
 		}
 		if f != nil && x != nil {
 			ex, xerr := x.Extract(f)
 			fr.Extracted = ex.Paths
 			for _, r := range ex.Renamed {
-				ui.Warnf("extract: %s (the name was taken)", printable(r, ""))
+				ui.Warnf("extract: %s (the name was taken)", term.Printable(r, ""))
 			}
 			if xerr != nil {
 				xerr = fmt.Errorf("%s: %w", name, withLimitHint(xerr))
@@ -164,7 +165,7 @@ func runInspect(opts inspectOptions, env Env) error {
 		}
 		doc.Files = append(doc.Files, fr)
 	})
-	if err := ui.Result("inspect", doc, func(w io.Writer, s *Styles) error { return printInspect(w, s, doc, opts) }); err != nil {
+	if err := ui.Result("inspect", doc, func(w io.Writer, s *term.Styles) error { return printInspect(w, s, doc, opts) }); err != nil {
 		return err
 	}
 	if doc.Errors > 0 {
@@ -215,15 +216,15 @@ func maxLDSPerGroup() int {
 }
 
 // reportFileError prints one file's error and lets the command go on (nm's policy).
-func reportFileError(ui *UI, err error) {
+func reportFileError(ui *term.UI, err error) {
 	if !ui.JSON { // otherwise the error is in the document
-		ui.println(ui.Err, ui.ErrS.Err.Render("rocmk:")+" inspect: "+printable(err.Error(), "\n\t"))
+		ui.Println(ui.Err, ui.ErrS.Err.Render("rocmk:")+" inspect: "+term.Printable(err.Error(), "\n\t"))
 	}
 }
 
 // printInspect is inspect's text result: per file, its kind and each code
 // object's kernel table.
-func printInspect(w io.Writer, s *Styles, doc inspect.Report, opts inspectOptions) error {
+func printInspect(w io.Writer, s *term.Styles, doc inspect.Report, opts inspectOptions) error {
 	first := true
 	for _, fd := range doc.Files {
 		if fd.Kind == "" {
@@ -240,15 +241,15 @@ func printInspect(w io.Writer, s *Styles, doc inspect.Report, opts inspectOption
 			}
 		}
 		for _, p := range fd.Extracted {
-			fmt.Fprintln(w, "  extracted "+printable(p, ""))
+			fmt.Fprintln(w, "  extracted "+term.Printable(p, ""))
 		}
 	}
 	return nil
 }
 
-func printFileHead(w io.Writer, s *Styles, fd inspect.FileReport) {
+func printFileHead(w io.Writer, s *term.Styles, fd inspect.FileReport) {
 	var b strings.Builder
-	b.WriteString(s.Header.Render(printable(fd.File, "")) + ": " + fd.Kind)
+	b.WriteString(s.Header.Render(term.Printable(fd.File, "")) + ": " + fd.Kind)
 	for _, bu := range fd.Bundles {
 		if c := bu.Compressed; c != nil {
 			fmt.Fprintf(&b, " (CCOB v%d, %s, %d bytes uncompressed)", c.Version, c.Method, c.UncompressedSize)
@@ -259,22 +260,22 @@ func printFileHead(w io.Writer, s *Styles, fd inspect.FileReport) {
 	}
 	fmt.Fprintln(w, b.String())
 	for _, n := range fd.Notes {
-		fmt.Fprintln(w, s.Dim.Render("  note: "+printable(n, "")))
+		fmt.Fprintln(w, s.Dim.Render("  note: "+term.Printable(n, "")))
 	}
 	for _, im := range fd.Images {
 		arch := im.Arch
 		if arch == "" {
 			arch = "?"
 		}
-		fmt.Fprintf(w, "  %s: %s for %s (%d bytes)\n", printable(im.Where, ""), im.Kind, printable(arch, ""), im.Size)
+		fmt.Fprintf(w, "  %s: %s for %s (%d bytes)\n", term.Printable(im.Where, ""), im.Kind, term.Printable(arch, ""), im.Size)
 	}
 }
 
-func printCodeObject(w io.Writer, s *Styles, fd inspect.FileReport, co inspect.ObjectReport, symbols bool) error {
+func printCodeObject(w io.Writer, s *term.Styles, fd inspect.FileReport, co inspect.ObjectReport, symbols bool) error {
 	fmt.Fprintln(w)
 	head := co.Target
 	if co.Entry != "" || co.Container != "" {
-		head += "  " + s.Dim.Render(printable(strings.TrimPrefix(co.Location, fd.File), ""))
+		head += "  " + s.Dim.Render(term.Printable(strings.TrimPrefix(co.Location, fd.File), ""))
 	}
 	fmt.Fprintf(w, "%s  %s\n", s.Target.Render(head), s.Dim.Render(fmt.Sprintf("code object v%d, e_flags %s", co.Version, co.Flags)))
 	if co.Version == 2 {
@@ -288,14 +289,14 @@ func printCodeObject(w io.Writer, s *Styles, fd inspect.FileReport, co inspect.O
 	if symbols {
 		fmt.Fprintln(w, s.Dim.Render("  symbols:"))
 		for _, sym := range co.Symbols {
-			fmt.Fprintf(w, "  %016x %s %s\n", sym.Value, sym.Kind, printable(sym.Name, ""))
+			fmt.Fprintf(w, "  %016x %s %s\n", sym.Value, sym.Kind, term.Printable(sym.Name, ""))
 		}
 	}
 	return nil
 }
 
-func kernelTable(ks []inspect.KernelReport) Table {
-	t := Table{
+func kernelTable(ks []inspect.KernelReport) term.Table {
+	t := term.Table{
 		Header: []string{"KERNEL", "VGPR", "SGPR", "AGPR", "SPILL s/v", "LDS", "SCRATCH", "WAVE", "BLOCK", "OCC", "LIMIT"},
 		Right:  map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true, 9: true},
 	}
@@ -324,7 +325,7 @@ func kernelTable(ks []inspect.KernelReport) Table {
 
 // --diff.
 
-func runInspectDiff(opts inspectOptions, ui *UI, ro inspect.ReportOptions, read func(string) ([]byte, error), b *inspect.Budget) error {
+func runInspectDiff(opts inspectOptions, ui *term.UI, ro inspect.ReportOptions, read func(string) ([]byte, error), b *inspect.Budget) error {
 	var files [2]*inspect.File
 	for i, name := range opts.Files {
 		data, err := read(name)
@@ -336,7 +337,7 @@ func runInspectDiff(opts inspectOptions, ui *UI, ro inspect.ReportOptions, read 
 		}
 	}
 	doc, failing := inspect.NewDiffReport(opts.Files[0], opts.Files[1], files[0], files[1], ro, opts.FailOn)
-	if err := ui.Result("inspect.diff", doc, func(w io.Writer, s *Styles) error { return printDiff(w, s, doc) }); err != nil {
+	if err := ui.Result("inspect.diff", doc, func(w io.Writer, s *term.Styles) error { return printDiff(w, s, doc) }); err != nil {
 		return err
 	}
 	if len(failing) > 0 {
@@ -345,8 +346,8 @@ func runInspectDiff(opts inspectOptions, ui *UI, ro inspect.ReportOptions, read 
 	return nil
 }
 
-func printDiff(w io.Writer, s *Styles, doc inspect.DiffReport) error {
-	t := Table{Header: []string{"TARGET", "KERNEL", "STATUS", "CHANGES"}}
+func printDiff(w io.Writer, s *term.Styles, doc inspect.DiffReport) error {
+	t := term.Table{Header: []string{"TARGET", "KERNEL", "STATUS", "CHANGES"}}
 	same := 0
 	for _, d := range doc.Kernels {
 		if d.Status == "same" {
@@ -369,7 +370,7 @@ func printDiff(w io.Writer, s *Styles, doc inspect.DiffReport) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(w, "%s -> %s\n", printable(doc.Old, ""), printable(doc.New, ""))
+	fmt.Fprintf(w, "%s -> %s\n", term.Printable(doc.Old, ""), term.Printable(doc.New, ""))
 	if len(t.Rows) > 0 {
 		if err := t.Render(w, s); err != nil {
 			return err

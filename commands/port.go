@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"strings"
 	"time"
@@ -176,12 +177,12 @@ func runVerifySpec(ctx context.Context, o verifySpecOptions, env Env, g globalOp
 
 // runPortGroups runs port's pipeline, prints the report and turns it into
 // the exit status.
-func runPortGroups(ctx context.Context, ui *UI, schema string, po port.Options, groups []port.Group, quiet bool) error {
+func runPortGroups(ctx context.Context, ui *term.UI, schema string, po port.Options, groups []port.Group, quiet bool) error {
 	rep, err := port.Run(ctx, groups, po)
 	if err != nil {
 		return err
 	}
-	if err := ui.Result(schema, rep, func(w io.Writer, s *Styles) error { return printPort(w, s, rep, quiet) }); err != nil {
+	if err := ui.Result(schema, rep, func(w io.Writer, s *term.Styles) error { return printPort(w, s, rep, quiet) }); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -192,7 +193,7 @@ func runPortGroups(ctx context.Context, ui *UI, schema string, po port.Options, 
 
 // portSetup wires port to the session: AMD builds and device images through
 // its toolchain, Runner and cache, and the GPU runtime.
-func portSetup(s *compile.Session, env Env, ui *UI, backend string, device int, noNVCC bool, hipInclude string) port.Options {
+func portSetup(s *compile.Session, env Env, ui *term.UI, backend string, device int, noNVCC bool, hipInclude string) port.Options {
 	verbose := func(f string, a ...any) { ui.Verbosef(1, f, a...) }
 	return port.Options{
 		Session:    s,
@@ -216,7 +217,7 @@ func fmtPortDur(d time.Duration) string {
 }
 
 // printPort writes the case table and the verdicts.
-func printPort(w io.Writer, s *Styles, doc *port.Report, quiet bool) error {
+func printPort(w io.Writer, s *term.Styles, doc *port.Report, quiet bool) error {
 	for _, src := range doc.Sources {
 		if quiet {
 			break
@@ -237,7 +238,7 @@ func printPort(w io.Writer, s *Styles, doc *port.Report, quiet bool) error {
 		if v.Result == nil || quiet {
 			continue
 		}
-		t := Table{Header: []string{"CASE", "GRID", "BLOCK", "RESULT", "MAX ABS", "MAX REL", "WORST", "GPU"}, Right: map[int]bool{4: true, 5: true}}
+		t := term.Table{Header: []string{"CASE", "GRID", "BLOCK", "RESULT", "MAX ABS", "MAX REL", "WORST", "GPU"}, Right: map[int]bool{4: true, 5: true}}
 		for _, c := range v.Result.Cases {
 			res, worst := "ok", ""
 			var maxAbs, maxRel float64
@@ -290,7 +291,7 @@ func fmtDim3(d [3]int) string {
 
 // verdictLine is "NAME: translated with N hazards; built for T; verified on
 // DEVICE: pass (worst ...)".
-func verdictLine(s *Styles, doc *port.Report, v *port.Verdict) string {
+func verdictLine(s *term.Styles, doc *port.Report, v *port.Verdict) string {
 	var parts []string
 	if strings.HasSuffix(strings.ToLower(v.Source), ".cu") || strings.HasSuffix(strings.ToLower(v.Source), ".cuh") {
 		parts = append(parts, fmt.Sprintf("translated with %d hazard%s", v.Hazards, plural(v.Hazards, "", "s")))

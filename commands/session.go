@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"github.com/rocmk/rocmk/commands/term"
 	"os"
 	"path/filepath"
 
@@ -18,7 +19,7 @@ type sessionFlags struct {
 
 // openSession opens the command's compile.Session: one Runner, one
 // toolchain discovery, one cache with its remote tier.
-func openSession(env Env, g globalOptions, ui *UI, f sessionFlags) (*compile.Session, error) {
+func openSession(env Env, g globalOptions, ui *term.UI, f sessionFlags) (*compile.Session, error) {
 	o := compile.SessionOptions{ROCmPath: f.ROCmPath, Getenv: env.Getenv, Root: env.Root, LookPath: env.LookPath,
 		Runner: env.Runner, Layout: f.Layout, CacheDir: g.CacheDir, NoCache: f.NoCache, Jobs: g.Jobs,
 		DebugLog: env.Stderr, Warn: ui.Warnf, Verbose: func(format string, a ...any) { ui.Verbosef(1, format, a...) }}
@@ -36,7 +37,7 @@ func openSession(env Env, g globalOptions, ui *UI, f sessionFlags) (*compile.Ses
 
 // openTier puts the remote cache cfg names behind local; its one warning
 // and its -v details go through ui.
-func openTier(local *cache.Cache, cfg *remote.Config, ui *UI) (*remote.Tier, error) {
+func openTier(local *cache.Cache, cfg *remote.Config, ui *term.UI) (*remote.Tier, error) {
 	t, err := remote.Open(local, cfg, remote.Options{
 		Warn:    func(m string) { ui.Warnf("%s", m) },
 		Verbose: func(m string) { ui.Verbosef(1, "%s", m) },

@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"os"
 	"path/filepath"
@@ -62,7 +63,7 @@ type specInitDoc struct {
 	Spec    string   `json:"spec"`
 }
 
-func runSpecInit(o specInitOptions, env Env, ui *UI) error {
+func runSpecInit(o specInitOptions, env Env, ui *term.UI) error {
 	limit, err := inputLimit(env, maxSourceSize)
 	if err != nil {
 		return err
@@ -88,7 +89,7 @@ func runSpecInit(o specInitOptions, env Env, ui *UI) error {
 		ui.Infof("wrote %s: %d kernel spec(s) to fill in (TODO)", o.Output, len(doc.Kernels))
 		return ui.Result("spec-init", doc, nil)
 	}
-	return ui.Result("spec-init", doc, func(w io.Writer, _ *Styles) error {
+	return ui.Result("spec-init", doc, func(w io.Writer, _ *term.Styles) error {
 		_, err := w.Write(draft)
 		return err
 	})

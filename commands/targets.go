@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"strconv"
 	"strings"
@@ -68,7 +69,7 @@ type targetsToolchain struct {
 	Source       string `json:"source"`
 }
 
-func runTargets(o targetsOptions, env Env, ui *UI) error {
+func runTargets(o targetsOptions, env Env, ui *term.UI) error {
 	procs, err := inspect.FindProcessors(compile.SplitList(strings.Join(o.Names, ",")), splitCommas(o.Families))
 	if err != nil {
 		return usageError{err}
@@ -106,7 +107,7 @@ func runTargets(o targetsOptions, env Env, ui *UI) error {
 	if len(doc.Targets) == 0 {
 		return usagef("no target matches the filters")
 	}
-	if err := ui.Result("targets", doc, func(w io.Writer, s *Styles) error { return renderTargets(w, s, doc) }); err != nil {
+	if err := ui.Result("targets", doc, func(w io.Writer, s *term.Styles) error { return renderTargets(w, s, doc) }); err != nil {
 		return err
 	}
 	if inst != nil {
@@ -115,8 +116,8 @@ func runTargets(o targetsOptions, env Env, ui *UI) error {
 	return nil
 }
 
-func renderTargets(w io.Writer, s *Styles, doc targetsDoc) error {
-	t := Table{Header: []string{"TARGET", "FAMILY", "WAVE", "LDS", "VGPRS", "MAXW", "FEATURES", "LLVM", "ROCM", "BUILD", "PRODUCTS"}}
+func renderTargets(w io.Writer, s *term.Styles, doc targetsDoc) error {
+	t := term.Table{Header: []string{"TARGET", "FAMILY", "WAVE", "LDS", "VGPRS", "MAXW", "FEATURES", "LLVM", "ROCM", "BUILD", "PRODUCTS"}}
 	t.Right = map[int]bool{3: true, 5: true}
 	for _, d := range doc.Targets {
 		waves := make([]string, len(d.Waves))

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"strings"
 	"time"
@@ -166,22 +167,22 @@ func runVerify(ctx context.Context, o verifyOptions, env Env) error {
 		return runErr
 	}
 	rep.WallSeconds = env.Now().Sub(start).Seconds()
-	if err := ui.Result("verify", rep, func(w io.Writer, st *Styles) error { return printVerify(w, st, rep) }); err != nil {
+	if err := ui.Result("verify", rep, func(w io.Writer, st *term.Styles) error { return printVerify(w, st, rep) }); err != nil {
 		return err
 	}
 	return runErr
 }
 
 // listSuite is verify --list: the kernels, no GPU needed.
-func listSuite(ui *UI, specs []kernels.Spec) error {
+func listSuite(ui *term.UI, specs []kernels.Spec) error {
 	var doc struct {
 		Kernels []listEntry `json:"kernels"`
 	}
 	for _, s := range specs {
 		doc.Kernels = append(doc.Kernels, listEntry{s.Name, s.Family, s.Module, s.DType.String()})
 	}
-	return ui.Result("verify-list", doc, func(w io.Writer, st *Styles) error {
-		t := Table{Header: []string{"KERNEL", "FAMILY", "MODULE", "DTYPE"}}
+	return ui.Result("verify-list", doc, func(w io.Writer, st *term.Styles) error {
+		t := term.Table{Header: []string{"KERNEL", "FAMILY", "MODULE", "DTYPE"}}
 		for _, k := range doc.Kernels {
 			t.Rows = append(t.Rows, []string{k.Name, k.Family, k.Module, k.DType})
 		}
@@ -189,8 +190,8 @@ func listSuite(ui *UI, specs []kernels.Spec) error {
 	})
 }
 
-func printVerify(w io.Writer, st *Styles, doc *kernels.Report) error {
-	t := Table{Header: []string{"KERNEL", "DTYPE", "RESULT", "MAX ABS", "MAX REL", "GPU µs", "GB/s", "% PEAK"},
+func printVerify(w io.Writer, st *term.Styles, doc *kernels.Report) error {
+	t := term.Table{Header: []string{"KERNEL", "DTYPE", "RESULT", "MAX ABS", "MAX REL", "GPU µs", "GB/s", "% PEAK"},
 		Right: map[int]bool{3: true, 4: true, 5: true, 6: true, 7: true}}
 	t.Style = func(col int, row []string) *lipgloss.Style {
 		if col != 2 {

@@ -1,4 +1,9 @@
-package commands
+// Package term is rocmk's terminal: results on stdout and messages on
+// stderr (UI), styles per stream that follow the TTY, NO_COLOR,
+// CLICOLOR_FORCE and CI (Styles), progress bars only on a TTY, aligned
+// tables and escaping of names from files (Table, Printable). The commands
+// print through it; nothing else imports lipgloss, termenv or progressbar.
+package term
 
 import (
 	"bytes"
@@ -15,7 +20,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
+	xterm "golang.org/x/term"
 )
 
 // UI is how commands talk to the user: results on stdout, everything else on
@@ -34,31 +39,37 @@ type UI struct {
 	resultPrinted bool
 }
 
-// newUI builds the UI for one command run.
-func newUI(env Env, g globalOptions) *UI {
-	outR := newRenderer(env.Stdout, env)
-	errR := newRenderer(env.Stderr, env)
+// Options are one command run's streams, environment and output mode.
+type Options struct {
+	Stdout, Stderr io.Writer
+	Env            termenv.Environ // NO_COLOR, CLICOLOR_FORCE, CI, TERM...
+	JSON, Quiet    bool
+	Verbosity      int // -v count
+}
+
+// New builds the UI for one command run.
+func New(o Options) *UI {
 	return &UI{
-		Out:           env.Stdout,
-		Err:           env.Stderr,
-		OutS:          NewStyles(outR),
-		ErrS:          NewStyles(errR),
-		JSON:          g.JSON,
-		Quiet:         g.Quiet,
-		Verbosity:     g.Verbose,
-		progressOnTTY: isTTY(env.Stderr) && !g.JSON && !g.Quiet,
+		Out:           o.Stdout,
+		Err:           o.Stderr,
+		OutS:          NewStyles(NewRenderer(o.Stdout, o.Env)),
+		ErrS:          NewStyles(NewRenderer(o.Stderr, o.Env)),
+		JSON:          o.JSON,
+		Quiet:         o.Quiet,
+		Verbosity:     o.Verbosity,
+		progressOnTTY: isTTY(o.Stderr) && !o.JSON && !o.Quiet,
 	}
 }
 
-// newRenderer makes a lipgloss renderer whose colour profile follows the
-// stream (TTY or not) and the command's environment (NO_COLOR, CLICOLOR_FORCE).
-func newRenderer(w io.Writer, env Env) *lipgloss.Renderer {
-	return lipgloss.NewRenderer(w, termenv.WithEnvironment(envLookup{env}), termenv.WithColorCache(true))
+// NewRenderer makes a lipgloss renderer whose colour profile follows the
+// stream (TTY or not) and env (NO_COLOR, CLICOLOR_FORCE).
+func NewRenderer(w io.Writer, env termenv.Environ) *lipgloss.Renderer {
+	return lipgloss.NewRenderer(w, termenv.WithEnvironment(env), termenv.WithColorCache(true))
 }
 
 func isTTY(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	return ok && xterm.IsTerminal(int(f.Fd()))
 }
 
 // Infof prints a message on stderr unless -q or --json.
@@ -66,7 +77,7 @@ func (u *UI) Infof(format string, a ...any) {
 	if u.Quiet || u.JSON {
 		return
 	}
-	u.println(u.Err, fmt.Sprintf(format, a...))
+	u.Println(u.Err, fmt.Sprintf(format, a...))
 }
 
 // Verbosef prints on stderr when -v was given at least level times.
@@ -74,7 +85,7 @@ func (u *UI) Verbosef(level int, format string, a ...any) {
 	if u.JSON || u.Verbosity < level {
 		return
 	}
-	u.println(u.Err, u.ErrS.Dim.Render(fmt.Sprintf(format, a...)))
+	u.Println(u.Err, u.ErrS.Dim.Render(fmt.Sprintf(format, a...)))
 }
 
 // Warnf prints a warning on stderr (also in JSON mode: stdout stays clean).
@@ -82,10 +93,11 @@ func (u *UI) Warnf(format string, a ...any) {
 	if u.Quiet {
 		return
 	}
-	u.println(u.Err, u.ErrS.Warn.Render("warning:")+" "+fmt.Sprintf(format, a...))
+	u.Println(u.Err, u.ErrS.Warn.Render("warning:")+" "+fmt.Sprintf(format, a...))
 }
 
-func (u *UI) println(w io.Writer, s string) {
+// Println prints s on w (stdout or stderr) under the UI's lock.
+func (u *UI) Println(w io.Writer, s string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	fmt.Fprintln(w, strings.TrimRight(s, "\n"))
@@ -153,7 +165,7 @@ type Progress interface {
 // NewProgress returns a bar over total steps.
 func (u *UI) NewProgress(total int, desc string) Progress {
 	if !u.progressOnTTY || total <= 0 {
-		return nopProgress{}
+		return NopProgress{}
 	}
 	return &barProgress{bar: progressbar.NewOptions(total,
 		progressbar.OptionSetWriter(u.Err),
@@ -166,11 +178,12 @@ func (u *UI) NewProgress(total int, desc string) Progress {
 	)}
 }
 
-type nopProgress struct{}
+// NopProgress draws nothing.
+type NopProgress struct{}
 
-func (nopProgress) Add(int)         {}
-func (nopProgress) Describe(string) {}
-func (nopProgress) Finish()         {}
+func (NopProgress) Add(int)         {}
+func (NopProgress) Describe(string) {}
+func (NopProgress) Finish()         {}
 
 type barProgress struct{ bar *progressbar.ProgressBar }
 
@@ -178,9 +191,9 @@ func (p *barProgress) Add(n int)         { _ = p.bar.Add(n) }
 func (p *barProgress) Describe(s string) { p.bar.Describe(s) }
 func (p *barProgress) Finish()           { _ = p.bar.Finish() }
 
-// padRight pads plain text to width before styling, so escape codes never
+// PadRight pads plain text to width before styling, so escape codes never
 // disturb column alignment.
-func padRight(s string, width int) string {
+func PadRight(s string, width int) string {
 	if n := lipgloss.Width(s); n < width {
 		return s + strings.Repeat(" ", width-n)
 	}
@@ -199,13 +212,13 @@ type Table struct {
 }
 
 // Render writes the table with two spaces between columns. Control
-// characters in cells are escaped (printable).
+// characters in cells are escaped (Printable).
 func (t Table) Render(w io.Writer, s *Styles) error {
 	t.Rows = append([][]string(nil), t.Rows...)
 	for i, r := range t.Rows {
 		r = append([]string(nil), r...)
 		for j := range r {
-			r[j] = printable(r[j], "")
+			r[j] = Printable(r[j], "")
 		}
 		t.Rows[i] = r
 	}
@@ -232,7 +245,7 @@ func (t Table) Render(w io.Writer, s *Styles) error {
 			} else if i == len(cells)-1 {
 				cell = c
 			} else {
-				cell = padRight(c, widths[i])
+				cell = PadRight(c, widths[i])
 			}
 			switch {
 			case header:
@@ -257,12 +270,12 @@ func (t Table) Render(w io.Writer, s *Styles) error {
 	return err
 }
 
-// printable returns s with control characters (C0, DEL, C1), bidirectional
+// Printable returns s with control characters (C0, DEL, C1), bidirectional
 // text controls and invalid UTF-8 written as Go escapes (\x1b, \u202e), so
 // that a name taken from a file or a file system cannot move the cursor,
 // recolour the terminal, reorder text or break a table's columns. keep lists
 // the controls to leave alone ("\n\t" in multi-line messages).
-func printable(s, keep string) string {
+func Printable(s, keep string) string {
 	escape := func(r rune) bool {
 		return (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)) && !strings.ContainsRune(keep, r)
 	}

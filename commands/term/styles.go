@@ -1,4 +1,4 @@
-package commands
+package term
 
 import "github.com/charmbracelet/lipgloss"
 
