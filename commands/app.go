@@ -8,12 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rocmk/rocmk/commands/term"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
 	"time"
+
+	"github.com/rocmk/rocmk/commands/term"
 
 	"github.com/urfave/cli/v2"
 

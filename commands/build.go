@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/rocmk/rocmk/commands/term"
 
 	"github.com/urfave/cli/v2"
 
@@ -224,7 +224,7 @@ func printDiagnostics(ui *term.UI, list compile.ErrorList) {
 // printBuild is the text result: the --resource-usage table and the summary.
 func printBuild(w io.Writer, s *term.Styles, doc buildDoc, rep *compile.Report, o buildOptions) error {
 	if o.ResourceUsage {
-		if err := printUsage(w, s, rep); err != nil {
+		if err := term.ResourceUsage(w, s, rep); err != nil {
 			return err
 		}
 	}
@@ -273,18 +273,4 @@ func warnSpills(ui *term.UI, rep *compile.Report) {
 			}
 		}
 	}
-}
-
-func printUsage(w io.Writer, s *term.Styles, rep *compile.Report) error {
-	t := term.Table{Header: []string{"SOURCE", "TARGET", "KERNEL", "VGPR", "SGPR", "AGPR", "SPILLS", "LDS", "SCRATCH"},
-		Right: map[int]bool{3: true, 4: true, 5: true, 6: true, 7: true, 8: true}}
-	rs := append([]*compile.Result(nil), rep.Results...)
-	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Src < rs[j].Src })
-	for _, r := range rs {
-		for _, k := range r.Kernels {
-			t.Rows = append(t.Rows, []string{filepath.Base(r.Src), r.Target.String(), k.Name,
-				fmt.Sprint(k.VGPRs), fmt.Sprint(k.SGPRs), fmt.Sprint(k.AGPRs), fmt.Sprint(k.VGPRSpills + k.SGPRSpills), fmt.Sprint(k.LDS), fmt.Sprint(k.Scratch)})
-		}
-	}
-	return t.Render(w, s)
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"path/filepath"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
+	"github.com/rocmk/rocmk/commands/term"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmk/rocmk/cache"
@@ -101,13 +101,6 @@ func cacheLsCommand() *cli.Command {
 	}
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *term.UI, now time.Time) error {
 	all, err := cc.List()
 	if err != nil {
@@ -135,42 +128,17 @@ func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *term.UI, now time.Time) e
 			return nil
 		}
 		if len(ents) > 0 {
-			if err := entryTable(ents, s, now).Render(w, s); err != nil {
+			if err := term.EntryTable(ents, s, now).Render(w, s); err != nil {
 				return err
 			}
 		}
-		_, err := fmt.Fprintf(w, "%d %s, %s in %s\n", len(ents), plural(len(ents), "entry", "entries"), cache.FormatSize(total), term.Printable(cc.Dir(), ""))
+		_, err := fmt.Fprintf(w, "%d %s, %s in %s\n", len(ents), term.Plural(len(ents), "entry", "entries"), cache.FormatSize(total), term.Printable(cc.Dir(), ""))
 		return err
 	})
 	if err == nil && hidden > 0 && !ui.Quiet {
-		ui.Infof("(%d bookkeeping %s not shown: --all lists them)", hidden, plural(hidden, "entry", "entries"))
+		ui.Infof("(%d bookkeeping %s not shown: --all lists them)", hidden, term.Plural(hidden, "entry", "entries"))
 	}
 	return err
-}
-
-func entryTable(ents []cache.Entry, s *term.Styles, now time.Time) term.Table {
-	t := term.Table{
-		Header: []string{"KEY", "KIND", "SOURCE", "TARGET", "TOOLCHAIN", "ROCM", "SIZE", "CREATED", "USED"},
-		Right:  map[int]bool{6: true},
-		Style: func(col int, _ []string) *lipgloss.Style {
-			return map[int]*lipgloss.Style{0: &s.Dim, 3: &s.Target}[col]
-		},
-	}
-	for _, e := range ents {
-		t.Rows = append(t.Rows, []string{
-			e.Action.String()[:12], orDash(e.Meta.Kind), orDash(e.Meta.Source), orDash(e.Meta.Target),
-			orDash(e.Meta.Toolchain), orDash(e.Meta.ROCm), cache.FormatSize(e.Size),
-			cache.FormatAge(now, e.Created), cache.FormatAge(now, e.Used),
-		})
-	}
-	return t
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // ---- prune
@@ -247,30 +215,7 @@ func runCachePrune(o cachePruneOptions, cc *cache.Cache, ui *term.UI, now time.T
 		Kept       int           `json:"kept"`
 		KeptBytes  int64         `json:"kept_bytes"`
 	}{o.Policy.DryRun, append([]cache.Entry{}, tr.Removed...), tr.Files, tr.Bytes, tr.Debris, tr.Kept, tr.KeptBytes}
-	return ui.Result("cache.prune", doc, func(w io.Writer, s *term.Styles) error {
-		verb, did := "removed", "freed"
-		if o.Policy.DryRun {
-			verb, did = "would remove", "would free"
-		}
-		if !ui.Quiet && len(tr.Removed) > 0 {
-			t := term.Table{Right: map[int]bool{4: true}, Header: []string{"", "SOURCE", "TARGET", "TOOLCHAIN", "SIZE", "USED"}}
-			for _, e := range tr.Removed {
-				t.Rows = append(t.Rows, []string{verb, orDash(e.Meta.Source), orDash(e.Meta.Target), orDash(e.Meta.Toolchain), cache.FormatSize(e.Size), cache.FormatAge(now, e.Used)})
-			}
-			if err := t.Render(w, s); err != nil {
-				return err
-			}
-		}
-		left := ""
-		if tr.Debris > 0 {
-			left = fmt.Sprintf(" and %d %s of interrupted builds", tr.Debris, plural(tr.Debris, "leftover", "leftovers"))
-		}
-		_, err := fmt.Fprintf(w, "%s %d %s%s, %s %s; %d %s (%s) %s\n",
-			verb, len(tr.Removed), plural(len(tr.Removed), "entry", "entries"), left,
-			did, cache.FormatSize(tr.Bytes),
-			tr.Kept, plural(tr.Kept, "entry", "entries"), cache.FormatSize(tr.KeptBytes), map[bool]string{true: "would remain", false: "remain"}[o.Policy.DryRun])
-		return err
-	})
+	return ui.Result("cache.prune", doc, func(w io.Writer, s *term.Styles) error { return term.Pruned(w, s, tr, o.Policy.DryRun, ui.Quiet, now) })
 }
 
 // ---- stats
@@ -322,43 +267,7 @@ func runCacheStats(zero bool, cc *cache.Cache, ui *term.UI, now time.Time) error
 		since := st.Since.UTC()
 		doc.Since = &since
 	}
-	return ui.Result("cache.stats", doc, func(w io.Writer, s *term.Styles) error {
-		rate, since := "-", "-"
-		if st.Hits+st.Misses > 0 {
-			rate = fmt.Sprintf("%.1f%%", 100*st.HitRate())
-		}
-		if doc.Since != nil {
-			since = doc.Since.Format("2006-01-02 15:04 UTC") + " (" + cache.FormatAge(now, st.Since) + ")"
-		}
-		rows := [][2]string{
-			{"cache", cc.Dir()},
-			{"entries", fmt.Sprint(st.Entries)},
-			{"size", cache.FormatSize(st.Bytes)},
-			{"hits", fmt.Sprint(st.Hits)},
-			{"misses", fmt.Sprint(st.Misses)},
-			{"hit rate", rate},
-		}
-		if r := st.Remote; r != (cache.RemoteStats{}) {
-			// The remote tier's share: lookups that reached the server
-			// (a local hit never does), failures, and traffic.
-			rows = append(rows, [][2]string{
-				{"remote hits", fmt.Sprint(r.Hits)},
-				{"remote misses", fmt.Sprint(r.Misses)},
-				{"remote errors", fmt.Sprint(r.Errors)},
-				{"downloaded", cache.FormatSize(r.BytesDown)},
-				{"uploaded", fmt.Sprintf("%s in %d %s", cache.FormatSize(r.BytesUp), r.Uploads, plural(int(r.Uploads), "entry", "entries"))},
-			}...)
-		}
-		rows = append(rows, [2]string{"since", since})
-		width := 8
-		for _, r := range rows {
-			width = max(width, len(r[0]))
-		}
-		for _, r := range rows {
-			fmt.Fprintf(w, "%s  %s\n", s.Header.Render(term.PadRight(r[0], width)), r[1])
-		}
-		return nil
-	})
+	return ui.Result("cache.stats", doc, func(w io.Writer, s *term.Styles) error { return term.CacheStats(w, s, cc.Dir(), st, now) })
 }
 
 // ---- push
@@ -437,7 +346,7 @@ func runCachePush(ctx context.Context, cc *cache.Cache, cfg *remote.Config, jobs
 	}
 	if err := ui.Result("cache.push", doc, func(w io.Writer, s *term.Styles) error {
 		_, err := fmt.Fprintf(w, "pushed %d %s (%s) to %s; %d already there, %d over the size limit, %d failed\n",
-			rep.Uploaded, plural(rep.Uploaded, "entry", "entries"), cache.FormatSize(rep.Bytes), cfg, rep.Present, rep.TooBig, rep.Failed)
+			rep.Uploaded, term.Plural(rep.Uploaded, "entry", "entries"), cache.FormatSize(rep.Bytes), cfg, rep.Present, rep.TooBig, rep.Failed)
 		return err
 	}); err != nil {
 		return err
@@ -578,21 +487,8 @@ func runCacheVerify(fix bool, cc *cache.Cache, ui *term.UI) error {
 		cache.VerifyReport
 	}{cc.Dir(), r.OK(), r}
 	doc.Problems = probs
-	err = ui.Result("cache.verify", doc, func(w io.Writer, s *term.Styles) error {
-		for _, p := range probs {
-			state := ""
-			if p.Fixed {
-				state = " (removed)"
-			}
-			fmt.Fprintf(w, "%s %s: %s%s\n", s.Err.Render("corrupt"), term.Printable(p.Path, ""), p.Reason, state)
-		}
-		verdict := s.OK.Render("ok")
-		if !r.OK() {
-			verdict = s.Err.Render(fmt.Sprintf("%d %s, %d %s removed", len(probs), plural(len(probs), "problem", "problems"), r.Removed, plural(r.Removed, "file", "files")))
-		}
-		_, err := fmt.Fprintf(w, "checked %d %s and %d data %s (%s): %s\n", r.Entries, plural(r.Entries, "entry", "entries"), r.DataFiles, plural(r.DataFiles, "file", "files"), cache.FormatSize(r.Bytes), verdict)
-		return err
-	})
+	err = ui.Result("cache.verify", doc, func(w io.Writer, s *term.Styles) error { return term.CacheVerified(w, s, doc.VerifyReport) })
+
 	if err != nil {
 		return err
 	}

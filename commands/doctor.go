@@ -2,15 +2,14 @@ package commands
 
 import (
 	"fmt"
-	"github.com/rocmk/rocmk/cache"
-	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"sort"
-	"strings"
+
+	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/commands/term"
 
 	"github.com/urfave/cli/v2"
 
@@ -86,32 +85,6 @@ func buildSetting(key string) string {
 	return "unknown"
 }
 
-type doctorDoc struct {
-	OK    bool        `json:"ok"` // rocmk build can run
-	Rocmk doctorRocmk `json:"rocmk"`
-	compile.Checkup
-	Cache       doctorCache            `json:"cache"`
-	RemoteCache *remote.CheckResult    `json:"remote_cache,omitempty"`
-	Libraries   []verify.LibraryStatus `json:"runtime_libraries"`
-	Environment map[string]string      `json:"environment"`
-	Problems    []string               `json:"problems"`
-}
-
-type doctorRocmk struct {
-	Version string `json:"version"`
-	Go      string `json:"go"`
-	OSArch  string `json:"os_arch"`
-	Cgo     string `json:"cgo"`
-}
-
-type doctorCache struct {
-	Dir    string `json:"dir"`
-	Source string `json:"source"` // "--cache-dir", "ROCMK_CACHE_DIR", "default"
-	Exists bool   `json:"exists"`
-	Files  int    `json:"files"`
-	Bytes  int64  `json:"bytes"`
-}
-
 // doctorEnvVars are the variables the report shows when they are set.
 var doctorEnvVars = []string{
 	"ROCM_PATH", "HIP_PATH", "HIP_CLANG_PATH", "HIP_DEVICE_LIB_PATH", "HIP_PLATFORM",
@@ -127,8 +100,8 @@ func runDoctor(o doctorOptions, env Env, ui *term.UI) error {
 	if err != nil {
 		return err
 	}
-	doc := doctorDoc{
-		Rocmk:       doctorRocmk{Version: version(), Go: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH, Cgo: doctorCgo},
+	doc := term.DoctorReport{
+		Rocmk:       term.DoctorRocmk{Version: version(), Go: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH, Cgo: doctorCgo},
 		Checkup:     s.Checkup(o.Arch),
 		Cache:       doctorCacheOf(o, env),
 		Libraries:   verify.FindLibraries(verify.Loader{Root: env.Root, Getenv: env.Getenv, Cache: ldconfigCache(env)}),
@@ -151,7 +124,7 @@ func runDoctor(o doctorOptions, env Env, ui *term.UI) error {
 			doc.Environment[k] = v
 		}
 	}
-	if err := ui.Result("doctor", doc, func(w io.Writer, s *term.Styles) error { return renderDoctor(w, s, doc) }); err != nil {
+	if err := ui.Result("doctor", doc, func(w io.Writer, s *term.Styles) error { return term.Doctor(w, s, doc) }); err != nil {
 		return err
 	}
 	if doc.Checkup.Err != nil {
@@ -181,8 +154,8 @@ func doctorRemote(env Env, o doctorOptions, problems []string) (*remote.CheckRes
 	return &r, problems
 }
 
-func doctorCacheOf(o doctorOptions, env Env) doctorCache {
-	c := doctorCache{Dir: o.CacheDir, Source: "--cache-dir"}
+func doctorCacheOf(o doctorOptions, env Env) term.DoctorCache {
+	c := term.DoctorCache{Dir: o.CacheDir, Source: "--cache-dir"}
 	switch {
 	case o.CacheDir == "":
 		c.Dir, _ = cache.UserDir(env.Getenv)
@@ -211,143 +184,4 @@ func ldconfigCache(env Env) map[string]string {
 		return nil
 	}
 	return verify.ParseLDConfig(out.Stdout)
-}
-
-func renderDoctor(w io.Writer, s *term.Styles, d doctorDoc) error {
-	var b strings.Builder
-	ok := func(text string) string { return s.OK.Render(text) }
-	bad := func(text string) string { return s.Err.Render(text) }
-	dim := func(text string) string { return s.Dim.Render(text) }
-	kv := func(k, v string) { fmt.Fprintf(&b, "  %-14s %s\n", k, v) }
-	orNone := func(v string) string {
-		if v == "" {
-			return dim("not found")
-		}
-		return v
-	}
-
-	fmt.Fprintf(&b, "%s %s (%s %s, cgo %s)\n\n", s.Header.Render("rocmk"), d.Rocmk.Version, d.Rocmk.Go, d.Rocmk.OSArch, d.Rocmk.Cgo)
-
-	if t := d.Toolchain; t != nil {
-		fmt.Fprintf(&b, "%s  %s\n", s.Header.Render("Toolchain"), ok("found")+dim(" via "+t.Source))
-		kv("root", t.Root+" ("+t.Layout+" layout)")
-		kv("clang", t.Clang+" ("+orNone(t.ClangVersion)+")")
-		kv("hipcc", orNone(t.HIPCC))
-		kv("bundler", orNone(t.Bundler))
-		kv("device libs", t.DeviceLibDir)
-		kv("", doctorWrap(fmt.Sprintf("%d targets: ", len(t.DeviceLibTargets)), t.DeviceLibTargets, 17, 78))
-		hip := orNone(t.HIPVersion)
-		if t.HIPInclude != "" {
-			hip += " (" + t.HIPInclude + ")"
-		}
-		kv("HIP", hip)
-		rocm := orNone(t.ROCmVersion)
-		if t.ROCmVersionFrom != "" {
-			rocm += dim(" (from " + t.ROCmVersionFrom + ")")
-		}
-		kv("ROCm", rocm)
-	} else {
-		fmt.Fprintf(&b, "%s  %s\n", s.Header.Render("Toolchain"), bad("not found"))
-		for _, line := range strings.Split(d.ToolchainErr, "\n") {
-			fmt.Fprintf(&b, "  %s\n", strings.TrimSpace(line))
-		}
-	}
-
-	fmt.Fprintf(&b, "\n%s\n", s.Header.Render("GPUs"))
-	if len(d.GPUs) == 0 {
-		fmt.Fprintf(&b, "  %s\n", dim("none found (no KFD GPU node, amdgpu-arch, rocminfo or nvidia-smi GPU)"))
-	}
-	for _, g := range d.GPUs {
-		fmt.Fprintf(&b, "  [%d] %-6s %-8s %s %s\n", g.Index, g.Vendor, s.Target.Render(term.PadRight(g.Arch, 8)), g.Name, dim("("+g.Source+")"))
-	}
-	if d.GPUErr != "" {
-		fmt.Fprintf(&b, "  %s %s\n", s.Warn.Render("warning:"), d.GPUErr)
-	}
-
-	fmt.Fprintf(&b, "\n%s\n", s.Header.Render("Build targets"))
-	if d.Arch.Error != "" {
-		fmt.Fprintf(&b, "  %s\n", dim(strings.SplitN(d.Arch.Error, "\n", 2)[0]))
-	} else {
-		var ts []string
-		for _, t := range d.Arch.Targets {
-			ts = append(ts, s.Target.Render(t))
-		}
-		fmt.Fprintf(&b, "  %s %s\n", strings.Join(ts, " "), dim("(from "+d.Arch.Source+")"))
-	}
-
-	fmt.Fprintf(&b, "\n%s\n", s.Header.Render("Cache"))
-	state := "absent (created on first build)"
-	if d.Cache.Exists {
-		state = fmt.Sprintf("%d files, %s", d.Cache.Files, cache.FormatSize(d.Cache.Bytes))
-	}
-	kv("dir", d.Cache.Dir+dim(" ("+d.Cache.Source+")"))
-	kv("size", state)
-	if r := d.RemoteCache; r != nil {
-		state := ok("reachable, authorised") + dim(fmt.Sprintf(" (round trip %.1f ms)", r.RTTms))
-		switch {
-		case !r.Reachable:
-			state = bad("unreachable")
-		case !r.Authorized:
-			state = bad("not authorised")
-		}
-		kv("remote", r.URL+dim(" ("+string(r.Mode)+")"))
-		kv("", state)
-		if r.Writable != nil {
-			kv("", map[bool]string{true: ok("uploads accepted"), false: bad("uploads refused")}[*r.Writable])
-		}
-	}
-
-	fmt.Fprintf(&b, "\n%s %s\n", s.Header.Render("Runtime libraries"), dim("(what rocmk verify would load)"))
-	for _, l := range d.Libraries {
-		where := dim("not found (tried " + strings.Join(l.Tried, ", ") + ")")
-		if l.Found {
-			where = ok(l.Path) + dim(" ("+l.Via+")")
-		}
-		fmt.Fprintf(&b, "  %-6s %s\n", l.Backend, where)
-	}
-
-	if len(d.Environment) > 0 {
-		fmt.Fprintf(&b, "\n%s\n", s.Header.Render("Environment"))
-		keys := make([]string, 0, len(d.Environment))
-		for k := range d.Environment {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(&b, "  %s=%s\n", k, d.Environment[k])
-		}
-	}
-
-	fmt.Fprintf(&b, "\n%s\n", s.Header.Render("Summary"))
-	if d.OK {
-		fmt.Fprintf(&b, "  %s\n", ok("rocmk build can run"))
-	} else {
-		fmt.Fprintf(&b, "  %s\n", bad("rocmk build cannot run"))
-	}
-	for _, p := range d.Problems {
-		fmt.Fprintf(&b, "  - %s\n", p)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// doctorWrap joins items after prefix, wrapping at width with indent spaces.
-func doctorWrap(prefix string, items []string, indent, width int) string {
-	var b strings.Builder
-	b.WriteString(prefix)
-	col := indent + len(prefix)
-	for i, it := range items {
-		if i > 0 {
-			if col+1+len(it) > width {
-				b.WriteString("\n" + strings.Repeat(" ", indent))
-				col = indent
-			} else {
-				b.WriteString(" ")
-				col++
-			}
-		}
-		b.WriteString(it)
-		col += len(it)
-	}
-	return b.String()
 }

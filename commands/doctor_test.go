@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocmk/rocmk/commands/term"
 	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/verify"
 )
@@ -60,18 +61,18 @@ func TestDoctorArchAndCache(t *testing.T) {
 	env := fakeMachine(t, map[string]string{"ROCMK_CACHE_DIR": "/home/dev/other", "PYTORCH_ROCM_ARCH": "gfx90a;gfx1100"})
 	r := runRocmk(t, env, "doctor", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	var doc doctorDoc
+	var doc term.DoctorReport
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
 	assert.Equal(t, compile.ArchCheck{Targets: []string{"gfx90a", "gfx1100"}, Source: "PYTORCH_ROCM_ARCH", Unbuildable: []string{"gfx1100"}}, doc.Arch)
-	assert.Equal(t, doctorCache{Dir: "/home/dev/other", Source: "ROCMK_CACHE_DIR"}, doc.Cache)
+	assert.Equal(t, term.DoctorCache{Dir: "/home/dev/other", Source: "ROCMK_CACHE_DIR"}, doc.Cache)
 	assert.Contains(t, strings.Join(doc.Problems, "\n"), "no device libraries for gfx1100")
 
 	r = runRocmk(t, env, "doctor", "--json", "--cache-dir", "/home/dev/.cache/rocmk", "--arch", "gfx908:xnack+")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	doc = doctorDoc{}
+	doc = term.DoctorReport{}
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
 	assert.Equal(t, compile.ArchCheck{Targets: []string{"gfx908:xnack+"}, Source: "--arch"}, doc.Arch)
-	assert.Equal(t, doctorCache{Dir: "/home/dev/.cache/rocmk", Source: "--cache-dir", Exists: true, Files: 3, Bytes: 1024 + 44}, doc.Cache)
+	assert.Equal(t, term.DoctorCache{Dir: "/home/dev/.cache/rocmk", Source: "--cache-dir", Exists: true, Files: 3, Bytes: 1024 + 44}, doc.Cache)
 
 	r = runRocmk(t, env, "doctor", "--arch", "gfx1100:xnack+")
 	require.Equal(t, 0, r.Code, r.Stderr)
@@ -90,7 +91,7 @@ func TestDoctorNoToolchain(t *testing.T) {
 	r = normalise(runRocmk(t, env, "doctor", "--json"))
 	assert.Equal(t, ExitEnvMissing, r.Code)
 	golden(t, "doctor/no-toolchain-json.golden", r.transcript())
-	var doc doctorDoc
+	var doc term.DoctorReport
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
 	assert.False(t, doc.OK)
 	assert.Nil(t, doc.Toolchain)
@@ -133,7 +134,7 @@ func TestDoctorThisMachine(t *testing.T) {
 	env := testEnv(map[string]string{"HOME": t.TempDir(), "PATH": os.Getenv("PATH")})
 	r := runRocmk(t, env, "doctor", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	var doc doctorDoc
+	var doc term.DoctorReport
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
 	require.NotNil(t, doc.Toolchain)
 	tc := doc.Toolchain
@@ -166,7 +167,7 @@ func TestExitCodesOfDiscoveryErrors(t *testing.T) {
 func doctorLibs(t *testing.T, env Env) map[string]verify.LibraryStatus {
 	t.Helper()
 	r := runRocmk(t, env, "doctor", "--json")
-	var doc doctorDoc
+	var doc term.DoctorReport
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stderr)
 	libs := map[string]verify.LibraryStatus{}
 	for _, l := range doc.Libraries {

@@ -2,10 +2,11 @@ package commands
 
 import (
 	"context"
-	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"os"
 	"time"
+
+	"github.com/rocmk/rocmk/commands/term"
 
 	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/verify"

@@ -5,13 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rocmk/rocmk/commands/term"
 
 	"github.com/urfave/cli/v2"
 
@@ -245,7 +244,7 @@ func reportHipify(ui *term.UI, o hipifyOptions, results []hipify.Result, elapsed
 			changed = append(changed, r.Name)
 		}
 		if !o.QuietWarnings && !ui.Quiet {
-			printHipifyDiagnostics(ui, r.Report)
+			term.HipifyDiagnostics(ui, r.Report)
 		}
 		switch {
 		case o.Diff:
@@ -278,7 +277,7 @@ func reportHipify(ui *term.UI, o hipifyOptions, results []hipify.Result, elapsed
 		if !o.Stats {
 			return nil
 		}
-		return printHipifyStats(statsOut, s, doc)
+		return term.HipifyStats(statsOut, s, doc)
 	})
 	if err != nil {
 		return err
@@ -299,69 +298,4 @@ func reportHipify(ui *term.UI, o hipifyOptions, results []hipify.Result, elapsed
 			doc.Total.Files, doc.Total.Lines, doc.Total.Replacements, doc.Total.Unsupported, doc.Total.Hazards, elapsed.Round(time.Millisecond))
 	}
 	return nil
-}
-
-// printHipifyDiagnostics prints a translation's unsupported APIs, hazards
-// and conditionals on stderr, at their file:line:col.
-func printHipifyDiagnostics(ui *term.UI, rep *hipify.Report) {
-	for _, d := range rep.Unsupported {
-		ui.Println(ui.Err, term.Printable(d.Where, "")+": "+ui.ErrS.Warn.Render("unsupported:")+" "+d.Msg)
-	}
-	for _, d := range rep.Hazards {
-		ui.Println(ui.Err, term.Printable(d.Where, "")+": "+ui.ErrS.Warn.Render("hazard:")+" ["+d.Code+"] "+d.Msg)
-	}
-	for _, d := range rep.Conditionals {
-		ui.Println(ui.Err, term.Printable(d.Where, "")+": conditional: ["+d.Code+"] "+d.Msg)
-	}
-}
-
-// printHipifyStats is the --stats table, then the kernels HIP would miss.
-func printHipifyStats(w io.Writer, s *term.Styles, doc hipify.TreeReport) error {
-	t, missing := hipifyStatsTable(doc)
-	if err := t.Render(w, s); err != nil {
-		return err
-	}
-	for _, m := range missing {
-		if _, err := fmt.Fprintln(w, "missing: "+term.Printable(m, "")); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// hipifyStatsTable is the --stats table, and the kernels HIP would miss.
-func hipifyStatsTable(doc hipify.TreeReport) (term.Table, []string) {
-	t := term.Table{Header: []string{"FILE", "LINES", "REPLACED", "UNSUPPORTED", "HAZARDS", "KERNELS", "TIME"}, Right: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true}}
-	var missing []string
-	for _, f := range doc.Files {
-		if f.Report == nil {
-			continue
-		}
-		kernels := ""
-		if p := f.Kernels; p != nil {
-			// kernels of nvcc's device pass / of HIP's device pass
-			kernels = strconv.Itoa(len(p.CUDADevice)) + "/" + strconv.Itoa(len(p.HIPDevice))
-			for _, k := range p.Missing {
-				missing = append(missing, f.File+": kernel "+k+" is defined for CUDA sm_"+strconv.Itoa(p.CUDAArch/10)+" but not under HIP")
-			}
-			for _, k := range p.MissingHost {
-				missing = append(missing, f.File+": kernel "+k+" is visible to CUDA's host pass but not to HIP's")
-			}
-		}
-		t.Rows = append(t.Rows, []string{f.File, strconv.Itoa(f.Lines), strconv.Itoa(f.Replacements()),
-			strconv.Itoa(len(f.Unsupported)), strconv.Itoa(len(f.Hazards)), kernels, f.Duration.Round(time.Microsecond).String()})
-	}
-	fam := make([]string, 0, len(doc.Total.Replaced))
-	for k, v := range doc.Total.Replaced {
-		fam = append(fam, fmt.Sprintf("%s %d", k, v))
-	}
-	sort.Strings(fam)
-	t.Rows = append(t.Rows, []string{"TOTAL", strconv.Itoa(doc.Total.Lines), strconv.Itoa(doc.Total.Replacements),
-		strconv.Itoa(doc.Total.Unsupported), strconv.Itoa(doc.Total.Hazards), "",
-		time.Duration(doc.Total.Seconds * float64(time.Second)).Round(time.Microsecond).String()})
-
-	if len(fam) > 0 {
-		t.Rows = append(t.Rows, []string{"by family: " + strings.Join(fam, ", ")})
-	}
-	return t, missing
 }

@@ -1,9 +1,10 @@
 package commands
 
 import (
-	"github.com/rocmk/rocmk/commands/term"
 	"os"
 	"path/filepath"
+
+	"github.com/rocmk/rocmk/commands/term"
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/remote"

@@ -3,11 +3,12 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/rocmk/rocmk/commands/term"
 
 	"github.com/urfave/cli/v2"
 

@@ -2,13 +2,11 @@ package commands
 
 import (
 	"errors"
-	"fmt"
-	"github.com/rocmk/rocmk/commands/term"
 	"io"
-	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
+	"github.com/rocmk/rocmk/commands/term"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmk/rocmk/compile"
@@ -107,88 +105,11 @@ func runTargets(o targetsOptions, env Env, ui *term.UI) error {
 	if len(doc.Targets) == 0 {
 		return usagef("no target matches the filters")
 	}
-	if err := ui.Result("targets", doc, func(w io.Writer, s *term.Styles) error { return renderTargets(w, s, doc) }); err != nil {
+	if err := ui.Result("targets", doc, func(w io.Writer, s *term.Styles) error { return term.Targets(w, s, doc.Targets) }); err != nil {
 		return err
 	}
 	if inst != nil {
 		ui.Infof("%d of %d targets buildable with clang %s (%s)", buildable, len(doc.Targets), inst.ClangVersion, inst.DeviceLibDir)
 	}
 	return nil
-}
-
-func renderTargets(w io.Writer, s *term.Styles, doc targetsDoc) error {
-	t := term.Table{Header: []string{"TARGET", "FAMILY", "WAVE", "LDS", "VGPRS", "MAXW", "FEATURES", "LLVM", "ROCM", "BUILD", "PRODUCTS"}}
-	t.Right = map[int]bool{3: true, 5: true}
-	for _, d := range doc.Targets {
-		waves := make([]string, len(d.Waves))
-		for i, x := range d.Waves {
-			waves[i] = strconv.Itoa(x)
-		}
-		var feats []string
-		if d.SRAMECC {
-			feats = append(feats, "sramecc")
-		}
-		if d.XNACK {
-			feats = append(feats, "xnack")
-		}
-		build := "?"
-		if d.Buildable != nil {
-			build = "no"
-			if *d.Buildable {
-				build = "yes"
-			}
-		}
-		products := strings.Join(d.Products, ", ")
-		if d.Generic {
-			products = "generic v" + strconv.Itoa(d.GenericVersion) + ": " + strings.Join(d.Members, " ")
-		}
-		if d.Retired {
-			products = "(retired from LLVM) " + products
-		}
-		products = orDash(strings.TrimSpace(products))
-		t.Rows = append(t.Rows, []string{
-			d.Name, d.Family, strings.Join(waves, ","), tgtKiB(d.LDSPerCU), vgprText(d), tgtDash(d.MaxWavesPerSIMD),
-			orDash(strings.Join(feats, ",")), orDash(d.LLVM), orDash(d.ROCm), build, products,
-		})
-	}
-	t.Style = func(col int, row []string) *lipgloss.Style {
-		switch {
-		case col == 0:
-			return &s.Target
-		case col == 9 && row[9] == "yes":
-			return &s.OK
-		case col == 9 || col == 10 || row[4] == "-":
-			return &s.Dim
-		}
-		return nil
-	}
-	return t.Render(w, s)
-}
-
-func vgprText(d inspect.ProcessorDoc) string {
-	switch {
-	case d.VGPRs32 > 0:
-		return fmt.Sprintf("%d/%d", d.VGPRs32, d.VGPRs64)
-	case d.VGPRs64 == 0:
-		return "-"
-	case d.AGPRs == "separate":
-		return fmt.Sprintf("%d+%da", d.VGPRs64, d.VGPRs64)
-	case d.AGPRs == "unified":
-		return fmt.Sprintf("%du", d.VGPRs64)
-	}
-	return strconv.Itoa(d.VGPRs64)
-}
-
-func tgtKiB(n int) string {
-	if n == 0 {
-		return "-"
-	}
-	return strconv.Itoa(n>>10) + "K"
-}
-
-func tgtDash(n int) string {
-	if n == 0 {
-		return "-"
-	}
-	return strconv.Itoa(n)
 }

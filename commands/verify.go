@@ -2,13 +2,12 @@ package commands
 
 import (
 	"context"
-	"fmt"
-	"github.com/rocmk/rocmk/commands/term"
 	"io"
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
+	"github.com/rocmk/rocmk/commands/term"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmk/rocmk/compile"
@@ -167,7 +166,7 @@ func runVerify(ctx context.Context, o verifyOptions, env Env) error {
 		return runErr
 	}
 	rep.WallSeconds = env.Now().Sub(start).Seconds()
-	if err := ui.Result("verify", rep, func(w io.Writer, st *term.Styles) error { return printVerify(w, st, rep) }); err != nil {
+	if err := ui.Result("verify", rep, func(w io.Writer, st *term.Styles) error { return term.Verify(w, st, rep) }); err != nil {
 		return err
 	}
 	return runErr
@@ -188,58 +187,6 @@ func listSuite(ui *term.UI, specs []kernels.Spec) error {
 		}
 		return t.Render(w, st)
 	})
-}
-
-func printVerify(w io.Writer, st *term.Styles, doc *kernels.Report) error {
-	t := term.Table{Header: []string{"KERNEL", "DTYPE", "RESULT", "MAX ABS", "MAX REL", "GPU µs", "GB/s", "% PEAK"},
-		Right: map[int]bool{3: true, 4: true, 5: true, 6: true, 7: true}}
-	t.Style = func(col int, row []string) *lipgloss.Style {
-		if col != 2 {
-			return nil
-		}
-		switch row[2] {
-		case verify.StatusPass:
-			return &st.OK
-		case verify.StatusMismatch:
-			return &st.Warn
-		}
-		return &st.Err
-	}
-	var notes []string
-	for _, c := range doc.Cases {
-		abs, rel := "-", "-"
-		if len(c.Outputs) > 0 {
-			var a, r float64
-			for _, o := range c.Outputs {
-				a, r = max(a, o.Comparison.MaxAbs), max(r, o.Comparison.MaxRel)
-			}
-			abs, rel = fmt.Sprintf("%.2g", a), fmt.Sprintf("%.2g", r)
-		}
-		us, gbs, pct := "-", "-", "-"
-		if c.Time != nil {
-			us = fmt.Sprintf("%.1f", float64(c.Time.Median.Nanoseconds())/1e3)
-			gbs = fmt.Sprintf("%.0f", c.GBps)
-			if c.PeakPct > 0 {
-				pct = fmt.Sprintf("%.0f%%", c.PeakPct)
-			}
-		}
-		t.Rows = append(t.Rows, []string{c.Name, c.DType, c.Status, abs, rel, us, gbs, pct})
-		if c.Status != verify.StatusPass {
-			notes = append(notes, c.Name+": "+c.Summary())
-		}
-	}
-	if err := t.Render(w, st); err != nil {
-		return err
-	}
-	for _, n := range notes {
-		fmt.Fprintln(w, "  "+n)
-	}
-	fmt.Fprintf(w, "%d passed, %d mismatched, %d errors on %s (%s) in %.1fs", doc.Passed, doc.Mismatch, doc.Errors, doc.Device.Name, doc.Device.Arch, doc.WallSeconds)
-	if doc.CopyGBps > 0 {
-		fmt.Fprintf(w, "; copy %.0f GB/s, peak %.0f GB/s", doc.CopyGBps, doc.PeakGBps)
-	}
-	fmt.Fprintln(w)
-	return nil
 }
 
 // openRuntime opens the GPU runtime: env.OpenRuntime (tests' fakes), else

@@ -299,3 +299,19 @@ func Printable(s, keep string) string {
 	}
 	return b.String()
 }
+
+// Plural is one for n == 1, else many.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// OrDash is s, or "-" for an empty table cell.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

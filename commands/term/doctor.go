@@ -1,0 +1,207 @@
+package term
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/cache/remote"
+	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/verify"
+)
+
+// Doctor is doctor's text: one section per part of the machine, then
+// the problems.
+func Doctor(w io.Writer, s *Styles, d DoctorReport) error {
+	p := &doctorText{s: s}
+	fmt.Fprintf(&p.b, "%s %s (%s %s, cgo %s)\n\n", s.Header.Render("rocmk"), d.Rocmk.Version, d.Rocmk.Go, d.Rocmk.OSArch, d.Rocmk.Cgo)
+	p.toolchain(d)
+	p.gpusAndTargets(d)
+	p.cache(d)
+	p.libraries(d)
+	p.summary(d)
+	_, err := io.WriteString(w, p.b.String())
+	return err
+}
+
+// doctorText builds doctor's text.
+type doctorText struct {
+	b strings.Builder
+	s *Styles
+}
+
+func (p *doctorText) kv(k, v string)      { fmt.Fprintf(&p.b, "  %-14s %s\n", k, v) }
+func (p *doctorText) dim(v string) string { return p.s.Dim.Render(v) }
+func (p *doctorText) ok(v string) string  { return p.s.OK.Render(v) }
+func (p *doctorText) bad(v string) string { return p.s.Err.Render(v) }
+func (p *doctorText) header(h string)     { fmt.Fprintf(&p.b, "\n%s\n", p.s.Header.Render(h)) }
+func (p *doctorText) orNone(v string) string {
+	if v == "" {
+		return p.dim("not found")
+	}
+	return v
+}
+
+func (p *doctorText) toolchain(d DoctorReport) {
+	t := d.Toolchain
+	if t == nil {
+		fmt.Fprintf(&p.b, "%s  %s\n", p.s.Header.Render("Toolchain"), p.bad("not found"))
+		for _, line := range strings.Split(d.ToolchainErr, "\n") {
+			fmt.Fprintf(&p.b, "  %s\n", strings.TrimSpace(line))
+		}
+		return
+	}
+	fmt.Fprintf(&p.b, "%s  %s\n", p.s.Header.Render("Toolchain"), p.ok("found")+p.dim(" via "+t.Source))
+	p.kv("root", t.Root+" ("+t.Layout+" layout)")
+	p.kv("clang", t.Clang+" ("+p.orNone(t.ClangVersion)+")")
+	p.kv("hipcc", p.orNone(t.HIPCC))
+	p.kv("bundler", p.orNone(t.Bundler))
+	p.kv("device libs", t.DeviceLibDir)
+	p.kv("", wrapList(fmt.Sprintf("%d targets: ", len(t.DeviceLibTargets)), t.DeviceLibTargets, 17, 78))
+	hip := p.orNone(t.HIPVersion)
+	if t.HIPInclude != "" {
+		hip += " (" + t.HIPInclude + ")"
+	}
+	p.kv("HIP", hip)
+	rocm := p.orNone(t.ROCmVersion)
+	if t.ROCmVersionFrom != "" {
+		rocm += p.dim(" (from " + t.ROCmVersionFrom + ")")
+	}
+	p.kv("ROCm", rocm)
+}
+
+func (p *doctorText) gpusAndTargets(d DoctorReport) {
+	p.header("GPUs")
+	if len(d.GPUs) == 0 {
+		fmt.Fprintf(&p.b, "  %s\n", p.dim("none found (no KFD GPU node, amdgpu-arch, rocminfo or nvidia-smi GPU)"))
+	}
+	for _, g := range d.GPUs {
+		fmt.Fprintf(&p.b, "  [%d] %-6s %-8s %s %s\n", g.Index, g.Vendor, p.s.Target.Render(PadRight(g.Arch, 8)), g.Name, p.dim("("+g.Source+")"))
+	}
+	if d.GPUErr != "" {
+		fmt.Fprintf(&p.b, "  %s %s\n", p.s.Warn.Render("warning:"), d.GPUErr)
+	}
+	p.header("Build targets")
+	if d.Arch.Error != "" {
+		fmt.Fprintf(&p.b, "  %s\n", p.dim(strings.SplitN(d.Arch.Error, "\n", 2)[0]))
+		return
+	}
+	var ts []string
+	for _, t := range d.Arch.Targets {
+		ts = append(ts, p.s.Target.Render(t))
+	}
+	fmt.Fprintf(&p.b, "  %s %s\n", strings.Join(ts, " "), p.dim("(from "+d.Arch.Source+")"))
+}
+
+func (p *doctorText) cache(d DoctorReport) {
+	p.header("Cache")
+	state := "absent (created on first build)"
+	if d.Cache.Exists {
+		state = fmt.Sprintf("%d files, %s", d.Cache.Files, cache.FormatSize(d.Cache.Bytes))
+	}
+	p.kv("dir", d.Cache.Dir+p.dim(" ("+d.Cache.Source+")"))
+	p.kv("size", state)
+	r := d.RemoteCache
+	if r == nil {
+		return
+	}
+	state = p.ok("reachable, authorised") + p.dim(fmt.Sprintf(" (round trip %.1f ms)", r.RTTms))
+	switch {
+	case !r.Reachable:
+		state = p.bad("unreachable")
+	case !r.Authorized:
+		state = p.bad("not authorised")
+	}
+	p.kv("remote", r.URL+p.dim(" ("+string(r.Mode)+")"))
+	p.kv("", state)
+	if r.Writable != nil {
+		p.kv("", map[bool]string{true: p.ok("uploads accepted"), false: p.bad("uploads refused")}[*r.Writable])
+	}
+}
+
+func (p *doctorText) libraries(d DoctorReport) {
+	fmt.Fprintf(&p.b, "\n%s %s\n", p.s.Header.Render("Runtime libraries"), p.dim("(what rocmk verify would load)"))
+	for _, l := range d.Libraries {
+		where := p.dim("not found (tried " + strings.Join(l.Tried, ", ") + ")")
+		if l.Found {
+			where = p.ok(l.Path) + p.dim(" ("+l.Via+")")
+		}
+		fmt.Fprintf(&p.b, "  %-6s %s\n", l.Backend, where)
+	}
+	if len(d.Environment) == 0 {
+		return
+	}
+	p.header("Environment")
+	keys := make([]string, 0, len(d.Environment))
+	for k := range d.Environment {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&p.b, "  %s=%s\n", k, d.Environment[k])
+	}
+}
+
+func (p *doctorText) summary(d DoctorReport) {
+	p.header("Summary")
+	if d.OK {
+		fmt.Fprintf(&p.b, "  %s\n", p.ok("rocmk build can run"))
+	} else {
+		fmt.Fprintf(&p.b, "  %s\n", p.bad("rocmk build cannot run"))
+	}
+	for _, pr := range d.Problems {
+		fmt.Fprintf(&p.b, "  - %s\n", pr)
+	}
+}
+
+// doctorWrap joins items after prefix, wrapping at width with indent spaces.
+func wrapList(prefix string, items []string, indent, width int) string {
+	var b strings.Builder
+	b.WriteString(prefix)
+	col := indent + len(prefix)
+	for i, it := range items {
+		if i > 0 {
+			if col+1+len(it) > width {
+				b.WriteString("\n" + strings.Repeat(" ", indent))
+				col = indent
+			} else {
+				b.WriteString(" ")
+				col++
+			}
+		}
+		b.WriteString(it)
+		col += len(it)
+	}
+	return b.String()
+}
+
+// DoctorReport is `rocmk doctor`'s document (rocmk.doctor/v1).
+type DoctorReport struct {
+	OK    bool        `json:"ok"` // rocmk build can run
+	Rocmk DoctorRocmk `json:"rocmk"`
+	compile.Checkup
+	Cache       DoctorCache            `json:"cache"`
+	RemoteCache *remote.CheckResult    `json:"remote_cache,omitempty"`
+	Libraries   []verify.LibraryStatus `json:"runtime_libraries"`
+	Environment map[string]string      `json:"environment"`
+	Problems    []string               `json:"problems"`
+}
+
+// DoctorRocmk is rocmk's own build.
+type DoctorRocmk struct {
+	Version string `json:"version"`
+	Go      string `json:"go"`
+	OSArch  string `json:"os_arch"`
+	Cgo     string `json:"cgo"`
+}
+
+// DoctorCache is the local cache directory and its size.
+type DoctorCache struct {
+	Dir    string `json:"dir"`
+	Source string `json:"source"` // "--cache-dir", "ROCMK_CACHE_DIR", "default"
+	Exists bool   `json:"exists"`
+	Files  int    `json:"files"`
+	Bytes  int64  `json:"bytes"`
+}
