@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/rocmk/rocmk/commands/term"
 
@@ -126,11 +123,11 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 		bar = ui.NewProgress(len(req.Sources)*len(req.Targets), "building")
 	}
 	bo := compile.BuildOptions{DryRun: o.Plan.DryRun, Events: buildEvents(ui, bar)}
-	if o.Plan.DryRun || o.Print {
+	switch {
+	case o.Plan.DryRun:
+		bo.Print = env.Stdout // -n: the commands are the result
+	case o.Print:
 		bo.Print = env.Stderr
-		if o.Plan.DryRun {
-			bo.Print = env.Stdout // -n: the commands are the result
-		}
 	}
 	rep, berr := s.Build(ctx, req, bo)
 	bar.Finish()
@@ -147,17 +144,30 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	if o.Plan.DryRun {
 		return printDryRun(ui, o.g.JSON, doc, rep)
 	}
-	printDiagnostics(ui, list)
+	term.Diagnostics(ui, list)
 	if o.ResourceUsage {
-		warnSpills(ui, rep)
+		term.WarnSpills(ui, rep)
 	}
-	if err := ui.Result("build", doc, func(w io.Writer, st *term.Styles) error { return printBuild(w, st, doc, rep, o) }); err != nil {
+	if err := ui.Result("build", doc, func(w io.Writer, st *term.Styles) error { return printBuild(w, st, o, rep, doc) }); err != nil {
 		return err
 	}
 	if len(list) > 0 {
 		return fmt.Errorf("build failed: %d of %d jobs failed", len(list), len(rep.Results))
 	}
 	return nil
+}
+
+// printBuild is build's text: the --resource-usage table, the summary.
+func printBuild(w io.Writer, st *term.Styles, o buildOptions, rep *compile.Report, doc buildDoc) error {
+	if o.ResourceUsage {
+		if err := term.ResourceUsage(w, st, rep); err != nil {
+			return err
+		}
+	}
+	if o.g.Quiet {
+		return nil
+	}
+	return term.BuildSummary(w, rep, doc.OutDir, doc.Remote != nil)
 }
 
 // buildEvents shows the build's progress: a bar on a TTY, a line per job
@@ -169,14 +179,14 @@ func buildEvents(ui *term.UI, bar term.Progress) func(compile.Event) {
 		}
 		r := e.Result
 		bar.Add(1)
-		src := displaySource(r.Src)
+		src := term.SourceName(r.Src)
 		switch r.Status {
 		case compile.StatusHit:
-			ui.Verbosef(1, "%-9s %s [%s] %s", map[string]string{"local": "hit", "remote": "remote"}[r.Cache], src, r.Target, fmtDur(r.Dur))
+			ui.Verbosef(1, "%-9s %s [%s] %s", map[string]string{"local": "hit", "remote": "remote"}[r.Cache], src, r.Target, term.Duration(r.Dur))
 		case compile.StatusCompiled:
-			ui.Verbosef(1, "compiled  %s [%s] %s (cpu %s)", src, r.Target, fmtDur(r.Dur), fmtDur(r.CPU))
+			ui.Verbosef(1, "compiled  %s [%s] %s (cpu %s)", src, r.Target, term.Duration(r.Dur), term.Duration(r.CPU))
 		case compile.StatusFailed:
-			ui.Verbosef(1, "FAILED    %s [%s] %s", src, r.Target, fmtDur(r.Dur))
+			ui.Verbosef(1, "FAILED    %s [%s] %s", src, r.Target, term.Duration(r.Dur))
 		case compile.StatusMissing:
 			ui.Verbosef(1, "missing   %s [%s]", src, r.Target)
 		}
@@ -208,69 +218,4 @@ func printDryRun(ui *term.UI, asJSON bool, doc buildDoc, rep *compile.Report) er
 		doc.Commands = append(doc.Commands, compile.CmdString(compile.Cmd{Argv: r.Argv}))
 	}
 	return ui.Result("build", doc, nil)
-}
-
-// printDiagnostics prints compiler diagnostics on stderr under "# src [target]" headers.
-func printDiagnostics(ui *term.UI, list compile.ErrorList) {
-	for _, ce := range list {
-		head, rest, found := strings.Cut(ce.Error(), "\n")
-		ui.Println(ui.Err, ui.ErrS.Header.Render(head))
-		if found {
-			ui.Println(ui.Err, rest)
-		}
-	}
-}
-
-// printBuild is the text result: the --resource-usage table and the summary.
-func printBuild(w io.Writer, s *term.Styles, doc buildDoc, rep *compile.Report, o buildOptions) error {
-	if o.ResourceUsage {
-		if err := term.ResourceUsage(w, s, rep); err != nil {
-			return err
-		}
-	}
-	if o.g.Quiet {
-		return nil
-	}
-	remote := ""
-	if doc.Remote != nil {
-		remote = fmt.Sprintf(" (%d remote)", doc.Summary.Remote)
-	}
-	_, err := fmt.Fprintf(w, "%d jobs: %d cached%s, %d compiled, %d failed; wall %s, compiler CPU %s; output in %s\n",
-		doc.Summary.Jobs, doc.Summary.Hits, remote, doc.Summary.Compiled, doc.Summary.Failed, fmtDur(rep.Wall), fmtDur(rep.CPU), doc.OutDir)
-	return err
-}
-
-// displaySource names a source for people: the bundled kernels as
-// kernels/<name>, others relative to the current directory when inside it.
-func displaySource(src string) string {
-	if strings.Contains(src, string(filepath.Separator)+"rocmk-kernels-") {
-		return "kernels/" + filepath.Base(src)
-	}
-	if wd, err := os.Getwd(); err == nil && filepath.IsAbs(src) {
-		if rel, err := filepath.Rel(wd, src); err == nil && !strings.HasPrefix(rel, "..") {
-			return rel
-		}
-	}
-	return src
-}
-
-func fmtDur(d time.Duration) string {
-	switch {
-	case d < time.Millisecond:
-		return fmt.Sprintf("%dµs", d.Microseconds())
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	}
-	return fmt.Sprintf("%.2fs", d.Seconds())
-}
-
-// warnSpills warns about kernels that spill registers to scratch.
-func warnSpills(ui *term.UI, rep *compile.Report) {
-	for _, r := range rep.Results {
-		for _, k := range r.Kernels {
-			if k.VGPRSpills > 0 || k.SGPRSpills > 0 {
-				ui.Warnf("%s [%s]: kernel %s spills registers (%d VGPRs, %d SGPRs) to scratch", filepath.Base(r.Src), r.Target, k.Name, k.VGPRSpills, k.SGPRSpills)
-			}
-		}
-	}
 }

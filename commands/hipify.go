@@ -227,13 +227,11 @@ func (noExec) Run(context.Context, compile.Cmd) (compile.Output, error) {
 	return compile.Output{}, errors.New("hipify does not run programs")
 }
 
-// reportHipify prints the diagnostics and the translations, diffs or
-// --check list, then the --stats table or the --json document.
-func reportHipify(ui *term.UI, o hipifyOptions, results []hipify.Result, elapsed time.Duration) error {
-	doc := hipify.Summarize(results, o.Tree.Translate.HIPVersion, elapsed)
-	var failed []error
-	var changed []string
-	var stdout bytes.Buffer
+// hipifyOutput prints each file's error or diagnostics on stderr and
+// gathers what goes to stdout: the translations, or the diffs (--diff);
+// with --json the translations go into doc. It returns the files --check
+// reports and the failures.
+func hipifyOutput(ui *term.UI, o hipifyOptions, results []hipify.Result, doc *hipify.TreeReport) (stdout bytes.Buffer, changed []string, failed []error) {
 	for i, r := range results {
 		if r.Err != nil {
 			failed = append(failed, r.Err)
@@ -259,6 +257,14 @@ func reportHipify(ui *term.UI, o hipifyOptions, results []hipify.Result, elapsed
 			stdout.Write(r.Out)
 		}
 	}
+	return stdout, changed, failed
+}
+
+// reportHipify prints the diagnostics and the translations, diffs or
+// --check list, then the --stats table or the --json document.
+func reportHipify(ui *term.UI, o hipifyOptions, results []hipify.Result, elapsed time.Duration) error {
+	doc := hipify.Summarize(results, o.Tree.Translate.HIPVersion, elapsed)
+	stdout, changed, failed := hipifyOutput(ui, o, results, &doc)
 	if o.Check && !ui.JSON {
 		for _, n := range changed {
 			stdout.WriteString(n + "\n")

@@ -3,8 +3,11 @@ package term
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/rocmk/rocmk/compile"
 )
@@ -23,4 +26,70 @@ func ResourceUsage(w io.Writer, s *Styles, rep *compile.Report) error {
 		}
 	}
 	return t.Render(w, s)
+}
+
+// SourceName names a source for people: the bundled kernels as
+// kernels/<name>, others relative to the current directory when inside it.
+func SourceName(src string) string {
+	if strings.Contains(src, string(filepath.Separator)+"rocmk-kernels-") {
+		return "kernels/" + filepath.Base(src)
+	}
+	if wd, err := os.Getwd(); err == nil && filepath.IsAbs(src) {
+		if rel, err := filepath.Rel(wd, src); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+	}
+	return src
+}
+
+// Duration is a compile time for people: µs, ms or seconds.
+func Duration(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.2fs", d.Seconds())
+}
+
+// WarnSpills warns about kernels that spill registers to scratch.
+func WarnSpills(ui *UI, rep *compile.Report) {
+	for _, r := range rep.Results {
+		for _, k := range r.Kernels {
+			if k.VGPRSpills > 0 || k.SGPRSpills > 0 {
+				ui.Warnf("%s [%s]: kernel %s spills registers (%d VGPRs, %d SGPRs) to scratch", filepath.Base(r.Src), r.Target, k.Name, k.VGPRSpills, k.SGPRSpills)
+			}
+		}
+	}
+}
+
+// Diagnostics prints compiler diagnostics on stderr under "# src [target]" headers.
+func Diagnostics(ui *UI, list compile.ErrorList) {
+	for _, ce := range list {
+		head, rest, found := strings.Cut(ce.Error(), "\n")
+		ui.Println(ui.Err, ui.ErrS.Header.Render(head))
+		if found {
+			ui.Println(ui.Err, rest)
+		}
+	}
+}
+
+// BuildSummary is build's last line: jobs, hits (and how many came from a
+// remote cache, when there is one), compiles, failures, times.
+func BuildSummary(w io.Writer, rep *compile.Report, outDir string, withRemote bool) error {
+	remote := ""
+	if withRemote {
+		n := 0
+		for _, r := range rep.Results {
+			if r.Cache == "remote" {
+				n++
+			}
+		}
+		remote = fmt.Sprintf(" (%d remote)", n)
+	}
+	_, err := fmt.Fprintf(w, "%d jobs: %d cached%s, %d compiled, %d failed; wall %s, compiler CPU %s; output in %s\n",
+		len(rep.Results), rep.Count(compile.StatusHit), remote, rep.Count(compile.StatusCompiled), rep.Count(compile.StatusFailed),
+		Duration(rep.Wall), Duration(rep.CPU), outDir)
+	return err
 }
