@@ -386,15 +386,6 @@ is listed as missing. Exit status 2 with no remote cache or a write-only one.`,
 	}
 }
 
-// pullDoc is the --json result of cache pull.
-type pullDoc struct {
-	Jobs    []*compile.Result  `json:"jobs"`
-	Local   int                `json:"local"`   // already in the local cache
-	Remote  int                `json:"remote"`  // fetched from the server
-	Missing int                `json:"missing"` // the server has none: they compile on the next build
-	Counts  *cache.RemoteStats `json:"remote_counters,omitempty"`
-}
-
 func runCachePull(ctx context.Context, po compile.PlanOptions, layout, rocmPath string, cfg *remote.Config, env Env, g globalOptions) error {
 	ui := newUI(env, g)
 	po.ReadSource = sourceReader(env)
@@ -407,31 +398,15 @@ func runCachePull(ctx context.Context, po compile.PlanOptions, layout, rocmPath 
 		s.Close(ctx)
 		return err
 	}
-	if s.Tier() == nil {
-		s.Close(ctx)
-		return errors.New("cache pull: the build cache is off (ROCMK_CACHE=off)")
-	}
 	bar := ui.NewProgress(len(req.Sources)*len(req.Targets), "pulling")
-	rep, err := s.Build(ctx, req, compile.BuildOptions{Fetch: true, Events: buildEvents(ui, bar)})
+	doc, err := s.Pull(ctx, req, buildEvents(ui, bar))
 	bar.Finish()
-	doc := pullDoc{Counts: s.Close(ctx)}
 	if err != nil {
 		return err
 	}
-	doc.Jobs = rep.Results
-	for _, r := range rep.Results {
-		switch {
-		case r.Status == compile.StatusMissing:
-			doc.Missing++
-		case r.Cache == "remote":
-			doc.Remote++
-		default:
-			doc.Local++
-		}
-	}
 	return ui.Result("cache.pull", doc, func(w io.Writer, _ *term.Styles) error {
 		_, err := fmt.Fprintf(w, "%d jobs: %d fetched from %s, %d already local, %d missing (they compile on the next build)\n",
-			len(rep.Results), doc.Remote, cfg, doc.Local, doc.Missing)
+			len(doc.Jobs), doc.Remote, cfg, doc.Local, doc.Missing)
 		return err
 	})
 }

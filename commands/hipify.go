@@ -3,7 +3,6 @@ package commands
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -96,7 +95,7 @@ hipify-clang's and hipify-perl's option names are accepted (-roc, -inplace, -o=F
 func hipifyOptionsFrom(c *cli.Context) (hipifyOptions, error) {
 	o := hipifyOptions{
 		Tree: hipify.TreeOptions{Inputs: c.Args().Slice(), Output: c.String("o"), InPlace: c.Bool("in-place") || c.Bool("inplace"),
-			Backup: c.String("backup"), Rename: map[string]string{}},
+			Backup: c.String("backup")},
 		Diff: c.Bool("diff"), Check: c.Bool("check"),
 		Stats: c.Bool("stats") || c.Bool("examine"), NoOutput: c.Bool("no-output") || c.Bool("examine"),
 		Sample: c.Bool("sample"), QuietWarnings: c.Bool("quiet-warnings"), HIPVersion: c.String("hip-version"),
@@ -110,7 +109,7 @@ func hipifyOptionsFrom(c *cli.Context) (hipifyOptions, error) {
 		Experimental: c.Bool("experimental"), Amap: c.Bool("amap"),
 		SkipExcluded:    c.Bool("skip-excluded-preprocessor-conditional-blocks"),
 		UseHIPDataTypes: c.Bool("use-hip-data-types"), DefaultPreprocessor: c.Bool("default-preprocessor"),
-		NoHazards: c.Bool("no-hazards"), Defines: map[string]string{},
+		NoHazards: c.Bool("no-hazards"),
 	}
 	var ok bool
 	if o.Tree.Translate.CUDAMacros, ok = hipify.ParseMacroPolicy(c.String("cuda-macros")); !ok {
@@ -123,22 +122,12 @@ func hipifyOptionsFrom(c *cli.Context) (hipifyOptions, error) {
 		return o, usagef("--cuda-version %q: want X.Y (e.g. 12.0)", c.String("cuda-version"))
 	}
 	o.Tree.Translate.NoCompat = c.Bool("no-compat")
-	for _, d := range c.StringSlice("D") {
-		k, v, ok := strings.Cut(d, "=")
-		if !ok {
-			v = "1"
-		}
-		if k == "" {
-			return o, usagef("-D %q: want NAME or NAME=VALUE", d)
-		}
-		o.Tree.Translate.Defines[k] = v
+	var err error
+	if o.Tree.Translate.Defines, err = hipify.ParseDefines(c.StringSlice("D")); err != nil {
+		return o, usagef("-D %v", err)
 	}
-	for _, r := range c.StringSlice("rename") {
-		from, to, ok := strings.Cut(r, "=")
-		if !ok || !strings.HasPrefix(from, ".") || !strings.HasPrefix(to, ".") {
-			return o, usagef("--rename %q: want .FROM=.TO, e.g. .cu=.hip", r)
-		}
-		o.Tree.Rename[from] = to
+	if o.Tree.Rename, err = hipify.ParseRenames(c.StringSlice("rename")); err != nil {
+		return o, usagef("--rename %v", err)
 	}
 	return o, nil
 }
@@ -196,14 +185,7 @@ func resolveHIPVersion(o *hipifyOptions, env Env) error {
 	}
 	find := o.FindToolchain
 	if find == nil {
-		find = func() (string, error) {
-			// no programs run: the version comes from hip_version.h, so this stays cheap
-			in, err := compile.FindInstallation(compile.FindOptions{Getenv: env.Getenv, Run: noExec{}})
-			if err != nil {
-				return "", err
-			}
-			return in.HIPVersion, nil
-		}
+		find = func() (string, error) { return compile.HIPVersion(env.Getenv) }
 	}
 	if s, err := find(); err == nil && s != "" {
 		parts := strings.SplitN(s, ".", 3)
@@ -218,13 +200,6 @@ func resolveHIPVersion(o *hipifyOptions, env Env) error {
 	o.Tree.Translate.HIPVersion = defaultHIPVersion
 	o.hipVersionFrom = "default: no ROCm toolchain found"
 	return nil
-}
-
-// noExec is the Runner of hipify's toolchain discovery: it runs nothing.
-type noExec struct{}
-
-func (noExec) Run(context.Context, compile.Cmd) (compile.Output, error) {
-	return compile.Output{}, errors.New("hipify does not run programs")
 }
 
 // hipifyOutput prints each file's error or diagnostics on stderr and

@@ -257,6 +257,41 @@ func (s *Session) record(rep *Report) {
 	s.mu.Unlock()
 }
 
+// PullReport is what a pull found (rocmk.cache.pull/v1).
+type PullReport struct {
+	Jobs    []*Result          `json:"jobs"`
+	Local   int                `json:"local"`   // already in the local cache
+	Remote  int                `json:"remote"`  // fetched from the server
+	Missing int                `json:"missing"` // the server has none: they compile on the next build
+	Counts  *cache.RemoteStats `json:"remote_counters,omitempty"`
+}
+
+// Pull fetches what building r would need from the remote tier into the
+// local cache, compiling nothing (Builder.Fetch), and closes the session.
+func (s *Session) Pull(ctx context.Context, r Request, events func(Event)) (*PullReport, error) {
+	if s.tier == nil {
+		s.Close(ctx)
+		return nil, errors.New("cache pull: no remote cache behind a local one (ROCMK_CACHE=off?)")
+	}
+	rep, err := s.Build(ctx, r, BuildOptions{Fetch: true, Events: events})
+	p := &PullReport{Counts: s.Close(ctx)}
+	if err != nil {
+		return nil, err
+	}
+	p.Jobs = rep.Results
+	for _, res := range rep.Results {
+		switch {
+		case res.Status == StatusMissing:
+			p.Missing++
+		case res.Cache == "remote":
+			p.Remote++
+		default:
+			p.Local++
+		}
+	}
+	return p, nil
+}
+
 // ImageOptions are the NVIDIA side of the images verify and port load.
 type ImageOptions struct {
 	NVRTC      NVRTC

@@ -168,6 +168,24 @@ func FindInstallation(o FindOptions) (*Installation, error) {
 	return nil, &NotFoundError{Tried: tried}
 }
 
+// HIPVersion is the HIP version of the installation discovery finds,
+// without running any program (it comes from hip_version.h, so this stays
+// cheap): what hipify targets by default.
+func HIPVersion(getenv func(string) string) (string, error) {
+	in, err := FindInstallation(FindOptions{Getenv: getenv, Run: noRun{}})
+	if err != nil {
+		return "", err
+	}
+	return in.HIPVersion, nil
+}
+
+// noRun is a Runner that runs nothing.
+type noRun struct{}
+
+func (noRun) Run(context.Context, Cmd) (Output, error) {
+	return Output{}, errors.New("no program runs here")
+}
+
 // NotFoundError lists where FindInstallation looked. It wraps ErrToolchainNotFound.
 type NotFoundError struct{ Tried []string }
 

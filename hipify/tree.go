@@ -78,6 +78,35 @@ func (e *UsageError) Unwrap() error { return e.Err }
 
 func usagef(format string, a ...any) error { return &UsageError{fmt.Errorf(format, a...)} }
 
+// ParseDefines reads -D values: NAME or NAME=VALUE (NAME alone is 1).
+func ParseDefines(list []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, d := range list {
+		k, v, ok := strings.Cut(d, "=")
+		if !ok {
+			v = "1"
+		}
+		if k == "" {
+			return nil, fmt.Errorf("%q: want NAME or NAME=VALUE", d)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// ParseRenames reads --rename values: .FROM=.TO extension renames.
+func ParseRenames(list []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, r := range list {
+		from, to, ok := strings.Cut(r, "=")
+		if !ok || !strings.HasPrefix(from, ".") || !strings.HasPrefix(to, ".") {
+			return nil, fmt.Errorf("%q: want .FROM=.TO, e.g. .cu=.hip", r)
+		}
+		m[from] = to
+	}
+	return m, nil
+}
+
 // cudaExts are the files a directory walk translates.
 var cudaExts = map[string]bool{".cu": true, ".cuh": true, ".c": true, ".cc": true, ".cpp": true, ".cxx": true,
 	".h": true, ".hh": true, ".hpp": true, ".hxx": true, ".inl": true, ".inc": true}
