@@ -440,8 +440,6 @@ func (b *Builder) baseKey(tcID string, j Job) (cache.ActionID, error) {
 	return h.Sum(), nil
 }
 
-func (b *Builder) newHash(label string) *cache.Hash { return cache.NewHash(label) }
-
 // depsKey names a job's deps entry. Its line differs from every object
 // key's ("base ..."), so a job with no records cannot collide with it.
 func depsKey(base cache.ActionID) cache.ActionID {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/hipify"
-	"github.com/rocmk/rocmk/inspect"
 )
 
 // UsageError is an error whose fix is in how rocmk was called or
@@ -191,6 +190,3 @@ func hipifySource(o PlanOptions, src, dir string, strict bool) (string, error) {
 	}
 	return dst, safefile.Write(dst, out, safefile.Options{SkipIfSame: true})
 }
-
-// TargetList is targets as --arch takes them: "gfx90a,gfx1030".
-func TargetList(ts []inspect.Target) string { return Targets{List: ts}.String() }

@@ -144,12 +144,6 @@ func (s *Session) Store() Store {
 	return nil
 }
 
-// Cache is the local cache (nil: none).
-func (s *Session) Cache() *cache.Cache { return s.local }
-
-// Tier is the remote tier (nil: none).
-func (s *Session) Tier() Tier { return s.tier }
-
 // FindOptions are the session's discovery options.
 func (s *Session) FindOptions() FindOptions {
 	return FindOptions{ROCmPath: s.o.ROCmPath, Getenv: s.o.Getenv, LookPath: s.o.LookPath, Root: s.o.Root, Run: s.Run}

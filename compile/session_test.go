@@ -67,7 +67,7 @@ func TestSessionFindsTheToolchainOnce(t *testing.T) {
 	assert.Len(t, run.ran(), 1, "one compile")
 
 	s.Close(context.Background())
-	st, err := s.Cache().Stats()
+	st, err := s.Store().(*cache.Cache).Stats()
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), st.Hits, "the second build and the image")
 	assert.Equal(t, int64(1), st.Misses)
