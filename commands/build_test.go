@@ -31,8 +31,20 @@ func compileTestdata(name string) string {
 
 func requireToolchain(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the real compiler: the full lane (make test)")
+	}
 	if _, err := compile.FindInstallation(compile.FindOptions{}); err != nil {
 		t.Skipf("no ROCm toolchain (CI installs Debian's clang-15 + ROCm 5.2.3): %v", err)
+	}
+}
+
+// thisMachine skips a test that looks at this machine's real toolchain,
+// GPUs or runtime libraries: the short lane is hermetic.
+func thisMachine(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("looks at this machine's toolchain, GPUs or libraries: the full lane (make test)")
 	}
 }
 
@@ -49,10 +61,11 @@ func copyCompileFiles(t *testing.T, names ...string) string {
 	return dir
 }
 
+// The commands of a build are a function of the job, on any machine with
+// the same toolchain: here the fake Debian machine's.
 func TestBuildDryRunGolden(t *testing.T) {
-	requireToolchain(t)
 	src := compileTestdata("vadd.hip")
-	r := runRocmk(t, testEnv(nil), "build", "-n", "--arch", "gfx90a,gfx1030", "-o", "/out", "-D", "N=4", "-X", "-ffast-math", src)
+	r := runRocmk(t, fakeMachine(t, nil), "build", "-n", "--arch", "gfx90a,gfx1030", "-o", "/out", "-D", "N=4", "-X", "-ffast-math", src)
 	wd, err := os.Getwd()
 	require.NoError(t, err)
 	r.Stdout = strings.ReplaceAll(r.Stdout, filepath.Dir(src), "$TESTDATA")
@@ -62,16 +75,16 @@ func TestBuildDryRunGolden(t *testing.T) {
 }
 
 func TestBuildUsageErrors(t *testing.T) {
-	requireToolchain(t)
 	src := compileTestdata("vadd.hip")
-	r := runRocmk(t, testEnv(nil), "build", "-n", "--arch", "gfx91", src)
+	r := runRocmk(t, fakeMachine(t, nil), "build", "-n", "--arch", "gfx91", src)
 	assert.Equal(t, ExitUsage, r.Code, r.Stderr)
 	assert.Contains(t, r.Stderr, `invalid target ID "gfx91"`)
-	r = runRocmk(t, testEnv(nil), "build", "-n", "--arch", "gfx90a", "--embed", "java", src)
+	r = runRocmk(t, fakeMachine(t, nil), "build", "-n", "--arch", "gfx90a", "--embed", "java", src)
 	assert.Equal(t, ExitUsage, r.Code)
 	assert.Contains(t, r.Stderr, `--embed: unknown kind "java"`)
-	r = runRocmk(t, testEnv(nil), "build", "-n", "--arch", "gfx90a", "--layout", "nvcc", src)
+	r = runRocmk(t, fakeMachine(t, nil), "build", "-n", "--arch", "gfx90a", "--layout", "nvcc", src)
 	assert.Equal(t, ExitUsage, r.Code)
+	assert.Contains(t, r.Stderr, `--layout: unknown layout "nvcc"`)
 	r = runRocmk(t, testEnv(map[string]string{"ROCM_PATH": t.TempDir()}), "build", "--arch", "gfx90a", src)
 	assert.Equal(t, ExitEnvMissing, r.Code, r.Stderr)
 }

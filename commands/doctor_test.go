@@ -125,6 +125,7 @@ func TestDoctorColour(t *testing.T) {
 // build machine it must name clang-15, the device-library directory and
 // its exact target list, and (with no GPU there) report none.
 func TestDoctorThisMachine(t *testing.T) {
+	thisMachine(t)
 	if _, err := os.Stat("/usr/bin/clang++-15"); err != nil {
 		t.Skip("Debian's clang++-15 is not installed (scripts/install-toolchain.sh installs it)")
 	}
@@ -221,6 +222,7 @@ func TestDoctorReportsWhatVerifyLoads(t *testing.T) {
 // On this machine (Debian's libamdhip64.so.5, no GPU) the library doctor
 // names is the one verify.Open loads.
 func TestDoctorHIPLibraryIsWhatVerifyOpens(t *testing.T) {
+	thisMachine(t)
 	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/libamdhip64.so.5"); err != nil {
 		t.Skip("Debian's libamdhip64.so.5 is not installed (apt install libamdhip64-5)")
 	}

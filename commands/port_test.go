@@ -26,6 +26,9 @@ var portData = filepath.Join("..", "testdata", "port")
 // installs Debian's clang-15 and ROCm device libraries).
 func requirePortToolchain(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the real compiler: the full lane (make test)")
+	}
 	if _, err := compile.FindInstallation(compile.FindOptions{}); err != nil {
 		t.Skipf("no ROCm toolchain: %v", err)
 	}

@@ -180,6 +180,7 @@ func TestDetectGPUsTools(t *testing.T) {
 // machine (no GPU) it must find none; where nvidia-smi runs, it must agree
 // with it.
 func TestDetectGPUsThisMachine(t *testing.T) {
+	thisMachine(t)
 	gs, err := DetectGPUs(FindOptions{})
 	if err != nil {
 		t.Fatal(err)

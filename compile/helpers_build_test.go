@@ -32,9 +32,21 @@ func goldenFile(t *testing.T, name string, got []byte) {
 
 func testdata(name string) string { return filepath.Join("..", "testdata", "compile", name) }
 
+// thisMachine skips a test that looks at this machine's real toolchain or
+// GPUs: the short lane is hermetic.
+func thisMachine(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("looks at this machine's toolchain or GPUs: the full lane (make test)")
+	}
+}
+
 // realClang returns the machine's toolchain, or skips when there is none.
 func realClang(t testing.TB, layout string) *Clang {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the real compiler: the full lane (make test)")
+	}
 	in, err := FindInstallation(FindOptions{})
 	if err != nil {
 		t.Skipf("no ROCm toolchain on this machine (CI installs Debian's clang-15 + ROCm 5.2.3): %v", err)

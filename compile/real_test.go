@@ -162,6 +162,7 @@ func TestRealHIPCCLayout(t *testing.T) {
 }
 
 func TestBundleMatchesClangOffloadBundler(t *testing.T) {
+	thisMachine(t)
 	in, err := FindInstallation(FindOptions{})
 	if err != nil || in.Bundler == "" {
 		t.Skip("clang-offload-bundler not installed (CI installs llvm-15)")

@@ -255,6 +255,7 @@ func TestFindInstallationErrors(t *testing.T) {
 // TestFindInstallationThisMachine runs discovery on the real Debian ROCm
 // install (hipcc, clang-15, rocm-device-libs 5.2.3).
 func TestFindInstallationThisMachine(t *testing.T) {
+	thisMachine(t)
 	if _, err := os.Stat("/usr/bin/clang++-15"); err != nil {
 		t.Skip("Debian's clang++-15 is not installed (scripts/install-toolchain.sh installs it)")
 	}

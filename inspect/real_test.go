@@ -16,6 +16,9 @@ const readelf15 = "/usr/lib/llvm-15/bin/llvm-readelf"
 // checks every kernel's numbers against llvm-readelf-15 on the extracted code
 // objects. CI installs hipcc and llvm-15; without them the test skips.
 func TestRealHipcc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs hipcc: the full lane (make test)")
+	}
 	hipcc, err := exec.LookPath("hipcc")
 	if err != nil {
 		t.Skip("hipcc not installed (CI installs ROCm's hipcc)")
