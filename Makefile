@@ -8,7 +8,7 @@ ARCHS   ?= gfx90a,gfx908,gfx1030
 FUZZTIME ?= 15s
 GOFLAGS_TEST ?= -timeout 30m
 
-.PHONY: all setup build demo test unit fuzz bench vet fmt golden clean
+.PHONY: all setup build demo test unit race fuzz bench vet fmt golden clean
 
 all: build
 
@@ -32,8 +32,10 @@ demo: setup build
 	@echo '$$ rocmk verify' && { ./$(BIN) verify; rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 4 ] || exit $$rc; }
 
 # The tests: installs the toolchain the real-compile tests use, then vet,
-# unit and integration tests, then each fuzz target for $(FUZZTIME).
-test: setup vet unit fuzz
+# unit and integration tests, the race detector on the packages with
+# concurrency, then each fuzz target for $(FUZZTIME). (go test -short ./...
+# is the hermetic lane: no real compiler, process tree or server.)
+test: setup vet unit race fuzz
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -43,6 +45,12 @@ vet:
 
 unit:
 	$(GO) test $(GOFLAGS_TEST) ./...
+
+# The race detector on the builder's worker pool and cache interplay, the
+# cache's concurrent processes, verify's pipelined runs and hipify's tree mode.
+race:
+	$(GO) test $(GOFLAGS_TEST) -race ./cache/... ./compile/ ./verify/...
+	$(GO) test $(GOFLAGS_TEST) -race -run 'Tree' ./hipify/
 
 # Every Fuzz* function, one at a time, for a bounded time each.
 fuzz:
@@ -54,8 +62,11 @@ fuzz:
 	  done; \
 	done
 
-bench:
+# Go benchmarks, then a fully cached rebuild of the bundled suite for two
+# targets, the whole process (target: under 100 ms; docs/build.md).
+bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
+	python3 scripts/bench-cached-rebuild.py 20 $(BIN)
 
 golden:
 	$(GO) test ./commands/ ./hipify/ ./inspect/ ./compile/ -update

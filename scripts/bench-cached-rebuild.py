@@ -15,6 +15,7 @@ import os, resource, statistics, subprocess, sys, tempfile, time
 
 def main():
     runs, bins = int(sys.argv[1]), sys.argv[2:]
+    bins = [os.path.abspath(b) for b in bins]
     dirs = {b: tempfile.mkdtemp(prefix="rocmk-bench-") for b in bins}
     res = {b: ([], []) for b in bins}
 
