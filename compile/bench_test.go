@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/cache"
 )
 
 // BenchmarkCacheHitPerObject measures a fully cached build of one source
@@ -44,7 +46,7 @@ func BenchmarkIncludeScan(b *testing.B) {
 	j := Job{Src: "vadd.hip", Dir: dir, Target: targets("gfx90a")[0]}
 	var g *includeGraph
 	for i := 0; i < b.N; i++ {
-		bl := &Builder{TC: tc, Run: &ExecRunner{}}
+		bl := &Builder{TC: tc, Run: ExecRunner{}}
 		sp, err := bl.searchPath(context.Background(), j)
 		require.NoError(b, err)
 		g, err = bl.scanJob(dir, sp, j.Src)
@@ -52,4 +54,35 @@ func BenchmarkIncludeScan(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(g.files)), "files")
 	b.ReportMetric(float64(len(g.lookups)), "lookups")
+}
+
+// BenchmarkToolchainIdentity measures the content identity of the real
+// toolchain (clang's sha256 and --version, every device library's sha256):
+// "computed" as a first build on a machine pays it, "remembered" as every
+// later build does (the stamp's stats and one local cache lookup per
+// identity, in a new process: the process memo cleared).
+func BenchmarkToolchainIdentity(b *testing.B) {
+	tc := realClang(b, LayoutClang)
+	for _, remembered := range []bool{false, true} {
+		name := map[bool]string{false: "computed", true: "remembered"}[remembered]
+		b.Run(name, func(b *testing.B) {
+			c, err := cache.Open(filepath.Join(b.TempDir(), "cache"))
+			require.NoError(b, err)
+			bl := &Builder{TC: tc, Run: ExecRunner{}, Cache: c}
+			for b.Loop() {
+				ids.Clear()
+				if !remembered {
+					b.StopTimer()
+					c, err = cache.Open(filepath.Join(b.TempDir(), "cache"))
+					require.NoError(b, err)
+					bl.Cache = c
+					b.StartTimer()
+				}
+				_, err := bl.toolchainID(context.Background())
+				require.NoError(b, err)
+				_, err = treeIdentity(bl.Cache, "devicelibs", tc.DeviceLibDir)
+				require.NoError(b, err)
+			}
+		})
+	}
 }
