@@ -386,3 +386,46 @@ func TestPortFindsTheToolchainOnce(t *testing.T) {
 	assert.Contains(t, r.Stderr, "device image by clang", "built for the device through the toolchain")
 	assert.Equal(t, 2, run.n, "one --version to find the toolchain, one for its identity:\n%s", r.Stderr)
 }
+
+// A sweep larger than a run holds at once (100,000 cases) runs case by
+// case; port once expanded every case first and refused it. The run is
+// interrupted after a few launches.
+func TestPortRunsLargeSweepsLazily(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(portData, "elementwise.cu"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "elementwise.cu"), src, 0o644))
+	ns := strings.Repeat("1, ", 100000) + "2"
+	toml := `[[verify]]
+kernel = "gelu_tanh"
+source = "elementwise.cu"
+sizes = { n = [` + ns + `] }
+grid = 1
+block = 256
+args = [
+  { name = "x", dtype = "f32", count = "n", init = { random = { seed = 7, min = -6, max = 6 } } },
+  { name = "y", dtype = "f32", count = "n", output = true },
+  { name = "n", dtype = "i32", value = "n" },
+]
+reference = ["y[i] = 0.5 * x[i] * (1 + tanh(sqrt(2 / 3.141592653589793) * (x[i] + 0.044715 * x[i] ** 3)))"]
+tolerance = { y = { atol = 1e-5, rtol = 1e-5 } }
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.toml"), []byte(toml), 0o644))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g := newPortFakeGPU()
+	gelu, launches := g.kernels["gelu_tanh"], 0
+	g.kernels["gelu_tanh"] = func(g *portFakeGPU, grid, block verify.Dim3, args []verify.Arg) {
+		gelu(g, grid, block, args)
+		if launches++; launches == 3 {
+			cancel()
+		}
+	}
+	env := portFakeEnv(t, func(string, int, func(string) string) (verify.Runtime, error) { return g, nil })
+	env.Context = ctx
+	r := runRocmk(t, env, "port", filepath.Join(dir, "elementwise.cu"), "--spec", filepath.Join(dir, "big.toml"))
+	assert.Equal(t, ExitInterrupted, r.Code, r.Stderr)
+	assert.GreaterOrEqual(t, launches, 3, "cases ran")
+	assert.NotContains(t, r.Stderr, "over the 100000")
+	assert.Contains(t, r.Stderr, "running 100001 case(s)")
+}
