@@ -142,11 +142,11 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 			return nil, err
 		}
 	}
-	tmp, err := os.MkdirTemp("", "rocmk-build-")
+	tmp, removeTmp, err := safefile.MkdirTemp("rocmk-build-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
+	defer removeTmp()
 	b.paths.reset()
 	b.search.reset()
 	b.groups.reset()

@@ -128,11 +128,11 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch, name string, src []b
 	if err != nil {
 		return Image{}, err
 	}
-	dir, err := os.MkdirTemp("", "rocmk-image-")
+	dir, removeDir, err := safefile.MkdirTemp("rocmk-image-")
 	if err != nil {
 		return Image{}, err
 	}
-	defer os.RemoveAll(dir)
+	defer removeDir()
 	path := filepath.Join(dir, filepath.Base(name))
 	if err := safefile.Write(path, src, safefile.Options{}); err != nil {
 		return Image{}, err
@@ -218,11 +218,11 @@ func (ib *ImageBuilder) nvcc(ctx context.Context, nvcc, inc, arch, name string, 
 	}
 	meta := cache.Meta{Kind: "image", Source: filepath.Base(name), Target: arch, Toolchain: "nvcc"}
 	img, err := ib.cached(key("nvcc"), meta, "nvcc", func() ([]byte, error) {
-		dir, err := os.MkdirTemp("", "rocmk-nvcc-")
+		dir, removeDir, err := safefile.MkdirTemp("rocmk-nvcc-")
 		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(dir)
+		defer removeDir()
 		in, out := filepath.Join(dir, filepath.Base(name)), filepath.Join(dir, "out.cubin")
 		if err := safefile.Write(in, src, safefile.Options{}); err != nil {
 			return nil, err

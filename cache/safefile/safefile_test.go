@@ -243,3 +243,23 @@ func TestWriteFromFailureKeepsTheOldFile(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"))
 	assert.Empty(t, left, "no temporary file left")
 }
+
+// A command abandoned after a signal leaves no temporary directory: the
+// builds' and images' work directories are removed with the writes' files.
+func TestRemoveTempsRemovesWorkDirectories(t *testing.T) {
+	var s tempSet
+	dir, remove, err := s.mkdirTemp("rocmk-test-")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "obj.hsaco"), []byte("x"), 0o644))
+	kept, removeKept, err := s.mkdirTemp("rocmk-test-")
+	require.NoError(t, err)
+	removeKept()
+	_, err = os.Stat(kept)
+	assert.ErrorIs(t, err, fs.ErrNotExist, "remove removes it")
+	s.removeAll()
+	_, err = os.Stat(dir)
+	assert.ErrorIs(t, err, fs.ErrNotExist, "RemoveTemps removes a directory in use, with its files")
+	remove() // the abandoned work finishing late is harmless
+	_, _, err = s.mkdirTemp("rocmk-test-")
+	assert.ErrorIs(t, err, ErrInterrupted)
+}

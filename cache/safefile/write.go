@@ -259,18 +259,46 @@ func (s *tempSet) done(tmp string) {
 	s.Unlock()
 }
 
-// removeAll removes every temporary file still listed and refuses new ones.
+// removeAll removes every temporary file and directory still listed and
+// refuses new ones.
 func (s *tempSet) removeAll() {
 	s.Lock()
 	defer s.Unlock()
 	s.closed = true
 	for n := range s.names {
-		os.Remove(n)
+		os.RemoveAll(n)
 	}
 }
 
 // RemoveTemps removes the temporary files of the writes in progress and
-// makes later writes fail with ErrInterrupted. A process that exits on a
-// signal without waiting for its writers calls it last, so that it leaves
-// every output whole and no temporary file behind.
+// the temporary directories of the work in progress (MkdirTemp), and makes
+// later writes fail with ErrInterrupted. A process that exits on a signal
+// without waiting for its writers calls it last, so that it leaves every
+// output whole and no temporary file behind.
 func RemoveTemps() { temps.removeAll() }
+
+// MkdirTemp makes a temporary directory (os.MkdirTemp in the system's
+// temporary directory) that RemoveTemps removes too, and returns a
+// function that removes it when the work is done.
+func MkdirTemp(pattern string) (dir string, remove func(), err error) {
+	return temps.mkdirTemp(pattern)
+}
+
+func (s *tempSet) mkdirTemp(pattern string) (dir string, remove func(), err error) {
+	s.Lock()
+	defer s.Unlock()
+	if s.closed {
+		return "", nil, ErrInterrupted
+	}
+	if dir, err = os.MkdirTemp("", pattern); err != nil {
+		return "", nil, err
+	}
+	if s.names == nil {
+		s.names = map[string]bool{}
+	}
+	s.names[dir] = true
+	return dir, func() {
+		os.RemoveAll(dir)
+		s.done(dir)
+	}, nil
+}

@@ -158,8 +158,7 @@ func workDir(keep string) (dir string, cleanup func(), err error) {
 	if keep != "" {
 		return keep, func() {}, os.MkdirAll(keep, 0o777)
 	}
-	dir, err = os.MkdirTemp("", "rocmk-port-")
-	return dir, func() { os.RemoveAll(dir) }, err
+	return safefile.MkdirTemp("rocmk-port-")
 }
 
 type runner struct {
