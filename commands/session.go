@@ -33,7 +33,11 @@ func openSession(env Env, g globalOptions, ui *term.UI, f sessionFlags) (*compil
 			o.OpenTier = func(local *cache.Cache) (compile.Tier, error) { return openTier(local, cfg, ui) }
 		}
 	}
-	return compile.OpenSession(o)
+	s, err := compile.OpenSession(o)
+	if err == nil && s.CacheDir() != "" {
+		ui.Verbosef(2, "cache: %s", s.CacheDir())
+	}
+	return s, err
 }
 
 // openTier puts the remote cache cfg names behind local; its one warning

@@ -102,7 +102,6 @@ func OpenSession(o SessionOptions) (*Session, error) {
 		return s, nil // ROCMK_CACHE=off
 	}
 	s.local = c
-	o.Verbose("cache: %s", c.Dir())
 	if o.OpenTier != nil {
 		t, err := o.OpenTier(c)
 		if err != nil {
@@ -142,6 +141,14 @@ func (s *Session) Store() Store {
 		return s.local
 	}
 	return nil
+}
+
+// CacheDir is the local cache's directory ("": no cache).
+func (s *Session) CacheDir() string {
+	if s.local == nil {
+		return ""
+	}
+	return s.local.Dir()
 }
 
 // FindOptions are the session's discovery options.
