@@ -59,6 +59,17 @@ func TestCompatImplMatchesReference(t *testing.T) {
 			add(name, uint64(a), uint64(b), 0, uint64(simdRef(name, a, b)))
 		}
 	}
+	// Results of CUDA's own __vavgs2/__vavgs4 on an H100 (testdata/hipify/compat/run-h100.sh)
+	for _, r := range []struct {
+		op         string
+		a, b, cuda uint64
+	}{
+		{"__vavgs2", 0xd8f67adf, 0x8dd1e09c, 0xb3632dbe}, {"__vavgs2", 0xa514a174, 0xbf3fd105, 0xb229b93c},
+		{"__vavgs2", 0x8c93b847, 0x2716f352, 0xd9d4d5cc}, {"__vavgs4", 0xb3374848, 0x1c92c79d, 0xe7e408f2},
+		{"__vavgs4", 0x52aac341, 0x4fc11a43, 0x51b5ee42}, {"__vavgs4", 0x599e6354, 0x32e2941e, 0x46c0fb39},
+	} {
+		add(r.op, r.a, r.b, 0, r.cuda)
+	}
 	for i := 0; i < 2000; i++ {
 		a, b, c := rng.Uint32(), rng.Uint32(), rng.Uint32()
 		add("dp4a_s", uint64(a), uint64(b), uint64(c), uint64(dpRef(a, b, c, 8, 8, true, 0)))
@@ -229,8 +240,13 @@ func simdRef(name string, a, b uint32) uint32 {
 			v = sat(sa+sb, lo, hi)
 		case "addus":
 			v = sat(ua+ub, 0, mask)
-		case "avgs": // rounded: half away upwards, as PTX vavrg
-			v = (sa + sb + 1) >> 1
+		case "avgs": // CUDA rounds a half away from zero (-27/2 is -14, 23419/2 is 11710), measured on an H100
+			v = sa + sb
+			if v >= 0 {
+				v = (v + 1) / 2
+			} else {
+				v = (v - 1) / 2
+			}
 		case "avgu":
 			v = (ua + ub + 1) >> 1
 		case "haddu":

@@ -3,13 +3,33 @@
 // same inputs both ways and the results are compared bit for bit:
 // exhaustively where the input space is 32 bits (float -> bf16 in four
 // rounding modes, float -> fp8, every pair of halves or bf16 values), on
-// hashed random inputs elsewhere. Build and run: run-h100.sh.
+// hashed random inputs elsewhere. Build and run: run-h100.sh [GROUP...].
+//
+// Tests come in groups (simd dp hmaxmin f2bf d2bf bfarith bffma fp8 fp8d
+// reduce); -DT_<GROUP> compiles only the groups named (none: all), so a run
+// of a few groups compiles and finishes sooner. Each result line is printed
+// (and flushed) as its test ends, with its time.
 //
 // On the ROCm machine the same file compiles with hipcc (CUDA's side is then
 // rocmk's own aliases): hipify's TestCompatVsCUDACompiles keeps it compiling.
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <chrono>
+
+#if !defined(T_SIMD) && !defined(T_DP) && !defined(T_HMAXMIN) && !defined(T_F2BF) && !defined(T_D2BF) && \
+    !defined(T_BFARITH) && !defined(T_BFFMA) && !defined(T_FP8) && !defined(T_FP8D) && !defined(T_REDUCE)
+#define T_SIMD 1
+#define T_DP 1
+#define T_HMAXMIN 1
+#define T_F2BF 1
+#define T_D2BF 1
+#define T_BFARITH 1
+#define T_BFFMA 1
+#define T_FP8 1
+#define T_FP8D 1
+#define T_REDUCE 1
+#endif
 
 #define ROCMK_COMPAT_VSIMD 1
 #define ROCMK_COMPAT_HMAXMIN 1
@@ -84,6 +104,7 @@ __device__ inline nv_bf16 tobf(unsigned short u) { return __ushort_as_bfloat16(u
 __device__ inline unsigned short hb(__half x) { return __half_as_ushort(x); }
 __device__ inline __half toh(unsigned short u) { return __ushort_as_half(u); }
 
+#ifdef T_SIMD
 // ---- SIMD-in-word: 2^26 hashed pairs (plus lane edge values) per function
 #define SIMD2(n)                                                                      \
   __global__ void t_##n(Result *r, u64 count) {                                      \
@@ -111,6 +132,9 @@ SIMD24(vminu) SIMD24(vsads) SIMD24(vsadu) SIMD24(vseteq) SIMD24(vsetges) SIMD24(
 SIMD24(vsetgtu) SIMD24(vsetles) SIMD24(vsetleu) SIMD24(vsetlts) SIMD24(vsetltu) SIMD24(vsetne) SIMD24(vsub)
 SIMD24(vsubss) SIMD24(vsubus)
 
+#endif
+
+#ifdef T_DP
 // ---- dp4a / dp2a
 __global__ void t_dp(Result *r, u64 count) {
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
@@ -125,6 +149,9 @@ __global__ void t_dp(Result *r, u64 count) {
   }
 }
 
+#endif
+
+#ifdef T_HMAXMIN
 // ---- every pair of halves: __hmax, __hmin, __hmax_nan, __hmin_nan (2^32 x 4)
 __global__ void t_hmaxmin(Result *r, u64 count) {
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
@@ -137,6 +164,9 @@ __global__ void t_hmaxmin(Result *r, u64 count) {
   }
 }
 
+#endif
+
+#ifdef T_F2BF
 // ---- every float: to bf16 in the four rounding modes (2^32 x 4)
 __global__ void t_f2bf(Result *r, u64 count) {
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
@@ -149,6 +179,9 @@ __global__ void t_f2bf(Result *r, u64 count) {
   }
 }
 
+#endif
+
+#ifdef T_D2BF
 // ---- doubles to bf16 (hashed; a third near float values)
 __global__ void t_d2bf(Result *r, u64 count) {
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
@@ -159,6 +192,9 @@ __global__ void t_d2bf(Result *r, u64 count) {
   }
 }
 
+#endif
+
+#ifdef T_BFARITH
 // ---- every pair of bf16 values: + - * / max (2^32 x 5)
 __global__ void t_bfarith(Result *r, u64 count) {
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
@@ -172,6 +208,9 @@ __global__ void t_bfarith(Result *r, u64 count) {
   }
 }
 
+#endif
+
+#ifdef T_BFFMA
 // ---- bf16 fma (hashed triples)
 __global__ void t_bffma(Result *r, u64 count) {
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
@@ -181,6 +220,9 @@ __global__ void t_bffma(Result *r, u64 count) {
   }
 }
 
+#endif
+
+#ifdef T_FP8
 // ---- every float (as a double) to fp8: both kinds, both saturation modes (2^32 x 4)
 __global__ void t_fp8(Result *r, u64 count) {
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
@@ -193,6 +235,9 @@ __global__ void t_fp8(Result *r, u64 count) {
   }
 }
 
+#endif
+
+#ifdef T_FP8D
 // ---- doubles to fp8 (hashed), and every fp8 value back to half
 __global__ void t_fp8d(Result *r, u64 count) {
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
@@ -210,6 +255,9 @@ __global__ void t_fp8d(Result *r, u64 count) {
   }
 }
 
+#endif
+
+#ifdef T_REDUCE
 // ---- warp reductions: full mask, and a partial mask called by its lanes only
 __global__ void t_reduce(Result *r, u64 count) {
   for (u64 base = blockIdx.x * (u64)blockDim.x; base < count; base += (u64)gridDim.x * blockDim.x) {
@@ -234,6 +282,8 @@ __global__ void t_reduce(Result *r, u64 count) {
   }
 }
 
+#endif
+
 typedef void (*kernel)(Result *, u64);
 struct Test {
   const char *name;
@@ -243,24 +293,47 @@ struct Test {
 
 int main() {
   const u64 all32 = 1ull << 32, many = 1ull << 26;
+  (void)all32;
+  (void)many;
 #define S(n) {#n, t_##n, many},
 #define S24(n) S(n##2) S(n##4)
   Test tests[] = {
+#ifdef T_SIMD
       S24(vabs) S24(vabsss) S24(vneg) S24(vnegss) S24(vabsdiffs) S24(vabsdiffu) S24(vadd) S24(vaddss) S24(vaddus)
       S24(vavgs) S24(vavgu) S24(vhaddu) S24(vcmpeq) S24(vcmpges) S24(vcmpgeu) S24(vcmpgts) S24(vcmpgtu) S24(vcmples)
       S24(vcmpleu) S24(vcmplts) S24(vcmpltu) S24(vcmpne) S24(vmaxs) S24(vmaxu) S24(vmins) S24(vminu) S24(vsads)
       S24(vsadu) S24(vseteq) S24(vsetges) S24(vsetgeu) S24(vsetgts) S24(vsetgtu) S24(vsetles) S24(vsetleu)
       S24(vsetlts) S24(vsetltu) S24(vsetne) S24(vsub) S24(vsubss) S24(vsubus)
+#endif
+#ifdef T_DP
       {"dp4a/dp2a", t_dp, many},
+#endif
+#ifdef T_HMAXMIN
       {"hmax/hmin(_nan) on every pair of halves", t_hmaxmin, all32},
+#endif
+#ifdef T_F2BF
       {"float->bf16 rn/rz/ru/rd, every float", t_f2bf, all32},
+#endif
+#ifdef T_D2BF
       {"double->bf16", t_d2bf, many},
+#endif
+#ifdef T_BFARITH
       {"bf16 + - * / max, every pair", t_bfarith, all32},
+#endif
+#ifdef T_BFFMA
       {"bf16 fma", t_bffma, many},
+#endif
+#ifdef T_FP8
       {"float->fp8 e4m3/e5m2 satfinite/nosat, every float", t_fp8, all32},
+#endif
+#ifdef T_FP8D
       {"double->fp8, fp8->half", t_fp8d, many},
+#endif
+#ifdef T_REDUCE
       {"__reduce_*_sync", t_reduce, many},
+#endif
   };
+  setvbuf(stdout, NULL, _IOLBF, 0);  // each line as its test ends: a run cut short keeps what it did
   cudaDeviceProp prop;
   (void)cudaGetDeviceProperties(&prop, 0);
   printf("device: %s (sm_%d%d); reference: %s\n", prop.name, prop.major, prop.minor, CUDA_SIDE);
@@ -272,8 +345,10 @@ int main() {
   u64 total = 0, bad = 0;
   for (const Test &t : tests) {
     (void)cudaMemset(d, 0, sizeof(Result));
+    auto t0 = std::chrono::steady_clock::now();
     t.k<<<4096, 256>>>(d, t.count);
     cudaError_t e = cudaDeviceSynchronize();
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (e != cudaSuccess) {
       printf("%-48s ERROR %s\n", t.name, cudaGetErrorString(e));
       return 1;
@@ -282,7 +357,7 @@ int main() {
     (void)cudaMemcpy(&h, d, sizeof(Result), cudaMemcpyDeviceToHost);
     total += t.count;
     bad += h.bad;
-    printf("%-48s %12llu inputs  %s", t.name, t.count, h.bad ? "MISMATCH" : "bit-exact");
+    printf("%-48s %12llu inputs %9.1f ms  %s", t.name, t.count, ms, h.bad ? "MISMATCH" : "bit-exact");
     if (h.bad) {
       printf(" (%llu results differ)\n", h.bad);
       for (u64 k = 0; k < h.bad && k < MAXM; k++) {
