@@ -198,7 +198,10 @@ func generate(ctx context.Context, r DeviceLibRequest, root, dir, proc string, i
 	if complete(dir, proc, links) {
 		return nil
 	}
-	return replaceDir(tmp, dir)
+	if err := replaceDir(tmp, dir); err != nil {
+		return fmt.Errorf("device libraries: %w", err)
+	}
+	return nil
 }
 
 // replaceDir puts tmp in the place of a damaged dir: the damaged one is
@@ -207,11 +210,11 @@ func generate(ctx context.Context, r DeviceLibRequest, root, dir, proc string, i
 func replaceDir(tmp, dir string) error {
 	aside := tmp + "-damaged"
 	if err := os.Rename(dir, aside); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("device libraries: %w", err)
+		return err
 	}
 	os.RemoveAll(aside)
 	if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) {
-		return fmt.Errorf("device libraries: %w", err)
+		return err
 	}
 	return nil
 }
