@@ -30,12 +30,17 @@ func buildCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "build",
 		Usage:     "compile HIP sources for several GPU targets in parallel, through the cache",
-		ArgsUsage: "[source.hip|source.cu ...]",
+		ArgsUsage: "[source.hip|source.cu|DIR ...]",
 		Description: `Compiles every (source, target) pair with the ROCm toolchain's clang, in
 parallel (-j), through the content-addressed build cache. Writes one code
 object per source and target (OUT/<stem>-<target>.hsaco, ':' in a target ID
 becomes '_'), manifest.json, and on request an offload bundle per source
 (--bundle) and embedding files (--embed rust,go,c).
+
+A directory stands for the kernel sources under it (.cu, .hip). CUDA sources
+are translated with everything they include (beside them, through .. and -I)
+into one tree under the cache and built there; each code object is checked
+for the kernels its CUDA source defines.
 
 With no sources it builds rocmk.toml when the current directory has one, else
 the bundled kernel suite. Flags override the manifest.`,
@@ -91,6 +96,10 @@ type buildDoc struct {
 	Summary   buildSummary       `json:"summary"`
 	Remote    *cache.RemoteStats `json:"remote,omitempty"` // with a remote cache
 	Commands  []string           `json:"commands,omitempty"`
+	// Tree is the translation CUDA sources were built from, and Parity
+	// their kernels against each code object's.
+	Tree   *compile.Tree          `json:"tree,omitempty"`
+	Parity []compile.KernelParity `json:"kernel_parity,omitempty"`
 }
 
 type buildSummary struct {
@@ -122,7 +131,7 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	if !o.Plan.DryRun {
 		bar = ui.NewProgress(len(req.Sources)*len(req.Targets), "building")
 	}
-	bo := compile.BuildOptions{DryRun: o.Plan.DryRun, Events: buildEvents(ui, bar)}
+	bo := compile.BuildOptions{DryRun: o.Plan.DryRun, Events: buildEvents(ui, bar, req.Tree)}
 	switch {
 	case o.Plan.DryRun:
 		bo.Print = env.Stdout // -n: the commands are the result
@@ -140,9 +149,14 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 		return berr
 	}
 	tc, _ := s.Toolchain()
+	parity := treeParity(req.Tree, rep, ui)
 	doc := newBuildDoc(tc.Name(), req, rep, remote)
+	doc.Tree, doc.Parity = req.Tree, parity
 	if o.Plan.DryRun {
 		return printDryRun(ui, o.g.JSON, doc, rep)
+	}
+	if len(list) > 0 && req.Tree != nil {
+		ui.Infof("the translated sources the errors below name are in %s", req.Tree.Dir)
 	}
 	term.Diagnostics(ui, list)
 	if o.ResourceUsage {
@@ -171,8 +185,9 @@ func printBuild(w io.Writer, st *term.Styles, o buildOptions, rep *compile.Repor
 }
 
 // buildEvents shows the build's progress: a bar on a TTY, a line per job
-// with -v (where a hit came from: local or remote).
-func buildEvents(ui *term.UI, bar term.Progress) func(compile.Event) {
+// with -v (where a hit came from: local or remote), naming the original of
+// a translated source.
+func buildEvents(ui *term.UI, bar term.Progress, tree *compile.Tree) func(compile.Event) {
 	return func(e compile.Event) {
 		if e.Kind != compile.EventDone {
 			return
@@ -180,6 +195,9 @@ func buildEvents(ui *term.UI, bar term.Progress) func(compile.Event) {
 		r := e.Result
 		bar.Add(1)
 		src := term.SourceName(r.Src)
+		if tree != nil && tree.Original(r.Src) != "" {
+			src = term.SourceName(tree.Original(r.Src))
+		}
 		switch r.Status {
 		case compile.StatusHit:
 			ui.Verbosef(1, "%-9s %s [%s] %s", map[string]string{"local": "hit", "remote": "remote"}[r.Cache], src, r.Target, term.Duration(r.Dur))

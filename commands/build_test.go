@@ -480,7 +480,7 @@ func TestBuildCUDASource(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	r := runRocmk(t, testEnv(map[string]string{"ROCMK_CACHE": "off"}), "build", "--arch", "gfx90a", "-o", out, filepath.Join(dir, "saxpy.cu"))
 	require.Equal(t, 0, r.Code, r.Stderr)
-	hip, err := os.ReadFile(filepath.Join(out, "hipified", "saxpy.hip"))
+	hip, err := os.ReadFile(filepath.Join(out, "hipified", "src", "saxpy.cu"))
 	require.NoError(t, err)
 	assert.Contains(t, string(hip), "hip/hip_runtime.h")
 	assert.NotContains(t, string(hip), "cuda_runtime.h")
@@ -628,7 +628,7 @@ func TestIssue11SameOutputName(t *testing.T) {
 	assert.Equal(t, 2, code, stderr)
 	assert.Contains(t, stderr, "sources a/k.hip and b/k.hip would both write out/k-gfx90a.hsaco")
 	assert.NoDirExists(t, filepath.Join(dir, "out"), "nothing compiled or written")
-	// .cu sources: refused before hipify writes out/hipified/k.hip twice.
+	// .cu sources: refused before anything is translated.
 	_, stderr, code = runIn(t, bin, dir, env, "build", "-a", "gfx90a", "-o", "out", "c/k.cu", "d/k.cu")
 	assert.Equal(t, 2, code, stderr)
 	assert.Contains(t, stderr, "sources c/k.cu and d/k.cu would both write out/k-gfx90a.hsaco")

@@ -399,7 +399,7 @@ func runCachePull(ctx context.Context, po compile.PlanOptions, layout, rocmPath 
 		return err
 	}
 	bar := ui.NewProgress(len(req.Sources)*len(req.Targets), "pulling")
-	doc, err := s.Pull(ctx, req, buildEvents(ui, bar))
+	doc, err := s.Pull(ctx, req, buildEvents(ui, bar, req.Tree))
 	bar.Finish()
 	if err != nil {
 		return err

@@ -29,7 +29,7 @@ type Request struct {
 	// given to the compiler and keyed relative to it, so a copy of the
 	// project elsewhere builds the same objects and shares the cache.
 	BaseDir      string
-	Sources      []string         // source files (.hip, .cpp, .cu after hipify)
+	Sources      []string         // source files (.hip, .cpp; .cu in a translated tree)
 	Targets      []inspect.Target // one job per (source, target)
 	Flags        []string         // user flags for every job
 	OutDir       string           // where code objects and the manifest go
@@ -37,6 +37,9 @@ type Request struct {
 	Embed        []string         // "rust", "go", "c": embedding files
 	EmbedPackage string           // package name of the Go embedding file (default "hsaco")
 	NoManifest   bool             // skip manifest.json
+	// Tree is the translated tree the sources are in, when they were
+	// CUDA (set by Session.Plan; the Builder does not read it).
+	Tree *Tree
 }
 
 // ObjectName is the file name of source src's code object for target t:

@@ -164,12 +164,31 @@ func TestLoadProject(t *testing.T) {
 	require.Len(t, srcs, 2)
 	assert.Equal(t, "axpy.hip", filepath.Base(srcs[0]))
 	assert.Equal(t, "scale.hip", filepath.Base(srcs[1]))
-	assert.Equal(t, []string{"-ffast-math", "-DBLOCK=256", "-DUSE_FMA", "-I" + filepath.Join(p.Dir, "include")}, p.CompileFlags())
+	assert.Equal(t, []string{"-ffast-math", "-DBLOCK=256", "-DUSE_FMA"}, p.CompileFlags())
+	assert.Equal(t, []string{filepath.Join(p.Dir, "include")}, p.IncludeDirs())
 	assert.Equal(t, filepath.Join(p.Dir, "out"), p.OutDir())
 	assert.True(t, p.Output.Bundle)
 	assert.Equal(t, []string{"rust", "go", "c"}, p.Output.Embed)
 	assert.Equal(t, "mykernels", p.Output.GoPackage)
 	assert.Equal(t, filepath.Join(p.Dir, "out", "hipified"), p.HipifyDir())
+}
+
+// TestProjectKernelDir: a source glob that matches a directory builds the
+// kernel sources under it (.cu and .hip, hidden directories left out); a
+// directory with none is an error naming it.
+func TestProjectKernelDir(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"kernels/a.cu": "", "kernels/sub/b.hip": "", "kernels/u.cuh": "", "kernels/host.cpp": "",
+		"kernels/.cache/c.cu": "", "other/x.hip": "", "empty/readme.md": "",
+		"rocmk.toml": "sources = [\"kernels\", \"other/*.hip\"]\n"})
+	p, err := LoadProject(filepath.Join(dir, "rocmk.toml"))
+	require.NoError(t, err)
+	files, dirs, err := p.ExpandSourceDirs()
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(dir, "kernels", "a.cu"), filepath.Join(dir, "kernels", "sub", "b.hip"), filepath.Join(dir, "other", "x.hip")}, files)
+	assert.Equal(t, []string{filepath.Join(dir, "kernels")}, dirs)
+	_, err = KernelDir(filepath.Join(dir, "empty"))
+	assert.ErrorContains(t, err, "empty: no kernel source")
 }
 
 func TestParseProjectErrors(t *testing.T) {

@@ -35,17 +35,18 @@ type PlanOptions struct {
 	Defines   []string // -D, after the project's flags
 	Includes  []string // -I
 	Flags     []string // -X
-	DryRun    bool     // -n: hipify writes nothing
-	// ReadSource reads a .cu source to hipify (nil: a regular file of at
-	// most 256 MiB).
+	DryRun    bool     // -n: the translated tree is named, not written
+	// ReadSource reads a CUDA source or header to translate (nil: a
+	// regular file of at most 256 MiB).
 	ReadSource func(name string) ([]byte, error)
 }
 
 // Plan turns a build's options into its Request: the sources (named, the
-// project's or the bundled kernels), the targets (ResolveTargets over
-// --arch, the project's, the environment, the GPUs and the toolchain's
-// defaults), the flags, the output names (checked before anything is
-// written), and .cu sources hipified to .hip first.
+// project's or the bundled kernels; a directory stands for its kernel
+// sources), the targets (ResolveTargets over --arch, the project's, the
+// environment, the GPUs and the toolchain's defaults), the flags, the output
+// names (checked before anything is written), and, when a source is CUDA,
+// the translated tree the build compiles in (Request.Tree, PrepareTree).
 func (s *Session) Plan(o PlanOptions) (Request, Targets, error) {
 	req := Request{OutDir: o.OutDir, Bundle: o.Bundle, Embed: o.Embed, EmbedPackage: o.GoPackage}
 	for _, e := range o.Embed {
@@ -60,19 +61,21 @@ func (s *Session) Plan(o PlanOptions) (Request, Targets, error) {
 	if err != nil {
 		return req, Targets{}, err
 	}
-	var flags []string
+	var flags, includes, dirs []string
 	hipifyDir, strict, manifest := "", false, []string(nil)
 	switch {
 	case len(o.Sources) > 0:
-		req.Sources = o.Sources
+		if req.Sources, dirs, err = kernelSources(o.Sources); err != nil {
+			return req, Targets{}, err
+		}
 	case p != nil:
-		if req.Sources, err = p.ExpandSources(); err != nil {
+		if req.Sources, dirs, err = p.ExpandSourceDirs(); err != nil {
 			return req, Targets{}, err
 		}
 		if err := s.fromProject(p, o, &req); err != nil {
 			return req, Targets{}, err
 		}
-		flags, manifest = p.CompileFlags(), p.Targets
+		flags, includes, manifest = p.CompileFlags(), p.IncludeDirs(), p.Targets
 		hipifyDir, strict = p.HipifyDir(), p.Hipify.Strict
 		s.o.Verbose("project %s: %d sources", p.Path, len(req.Sources))
 	default:
@@ -85,26 +88,84 @@ func (s *Session) Plan(o PlanOptions) (Request, Targets, error) {
 		req.OutDir = DefaultOutDir
 	}
 	req.Flags = append(flags, buildFlags(o)...)
+	for _, i := range o.Includes {
+		if abs, err := filepath.Abs(i); err == nil {
+			i = abs
+		}
+		includes = append(includes, i)
+	}
 	ts, err := ResolveTargets(TargetRequest{Flag: o.Arch, Manifest: manifest, Getenv: s.o.Getenv, GPUs: s.DetectGPUs, Default: s.DefaultTargets})
 	if err != nil {
 		return req, ts, err
 	}
 	req.Targets = ts.List
-	// Before hipify writes anything: a.cu and b/a.cu would both become a.hip.
+	// Before anything is translated: a.cu and b/a.cu would both write a-gfx90a.hsaco.
 	if err := CheckOutputNames(req.Sources, ts.List, req.OutDir, len(req.Embed) > 0); err != nil {
 		return req, ts, err
 	}
 	if hipifyDir == "" {
 		hipifyDir = filepath.Join(req.OutDir, "hipified")
 	}
-	for i, src := range req.Sources {
-		if strings.HasSuffix(src, ".cu") || strings.HasSuffix(src, ".cuh") {
-			if req.Sources[i], err = hipifySource(o, src, hipifyDir, strict); err != nil {
-				return req, ts, err
-			}
+	err = s.planTree(&req, TreeBuild{Includes: includes, Dirs: dirs, Options: hipify.Options{HIPVersion: s.TranslationHIP()},
+		Root: s.TreeRoot(), DryRun: o.DryRun, Read: o.ReadSource}, hipifyDir, strict)
+	return req, ts, err
+}
+
+// kernelSources expands the directories among sources into their kernel
+// sources (KernelDir) and names them.
+func kernelSources(sources []string) (files, dirs []string, err error) {
+	for _, src := range sources {
+		if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
+			files = append(files, src)
+			continue
+		}
+		units, err := KernelDir(src)
+		if err != nil {
+			return nil, nil, err
+		}
+		files = append(files, units...)
+		dirs = append(dirs, src)
+	}
+	return files, dirs, nil
+}
+
+// planTree translates a build with CUDA sources into a tree (PrepareTree)
+// and writes a copy of it to hipifyDir, for reading; without CUDA sources
+// the -I directories are the flags'. strict makes an unsupported CUDA API
+// an error.
+func (s *Session) planTree(req *Request, tb TreeBuild, hipifyDir string, strict bool) error {
+	tree, err := PrepareTree(req, tb)
+	if err != nil || tree == nil {
+		for _, i := range tb.Includes {
+			req.Flags = append(req.Flags, "-I"+i)
+		}
+		return err
+	}
+	req.Tree = tree
+	for _, w := range tree.Warnings {
+		s.o.Warn("%s", w)
+	}
+	translated := 0
+	for _, f := range tree.Files {
+		if f.Report == nil {
+			continue
+		}
+		translated++
+		if strict && len(f.Report.Unsupported) > 0 {
+			d := f.Report.Unsupported[0]
+			return fmt.Errorf("hipify %s: %d unsupported CUDA APIs (first: %s: %s)", f.Path, len(f.Report.Unsupported), d.Where, d.Msg)
 		}
 	}
-	return req, ts, nil
+	s.o.Verbose("translated %d files (HIP %s) into %s", translated, tb.Options.HIPVersion, tree.Dir)
+	if tb.DryRun {
+		return nil
+	}
+	for _, f := range tree.Files {
+		if err := safefile.Write(filepath.Join(hipifyDir, filepath.FromSlash(f.Rel)), f.Data, safefile.Options{SkipIfSame: true}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // project loads --project, else ./rocmk.toml when there is one and no
@@ -140,17 +201,12 @@ func (s *Session) fromProject(p *Project, o PlanOptions, req *Request) error {
 	return nil
 }
 
-// buildFlags are the command line's -D, -I (absolute) and -X flags.
+// buildFlags are the command line's -D and -X flags (the -I directories
+// are the tree's, or added by planTree).
 func buildFlags(o PlanOptions) []string {
 	var flags []string
 	for _, d := range o.Defines {
 		flags = append(flags, "-D"+d)
-	}
-	for _, i := range o.Includes {
-		if abs, err := filepath.Abs(i); err == nil {
-			i = abs
-		}
-		flags = append(flags, "-I"+i)
 	}
 	return append(flags, o.Flags...)
 }
@@ -162,31 +218,4 @@ func checkGoPackage(name, from string) error {
 		return usagef("%s %q: want a Go package name (an identifier, not a keyword)", from, name)
 	}
 	return nil
-}
-
-// hipifySource translates a .cu source into dir/<stem>.hip (with -n, only
-// names it) and returns that path.
-func hipifySource(o PlanOptions, src, dir string, strict bool) (string, error) {
-	read := o.ReadSource
-	if read == nil {
-		read = func(name string) ([]byte, error) { return safefile.Read(name, 256<<20) }
-	}
-	data, err := read(src)
-	if err != nil {
-		return "", err
-	}
-	// NoCompat: rocmk_hip_compat.h is not on this build's include path yet
-	out, rep, err := hipify.Translate(src, data, hipify.Options{NoCompat: true})
-	if err != nil {
-		return "", fmt.Errorf("hipify %s: %w", src, err)
-	}
-	if strict && rep != nil && len(rep.Unsupported) > 0 {
-		d := rep.Unsupported[0]
-		return "", fmt.Errorf("hipify %s: %d unsupported CUDA APIs (first: %s: %s)", src, len(rep.Unsupported), d.Where, d.Msg)
-	}
-	dst := filepath.Join(dir, Stem(src)+".hip")
-	if o.DryRun {
-		return dst, nil
-	}
-	return dst, safefile.Write(dst, out, safefile.Options{SkipIfSame: true})
 }

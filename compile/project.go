@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -22,7 +24,7 @@ const ProjectFile = "rocmk.toml"
 // type does not name (such as [[verify]]) belong to other commands and are
 // ignored here.
 type Project struct {
-	Sources []string      `toml:"sources"` // globs: "kernels/*.hip", "cuda/**.cu" is not supported (no **)
+	Sources []string      `toml:"sources"` // globs ("kernels/*.hip") or directories (their kernel sources); no **
 	Targets []string      `toml:"targets"` // target IDs; --arch overrides
 	Flags   []string      `toml:"flags"`   // extra compiler flags
 	Defines []string      `toml:"defines"` // NAME or NAME=VALUE, passed as -D
@@ -124,42 +126,96 @@ func (p *Project) abs(rel string) string {
 }
 
 // ExpandSources expands the source globs (relative to the project's
-// directory), sorted, without duplicates. A pattern that matches nothing is
+// directory), sorted, without duplicates; a directory stands for the
+// kernel sources under it (KernelDir). A pattern that matches nothing is
 // an error, so a typo does not silently build less.
 func (p *Project) ExpandSources() ([]string, error) {
+	files, _, err := p.ExpandSourceDirs()
+	return files, err
+}
+
+// ExpandSourceDirs is ExpandSources, and the directories the globs matched.
+func (p *Project) ExpandSourceDirs() (files, dirs []string, err error) {
 	if len(p.Sources) == 0 {
-		return nil, fmt.Errorf("%s: no sources", p.Path)
+		return nil, nil, fmt.Errorf("%s: no sources", p.Path)
 	}
 	seen := map[string]bool{}
-	var out []string
 	for _, pat := range p.Sources {
 		m, err := filepath.Glob(p.abs(pat))
 		if err != nil {
-			return nil, fmt.Errorf("%s: sources: %w", p.Path, err)
+			return nil, nil, fmt.Errorf("%s: sources: %w", p.Path, err)
 		}
 		if len(m) == 0 {
-			return nil, fmt.Errorf("%s: sources: %q matches no file", p.Path, pat)
+			return nil, nil, fmt.Errorf("%s: sources: %q matches no file", p.Path, pat)
 		}
 		sort.Strings(m)
 		for _, f := range m {
-			if !seen[f] {
-				seen[f] = true
-				out = append(out, f)
+			units := []string{f}
+			if fi, err := os.Stat(f); err == nil && fi.IsDir() {
+				if units, err = KernelDir(f); err != nil {
+					return nil, nil, fmt.Errorf("%s: sources: %w", p.Path, err)
+				}
+				dirs = append(dirs, f)
+			}
+			for _, u := range units {
+				if !seen[u] {
+					seen[u] = true
+					files = append(files, u)
+				}
 			}
 		}
 	}
+	return files, dirs, nil
+}
+
+// KernelDir returns the kernel sources under dir (.cu and .hip files, hidden
+// directories skipped), sorted; a directory with none is an error.
+func KernelDir(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if ext := strings.ToLower(filepath.Ext(p)); d.Type().IsRegular() && (ext == ".cu" || ext == ".hip") {
+			if len(out) >= maxTreeFiles {
+				return fmt.Errorf("%s: more than %d kernel sources", dir, maxTreeFiles)
+			}
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no kernel source (.cu or .hip) in the directory", dir)
+	}
+	sort.Strings(out)
 	return out, nil
 }
 
-// CompileFlags is the project's flags, then -D per define, then -I per
-// include directory (made absolute).
+// CompileFlags is the project's flags, then -D per define (the include
+// directories are IncludeDirs: a build of CUDA sources passes their
+// translations instead).
 func (p *Project) CompileFlags() []string {
 	out := append([]string(nil), p.Flags...)
 	for _, d := range p.Defines {
 		out = append(out, "-D"+d)
 	}
+	return out
+}
+
+// IncludeDirs is the include directories, absolute.
+func (p *Project) IncludeDirs() []string {
+	var out []string
 	for _, i := range p.Include {
-		out = append(out, "-I"+p.abs(i))
+		out = append(out, p.abs(i))
 	}
 	return out
 }

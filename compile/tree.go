@@ -58,7 +58,8 @@ type TreeRequest struct {
 	Includes []string
 	// Options are the translation's; CompatInclude is set by TranslateTree.
 	Options hipify.Options
-	// Limit is the largest file read (0: 256 MiB).
+	// Read reads a file (nil: safefile.Read within Limit, 256 MiB when 0).
+	Read  func(name string) ([]byte, error)
 	Limit int64
 }
 
@@ -81,7 +82,9 @@ type Tree struct {
 	Includes []string    `json:"includes"` // Rel of each -I directory, then of the compat header's
 	Warnings []string    `json:"warnings,omitempty"`
 
-	byPath map[string]*TreeFile
+	byPath       map[string]*TreeFile // by original path
+	byRel        map[string]*TreeFile
+	origIncludes []string // the request's -I directories, absolute
 }
 
 // File returns the tree file of an original path (nil when not mirrored).
@@ -209,7 +212,11 @@ func (b *treeBuilder) mirror(abs string) error {
 	if len(b.files) > maxTreeFiles {
 		return fmt.Errorf("%s: the include closure has more than %d files", abs, maxTreeFiles)
 	}
-	data, err := safefile.Read(abs, b.req.Limit)
+	read := b.req.Read
+	if read == nil {
+		read = func(name string) ([]byte, error) { return safefile.Read(name, b.req.Limit) }
+	}
+	data, err := read(abs)
 	if err != nil {
 		return err
 	}
@@ -308,7 +315,7 @@ func (b *treeBuilder) tree(sources []string) (*Tree, error) {
 		r, _ := filepath.Rel(root, p)
 		return pathJoin(treeSrc, filepath.ToSlash(r))
 	}
-	t := &Tree{Warnings: b.warnings, byPath: map[string]*TreeFile{}}
+	t := &Tree{Warnings: b.warnings, byPath: map[string]*TreeFile{}, byRel: map[string]*TreeFile{}, origIncludes: b.includes}
 	for p, f := range b.files {
 		f.Rel = rel(p)
 		t.Files = append(t.Files, f)
@@ -316,6 +323,9 @@ func (b *treeBuilder) tree(sources []string) (*Tree, error) {
 	}
 	t.Files = append(t.Files, &TreeFile{Path: "", Rel: treeCompat + "/" + hipify.CompatHeaderName, Copied: "rocmk's header", Data: hipify.CompatHeader()})
 	sort.Slice(t.Files, func(i, j int) bool { return t.Files[i].Rel < t.Files[j].Rel })
+	for _, f := range t.Files {
+		t.byRel[f.Rel] = f
+	}
 	for _, s := range sources {
 		t.Sources = append(t.Sources, b.files[s].Rel)
 	}
