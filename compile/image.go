@@ -2,7 +2,6 @@ package compile
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -43,8 +42,9 @@ type Image struct {
 // ImageBuilder builds a HIP source into the image one GPU loads: on AMD
 // ("hip") a code object for the device's target through a Builder (the same
 // key and cache entry as `rocmk build`); on NVIDIA ("cuda") a cubin for its
-// sm_XY, from nvcc with the HIP headers for the NVIDIA platform when both
-// are found, else from NVRTC with rocmk's device-side HIP shim. Every key
+// sm_XY, from nvcc with HIP's headers for the NVIDIA platform when they are
+// installed and work, else nvcc with rocmk's own (hipnv/), else NVRTC with
+// rocmk's headers and the CUDA toolkit's include directory. Every key
 // holds the compiler's identity, so a toolchain upgrade rebuilds. It is
 // safe for concurrent use.
 type ImageBuilder struct {
@@ -63,6 +63,9 @@ type ImageBuilder struct {
 	// /opt/rocm/include. NoNVCC skips nvcc.
 	HIPInclude string
 	NoNVCC     bool
+	// TreeRoot is where rocmk's HIP headers are written for nvcc
+	// (content-addressed; "": under the temporary directory).
+	TreeRoot string
 	// Log receives one line per compile decision and Warn the fallbacks
 	// the user should know about (nil: discarded; nil Warn: Log).
 	Log, Warn func(format string, a ...any)
@@ -72,6 +75,7 @@ type ImageBuilder struct {
 	// and by HIP include directory: the other modules skip nvcc rather
 	// than fail the same way.
 	nvccFailed sync.Map
+	nvccWarn   sync.Once // a bad $NVCC is said once
 }
 
 // imageFormat is the first line of every image key: bump it when the key
@@ -82,13 +86,18 @@ const imageFormat = "rocmk-image v1"
 // and arch ("gfx90a:sramecc+:xnack-", "sm_90"). The runtime "fake"
 // (verify.FakeRuntime, which runs Go references) loads the source as is.
 func (ib *ImageBuilder) Build(ctx context.Context, runtime, arch, name string, src []byte) (Image, error) {
+	return ib.BuildSource(ctx, runtime, arch, ImageSource{Name: name, Data: src})
+}
+
+// BuildSource is Build for a source that may be a file of a translated tree.
+func (ib *ImageBuilder) BuildSource(ctx context.Context, runtime, arch string, s ImageSource) (Image, error) {
 	switch runtime {
 	case "hip":
-		return ib.buildAMD(ctx, arch, name, src)
+		return ib.buildAMD(ctx, arch, s)
 	case "cuda":
-		return ib.buildNVIDIA(ctx, arch, name, src)
+		return ib.buildNVIDIA(ctx, arch, s)
 	case "fake":
-		return Image{Data: src, Compiler: "fake"}, nil
+		return Image{Data: s.Data, Compiler: "fake"}, nil
 	}
 	return Image{}, fmt.Errorf("no image builder for runtime %q", runtime)
 }
@@ -114,9 +123,9 @@ func (ib *ImageBuilder) warnf(format string, a ...any) {
 	ib.logf(format, a...)
 }
 
-// buildAMD compiles src for one gfx target through a Builder: one job, the
+// buildAMD compiles s for one gfx target through a Builder: one job, the
 // build cache's key and entry.
-func (ib *ImageBuilder) buildAMD(ctx context.Context, arch, name string, src []byte) (Image, error) {
+func (ib *ImageBuilder) buildAMD(ctx context.Context, arch string, s ImageSource) (Image, error) {
 	t, err := inspect.ParseTarget(arch)
 	if err != nil {
 		return Image{}, fmt.Errorf("device target %q: %w", arch, err)
@@ -128,19 +137,21 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch, name string, src []b
 	if err != nil {
 		return Image{}, err
 	}
-	dir, removeDir, err := safefile.MkdirTemp("rocmk-image-")
+	dir, file, flags, done, err := s.open()
 	if err != nil {
 		return Image{}, err
 	}
-	defer removeDir()
-	path := filepath.Join(dir, filepath.Base(name))
-	if err := safefile.Write(path, src, safefile.Options{}); err != nil {
+	defer done()
+	out, removeOut, err := safefile.MkdirTemp("rocmk-image-out-")
+	if err != nil {
 		return Image{}, err
 	}
+	defer removeOut()
 	b := &Builder{TC: tc, Run: ib.Run, Cache: ib.Cache, Jobs: 1, Getenv: ib.Getenv}
-	// The compiler runs in the temporary directory (BaseDir), so the
-	// source is named "vadd.hip" there and the key does not change with it.
-	rep, err := b.Build(ctx, Request{BaseDir: dir, Sources: []string{path}, Targets: []inspect.Target{t}, Flags: ib.Flags, OutDir: dir, NoManifest: true})
+	// The compiler runs in the source's directory (BaseDir: a temporary
+	// one, or the tree), so the key does not name it.
+	rep, err := b.Build(ctx, Request{BaseDir: dir, Sources: []string{filepath.Join(dir, file)}, Targets: []inspect.Target{t},
+		Flags: append(append([]string(nil), ib.Flags...), flags...), OutDir: out, NoManifest: true})
 	if rep != nil && ib.record != nil && !errors.Is(err, context.Canceled) {
 		ib.record(rep)
 	}
@@ -155,79 +166,115 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch, name string, src []b
 	return Image{Data: r.Object.Data, Object: r.Object, Compiler: compiler, Cached: r.Status == StatusHit}, nil
 }
 
-// buildNVIDIA tries nvcc with the HIP headers, then NVRTC with the shim.
-func (ib *ImageBuilder) buildNVIDIA(ctx context.Context, arch, name string, src []byte) (Image, error) {
-	if !ib.NoNVCC {
-		if nvcc, inc := ib.findNVCC(), ib.findHIPInclude(); nvcc != "" && inc != "" {
-			img, err := ib.nvcc(ctx, nvcc, inc, arch, name, src)
-			switch {
-			case err == nil || ctx.Err() != nil:
-				return img, err
-			case !errors.Is(err, errNVCCFailedBefore):
-				ib.warnf("%s: nvcc with the HIP headers in %s failed, using NVRTC for the rest of this run: %s", name, inc, firstError(err.Error()))
-			}
+// buildNVIDIA tries nvcc with the installed HIP headers, then nvcc with
+// rocmk's, then NVRTC.
+func (ib *ImageBuilder) buildNVIDIA(ctx context.Context, arch string, s ImageSource) (Image, error) {
+	nvcc := ib.findNVCC()
+	if nvcc == "" || ib.NoNVCC {
+		return ib.nvrtc(arch, s)
+	}
+	// tried says whether to stop at an nvcc result: a success, a cancel.
+	tried := func(img Image, err error, inc, next string) bool {
+		if err == nil || ctx.Err() != nil {
+			return true
+		}
+		if !errors.Is(err, errNVCCFailedBefore) {
+			ib.warnf("%s: nvcc with the HIP headers in %s failed, %s: %s", s.Name, inc, next, firstError(err.Error()))
+		}
+		return false
+	}
+	if inc := ib.findHIPInclude(); inc != "" {
+		if img, err := ib.nvcc(ctx, nvcc, inc, false, arch, s); tried(img, err, inc, "trying rocmk's HIP headers") {
+			return img, err
 		}
 	}
-	return ib.nvrtc(arch, name, src)
+	t, err := hipnvTree(ib.treeRoot())
+	if err != nil {
+		ib.logf("rocmk's HIP headers for nvcc: %v", err)
+	} else if img, err := ib.nvcc(ctx, nvcc, t.Dir, true, arch, s); tried(img, err, t.Dir, "using NVRTC for the rest of this run") {
+		return img, err
+	}
+	return ib.nvrtc(arch, s)
+}
+
+// treeRoot is where rocmk's HIP headers are written for nvcc.
+func (ib *ImageBuilder) treeRoot() string {
+	if ib.TreeRoot != "" {
+		return ib.TreeRoot
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("rocmk-trees-%d", os.Getuid()))
 }
 
 // errNVCCFailedBefore: nvcc failed on this source (or, in this run, with
 // these HIP headers) before; the caller goes to NVRTC without a warning.
 var errNVCCFailedBefore = errors.New("nvcc failed before")
 
-// nvcc compiles with nvcc and the real HIP headers (HIP's NVIDIA platform).
-// A failure is remembered in the cache (for this source) and for the
+// nvcc compiles with nvcc and the HIP headers in inc: HIP's for the NVIDIA
+// platform, or rocmk's (the image's compiler is then "nvcc-rocmk"). A
+// failure is remembered in the cache (for this source) and for the
 // builder's life (for the include directory), so later modules and runs go
-// straight to NVRTC.
-func (ib *ImageBuilder) nvcc(ctx context.Context, nvcc, inc, arch, name string, src []byte) (Image, error) {
+// straight to the next headers or NVRTC.
+func (ib *ImageBuilder) nvcc(ctx context.Context, nvcc, inc string, rocmk bool, arch string, s ImageSource) (Image, error) {
 	id, err := ib.nvccIdentity(ctx, nvcc)
-	var headers string
-	if err == nil {
-		if headers, err = treeIdentity(ib.Cache, "hip-headers", filepath.Join(inc, "hip")); err != nil {
-			err = fmt.Errorf("HIP headers: %w", err)
-		}
-	}
 	if err != nil {
-		if _, failed := ib.nvccFailed.LoadOrStore(inc, firstError(err.Error())); failed {
+		if _, failed := ib.nvccFailed.LoadOrStore("nvcc "+nvcc, firstError(err.Error())); failed {
 			return Image{}, errNVCCFailedBefore // said once already
 		}
 		return Image{}, err
 	}
-	argv := func(in, out string) []string {
-		a := append([]string{nvcc, "-x", "cu", "-cubin", "-arch=" + arch, "-O3", "-D__HIP_PLATFORM_NVIDIA__", "-I" + inc, "-o", out}, ib.Flags...)
+	// rocmk's headers are named by their content, not by where they are
+	headers, keyInc, compiler := hipnvID(), "ROCMK_HIP", "nvcc-rocmk"
+	if !rocmk {
+		keyInc, compiler = inc, "nvcc"
+		if headers, err = treeIdentity(ib.Cache, "hip-headers", filepath.Join(inc, "hip")); err != nil {
+			if _, failed := ib.nvccFailed.LoadOrStore(inc, firstError(err.Error())); failed {
+				return Image{}, errNVCCFailedBefore
+			}
+			return Image{}, fmt.Errorf("HIP headers: %w", err)
+		}
+	}
+	argv := func(in, out string, flags []string, inc string) []string {
+		a := append([]string{nvcc, "-x", "cu", "-cubin", "-arch=" + arch, "-O3", "-D__HIP_PLATFORM_NVIDIA__"}, flags...)
+		a = append(append(a, "-I"+inc, "-o", out), ib.Flags...)
 		return append(a, in)
 	}
+	var keyFlags []string
+	if s.Tree != nil {
+		_, _, keyFlags, _, _ = s.open() // a tree's flags are fixed: relative to it
+	}
+	name := s.Name
 	key := func(kind string) cache.ActionID {
 		h := cache.NewHash(kind + " " + name + " " + arch)
 		h.Line("%s", imageFormat)
 		h.Line("kind %s", kind)
 		h.Line("target %s", arch)
 		h.Line("nvcc %s", id)
-		h.Line("hip-headers %s %s", inc, headers)
-		h.Line("argv %q", argv("SRC", "OUT"))
+		h.Line("hip-headers %s %s", keyInc, headers)
+		h.Line("argv %q", argv("SRC", "OUT", keyFlags, keyInc))
 		ib.keyEnv(h, "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "CPATH", "CPLUS_INCLUDE_PATH")
-		h.Line("src %s", filepath.Base(name))
-		h.Line("srchash %x", sha256.Sum256(src))
+		h.Line("%s", s.identity())
 		return h.Sum()
 	}
 	failKey := key("nvcc-failed")
 	if msg, failed := ib.nvccFailedBefore(inc, failKey); failed {
 		ib.remember(failKey, msg, name, arch)
-		ib.logf("%s: nvcc failed before with the HIP headers in %s, using NVRTC: %s", name, inc, msg)
+		ib.logf("%s: nvcc failed before with the HIP headers in %s: %s", name, inc, msg)
 		return Image{}, errNVCCFailedBefore
 	}
 	meta := cache.Meta{Kind: "image", Source: filepath.Base(name), Target: arch, Toolchain: "nvcc"}
-	img, err := ib.cached(key("nvcc"), meta, "nvcc", func() ([]byte, error) {
-		dir, removeDir, err := safefile.MkdirTemp("rocmk-nvcc-")
+	img, err := ib.cached(key(compiler), meta, compiler, func() ([]byte, error) {
+		dir, file, flags, done, err := s.open()
 		if err != nil {
 			return nil, err
 		}
-		defer removeDir()
-		in, out := filepath.Join(dir, filepath.Base(name)), filepath.Join(dir, "out.cubin")
-		if err := safefile.Write(in, src, safefile.Options{}); err != nil {
+		defer done()
+		tmp, removeTmp, err := safefile.MkdirTemp("rocmk-nvcc-")
+		if err != nil {
 			return nil, err
 		}
-		res, err := ib.Run.Run(ctx, Cmd{Dir: dir, Argv: argv(in, out)})
+		defer removeTmp()
+		out := filepath.Join(tmp, "out.cubin")
+		res, err := ib.Run.Run(ctx, Cmd{Dir: dir, Argv: argv(file, out, flags, inc)})
 		if err != nil {
 			return nil, fmt.Errorf("# %s [%s]\n%s%s%w", name, arch, res.Stdout, res.Stderr, err)
 		}
@@ -267,30 +314,56 @@ func (ib *ImageBuilder) remember(failKey cache.ActionID, msg, name, arch string)
 	_ = put(ib.Cache, failKey, []byte(msg), cache.Meta{Kind: "nvcc-failed", Source: filepath.Base(name), Target: arch, Toolchain: "nvcc"})
 }
 
-// nvrtc compiles with NVRTC and the shim as hip/hip_runtime.h.
-func (ib *ImageBuilder) nvrtc(arch, name string, src []byte) (Image, error) {
+// nvrtc compiles with NVRTC, given rocmk's HIP headers and the C and C++
+// headers it lacks in memory, and the CUDA toolkit's include directory
+// (for cuda_fp16.h and the like).
+func (ib *ImageBuilder) nvrtc(arch string, s ImageSource) (Image, error) {
+	name := s.Name
 	if ib.NVRTC == nil {
-		return Image{}, fmt.Errorf("%w: no nvcc with the HIP headers and no NVRTC to compile %s for %s", ErrToolchainNotFound, name, arch)
+		return Image{}, fmt.Errorf("%w: no nvcc and no NVRTC to compile %s for %s", ErrToolchainNotFound, name, arch)
 	}
 	id, err := ib.NVRTC.ID()
 	if err != nil {
 		return Image{}, err
 	}
+	lib := ""
+	if l, ok := ib.NVRTC.(nvrtcLibrary); ok {
+		lib = l.Library()
+	}
+	cudaInc := cudaIncludeDirs(ib.getenv, ib.findNVCC(), lib)
 	opts := append([]string{"--gpu-architecture=" + arch, "-std=c++17", "-DNDEBUG", "-default-device"}, ib.Flags...)
-	h := cache.NewHash("nvrtc " + name + " " + arch)
+	var treeFlags []string
+	if s.Tree != nil {
+		_, _, treeFlags, _, _ = s.open()
+		name = s.Tree.Path(s.Rel)
+	}
+	h := cache.NewHash("nvrtc " + s.Name + " " + arch)
 	h.Line("%s", imageFormat)
 	h.Line("kind nvrtc")
 	h.Line("target %s", arch)
 	h.Line("nvrtc %s", id)
-	h.Line("shim %x", sha256.Sum256([]byte(nvrtcHIPShim)))
-	h.Line("opts %q", opts)
-	h.Line("src %s", filepath.Base(name))
-	h.Line("srchash %x", sha256.Sum256(src))
-	meta := cache.Meta{Kind: "image", Source: filepath.Base(name), Target: arch, Toolchain: "nvrtc"}
-	return ib.cached(h.Sum(), meta, "nvrtc", func() ([]byte, error) {
-		cubin, log, err := ib.NVRTC.Compile(name, src, map[string]string{"hip/hip_runtime.h": nvrtcHIPShim}, opts)
+	h.Line("headers %s", hipnvID())
+	if len(cudaInc) > 0 { // the others are inside it (cccl/)
+		ident, err := treeIdentity(ib.Cache, "cuda-headers", cudaInc[0])
 		if err != nil {
-			return nil, fmt.Errorf("# %s [%s] (NVRTC)\n%s%w", name, arch, log, err)
+			return Image{}, fmt.Errorf("CUDA headers: %w", err)
+		}
+		h.Line("cuda-include %q %s", cudaInc, ident)
+	}
+	h.Line("opts %q %q", opts, treeFlags)
+	h.Line("%s", s.identity())
+	meta := cache.Meta{Kind: "image", Source: filepath.Base(s.Name), Target: arch, Toolchain: "nvrtc"}
+	return ib.cached(h.Sum(), meta, "nvrtc", func() ([]byte, error) {
+		all := append([]string(nil), opts...)
+		if s.Tree != nil {
+			all = append(all, absFlags(s.Tree.Dir, treeFlags)...)
+		}
+		for _, d := range cudaInc {
+			all = append(all, "-I"+d)
+		}
+		cubin, log, err := ib.NVRTC.Compile(name, s.Data, nvrtcHeaders(), all)
+		if err != nil {
+			return nil, fmt.Errorf("# %s [%s] (NVRTC)\n%s%w", s.Name, arch, log, err)
 		}
 		return cubin, nil
 	})
@@ -345,6 +418,9 @@ func (ib *ImageBuilder) nvccIdentity(ctx context.Context, path string) (string, 
 func (ib *ImageBuilder) findNVCC() string {
 	var cands []string
 	if p := ib.getenv("NVCC"); p != "" {
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			ib.nvccWarn.Do(func() { ib.warnf("NVCC=%s is not an executable file: looking for nvcc elsewhere", p) })
+		}
 		cands = append(cands, p)
 	}
 	for _, v := range []string{"CUDA_PATH", "CUDA_HOME"} {

@@ -3,6 +3,7 @@ package compile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,7 +28,9 @@ type imageRunner struct {
 	object    []byte
 	header    string
 	nvccFails bool
+	failInc   string   // an nvcc compile given -I failInc fails
 	compiles  []string // argv[0] of each compile
+	cmds      []Cmd    // each compile
 }
 
 func (r *imageRunner) Run(ctx context.Context, c Cmd) (Output, error) {
@@ -42,6 +45,7 @@ func (r *imageRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 			"#include <...> search starts here:\n "+inc+"\n", 1))}, nil
 	}
 	r.compiles = append(r.compiles, filepath.Base(c.Argv[0]))
+	r.cmds = append(r.cmds, c)
 	var out, dep string
 	for i, a := range c.Argv {
 		switch a {
@@ -52,7 +56,7 @@ func (r *imageRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 		}
 	}
 	if strings.HasSuffix(c.Argv[0], "nvcc") {
-		if r.nvccFails {
+		if r.nvccFails || (r.failInc != "" && contains(c.Argv, "-I"+r.failInc)) {
 			return Output{Stderr: []byte("hip/nvidia_detail/nvidia_hip_runtime.h:42: error: unknown type name 'cudaLaunchParams'\n")}, errors.New("exit status 2")
 		}
 		return Output{}, os.WriteFile(out, []byte("cubin from nvcc "+r.version), 0o644)
@@ -61,6 +65,15 @@ func (r *imageRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 		return Output{}, err
 	}
 	return Output{}, os.WriteFile(dep, []byte(out+": "+r.header+"\n"), 0o644)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *imageRunner) ran() []string {
@@ -72,16 +85,20 @@ func (r *imageRunner) ran() []string {
 // fakeNVRTC records what it compiles; its identity is id.
 type fakeNVRTC struct {
 	id       string
+	lib      string // the file it says it was loaded from
+	name     string
 	headers  map[string]string
 	opts     []string
 	compiles int
 }
 
+func (n *fakeNVRTC) Library() string { return n.lib }
+
 func (n *fakeNVRTC) ID() (string, error) { return n.id, nil }
 
 func (n *fakeNVRTC) Compile(name string, src []byte, headers map[string]string, opts []string) ([]byte, string, error) {
 	n.compiles++
-	n.headers, n.opts = headers, opts
+	n.name, n.headers, n.opts = name, headers, opts
 	return []byte("cubin from nvrtc " + n.id), "", nil
 }
 
@@ -171,7 +188,7 @@ func TestImageNVCCRebuildsAfterUpgradeOrHeaderChange(t *testing.T) {
 	run := &imageRunner{version: "Cuda compilation tools, release 12.4"}
 	build := func() Image {
 		t.Helper()
-		ib := &ImageBuilder{Run: run, Cache: store, Getenv: getenv, NVRTC: &fakeNVRTC{id: "unused"}}
+		ib := &ImageBuilder{Run: run, Cache: store, Getenv: getenv, NVRTC: &fakeNVRTC{id: "unused"}, TreeRoot: t.TempDir()}
 		img, err := ib.Build(context.Background(), "cuda", "sm_90", "binary.hip", []byte("src"))
 		require.NoError(t, err)
 		assert.Equal(t, "nvcc", img.Compiler)
@@ -192,11 +209,24 @@ func TestImageNVCCRebuildsAfterUpgradeOrHeaderChange(t *testing.T) {
 	assert.Len(t, run.ran(), 3)
 }
 
-// The NVRTC key holds the library's identity and the shim; NVRTC gets the
-// shim as hip/hip_runtime.h and the device's architecture.
+// cudaToolkit writes the part of a CUDA toolkit NVRTC builds need: its
+// include directory (with CUDA 13's cccl/) and libnvrtc beside it.
+func cudaToolkit(t *testing.T) (root string) {
+	root = filepath.Join(t.TempDir(), "cuda")
+	writeTool(t, filepath.Join(root, "include", "cuda_fp16.h"), "// fp16\n")
+	writeTool(t, filepath.Join(root, "include", "cccl", "cuda", "std", "limits"), "// libcu++\n")
+	writeTool(t, filepath.Join(root, "lib64", "libnvrtc.so.13"), "ELF")
+	return root
+}
+
+// The NVRTC key holds the library's identity, rocmk's headers and the CUDA
+// headers; NVRTC gets rocmk's HIP and C/C++ headers in memory, the
+// toolkit's include directories (found beside the library) and the
+// device's architecture.
 func TestImageNVRTCRebuildsAfterUpgrade(t *testing.T) {
 	_, store := openTestCache(t)
-	nv := &fakeNVRTC{id: "12.4 /usr/local/cuda/lib64/libnvrtc.so.12.4.127 1 2 3"}
+	cuda := cudaToolkit(t)
+	nv := &fakeNVRTC{id: "12.4 /usr/local/cuda/lib64/libnvrtc.so.12.4.127 1 2 3", lib: filepath.Join(cuda, "lib64", "libnvrtc.so.13")}
 	build := func() Image {
 		t.Helper()
 		ib := &ImageBuilder{Run: &imageRunner{}, Cache: store, Getenv: func(string) string { return "" }, NVRTC: nv, NoNVCC: true}
@@ -206,28 +236,61 @@ func TestImageNVRTCRebuildsAfterUpgrade(t *testing.T) {
 		return img
 	}
 	assert.False(t, build().Cached)
-	assert.Equal(t, nvrtcHIPShim, nv.headers["hip/hip_runtime.h"])
+	assert.Contains(t, nv.headers["hip/hip_runtime.h"], "rocmk's HIP on NVIDIA")
+	for _, h := range []string{"hip/hip_fp16.h", "hip/hip_bf16.h", "hip/hip_bfloat16.h", "math.h", "stdint.h", "stddef.h", "cmath", "cstdint", "limits", "climits", "cfloat"} {
+		assert.Contains(t, nv.headers, h)
+	}
 	assert.Contains(t, nv.opts, "--gpu-architecture=sm_90")
+	assert.Contains(t, nv.opts, "-I"+filepath.Join(cuda, "include"))
+	assert.Contains(t, nv.opts, "-I"+filepath.Join(cuda, "include", "cccl"))
 	assert.True(t, build().Cached)
 	nv.id = "13.0 /usr/local/cuda/lib64/libnvrtc.so.13.0.48 1 2 3"
 	img := build()
 	assert.False(t, img.Cached, "an upgraded NVRTC rebuilds")
 	assert.Equal(t, "cubin from nvrtc "+nv.id, string(img.Data))
 	assert.Equal(t, 2, nv.compiles)
+	writeTool(t, filepath.Join(cuda, "include", "cuda_fp16.h"), "// fp16, patched\n")
+	assert.False(t, build().Cached, "new CUDA headers rebuild")
 }
 
-// A failing nvcc falls back on NVRTC with one warning, is not run again for
-// the other modules of the run, and, through the cache, not again for the
-// same module in later runs.
+// The CUDA include directory is found from the environment, nvcc's
+// installation, or the loaded libnvrtc (lib64/ or targets/<arch>/lib/).
+func TestCUDAIncludeDirs(t *testing.T) {
+	none := func(string) string { return "" }
+	a := cudaToolkit(t)
+	assert.Equal(t, []string{filepath.Join(a, "include"), filepath.Join(a, "include", "cccl")},
+		cudaIncludeDirs(none, "", filepath.Join(a, "lib64", "libnvrtc.so.13")))
+	b := filepath.Join(t.TempDir(), "cuda-12.6")
+	writeTool(t, filepath.Join(b, "targets", "x86_64-linux", "include", "cuda_fp16.h"), "")
+	assert.Equal(t, []string{filepath.Join(b, "targets", "x86_64-linux", "include")},
+		cudaIncludeDirs(none, "", filepath.Join(b, "targets", "x86_64-linux", "lib", "libnvrtc.so.12")))
+	writeTool(t, filepath.Join(b, "bin", "nvcc"), "nvcc")
+	writeTool(t, filepath.Join(b, "include", "cuda_fp16.h"), "")
+	assert.Equal(t, []string{filepath.Join(b, "include")}, cudaIncludeDirs(none, filepath.Join(b, "bin", "nvcc"), ""))
+	env := map[string]string{"CUDA_PATH": a}
+	assert.Equal(t, filepath.Join(a, "include"), cudaIncludeDirs(func(k string) string { return env[k] }, filepath.Join(b, "bin", "nvcc"), "")[0],
+		"$CUDA_PATH first")
+	if _, err := os.Stat("/usr/local/cuda/include/cuda_fp16.h"); err != nil {
+		if _, err := os.Stat("/usr/include/cuda_fp16.h"); err != nil {
+			assert.Nil(t, cudaIncludeDirs(none, "", filepath.Join(t.TempDir(), "libnvrtc.so")))
+		}
+	}
+}
+
+// A failing nvcc (with the installed HIP headers, then with rocmk's) falls
+// back on NVRTC with one warning per header set, is not run again for the
+// other modules of the run, and, through the cache, not again for the same
+// module in later runs.
 func TestImageNVCCFailureFallsBackToNVRTCAndIsRemembered(t *testing.T) {
 	_, _, getenv := nvidiaSetup(t)
 	_, store := openTestCache(t)
 	run := &imageRunner{version: "release 13.0", nvccFails: true}
 	nv := &fakeNVRTC{id: "13.0"}
 	var warnings, logs []string
+	root := t.TempDir()
 	newBuilder := func() *ImageBuilder {
-		return &ImageBuilder{Run: run, Cache: store, Getenv: getenv, NVRTC: nv,
-			Warn: func(f string, a ...any) { warnings = append(warnings, f) },
+		return &ImageBuilder{Run: run, Cache: store, Getenv: getenv, NVRTC: nv, TreeRoot: root,
+			Warn: func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) },
 			Log:  func(f string, a ...any) { logs = append(logs, f) }}
 	}
 	ib := newBuilder()
@@ -236,16 +299,126 @@ func TestImageNVCCFailureFallsBackToNVRTCAndIsRemembered(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "nvrtc", img.Compiler)
 	}
-	assert.Equal(t, []string{"nvcc"}, run.ran(), "nvcc runs once per run")
-	require.Len(t, warnings, 1)
-	assert.Contains(t, warnings[0], "using NVRTC for the rest of this run")
+	assert.Equal(t, []string{"nvcc", "nvcc"}, run.ran(), "nvcc runs once per set of HIP headers per run")
+	require.Len(t, warnings, 2)
+	assert.Contains(t, warnings[0], "trying rocmk's HIP headers")
+	assert.Contains(t, warnings[1], "using NVRTC for the rest of this run")
 
 	img, err := newBuilder().Build(context.Background(), "cuda", "sm_90", "binary.hip", []byte("binary.hip"))
 	require.NoError(t, err)
 	assert.True(t, img.Cached)
-	assert.Equal(t, []string{"nvcc"}, run.ran(), "a later run remembers the failure")
-	assert.Len(t, warnings, 1, "and says so only with -v")
+	assert.Len(t, run.ran(), 2, "a later run remembers the failures")
+	assert.Len(t, warnings, 2, "and says so only with -v")
 	assert.Contains(t, strings.Join(logs, "\n"), "nvcc failed before")
+}
+
+// HIP headers nvcc rejects (Debian's HIP 5.2.3 under CUDA 13:
+// cudaMemLocation) are replaced by rocmk's own: nvcc builds with them,
+// once warned; the next module goes to them directly.
+func TestImageNVCCBrokenHIPHeadersUseRocmks(t *testing.T) {
+	_, inc, getenv := nvidiaSetup(t)
+	_, store := openTestCache(t)
+	run := &imageRunner{version: "release 13.0", failInc: inc}
+	var warnings []string
+	root := t.TempDir()
+	ib := &ImageBuilder{Run: run, Cache: store, Getenv: getenv, NVRTC: &fakeNVRTC{id: "13.0"}, TreeRoot: root,
+		Warn: func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }}
+	for _, mod := range []string{"binary.hip", "unary.hip"} {
+		img, err := ib.Build(context.Background(), "cuda", "sm_90", mod, []byte(mod))
+		require.NoError(t, err)
+		assert.Equal(t, "nvcc-rocmk", img.Compiler)
+	}
+	assert.Equal(t, []string{"nvcc", "nvcc", "nvcc"}, run.ran(), "the installed headers are tried once")
+	require.Len(t, warnings, 1)
+	assert.Contains(t, warnings[0], "trying rocmk's HIP headers")
+	// rocmk's headers are a directory under the tree root, as embedded
+	last := run.cmds[len(run.cmds)-1].Argv
+	var layer string
+	for _, a := range last {
+		if strings.HasPrefix(a, "-I"+root) {
+			layer = a[2:]
+		}
+	}
+	require.NotEmpty(t, layer, "%q", last)
+	data, err := os.ReadFile(filepath.Join(layer, "hip", "hip_runtime.h"))
+	require.NoError(t, err)
+	assert.Equal(t, nvrtcHeaders()["hip/hip_runtime.h"], string(data))
+	assert.Contains(t, last, "-D__HIP_PLATFORM_NVIDIA__")
+}
+
+// With no HIP headers installed, nvcc builds with rocmk's.
+func TestImageNVCCWithoutHIPHeaders(t *testing.T) {
+	nvcc, _, _ := nvidiaSetup(t)
+	run := &imageRunner{version: "release 12.6"}
+	ib := &ImageBuilder{Run: run, Getenv: func(k string) string { return map[string]string{"NVCC": nvcc}[k] },
+		HIPInclude: t.TempDir(), NVRTC: &fakeNVRTC{id: "12.6"}, TreeRoot: t.TempDir()}
+	img, err := ib.Build(context.Background(), "cuda", "sm_80", "k.hip", []byte("k"))
+	require.NoError(t, err)
+	assert.Equal(t, "nvcc-rocmk", img.Compiler)
+	assert.Equal(t, "cubin from nvcc release 12.6", string(img.Data))
+}
+
+// $NVCC naming no executable is said once; nvcc is then looked for
+// elsewhere. A wrapper named by $NVCC is the nvcc run.
+func TestImageNVCCEnv(t *testing.T) {
+	var warnings []string
+	bad := filepath.Join(t.TempDir(), "no-nvcc")
+	ib := &ImageBuilder{Getenv: func(k string) string { return map[string]string{"NVCC": bad}[k] },
+		Warn: func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }}
+	ib.findNVCC()
+	ib.findNVCC()
+	require.Len(t, warnings, 1)
+	assert.Contains(t, warnings[0], "NVCC="+bad+" is not an executable file")
+	nvcc, _, _ := nvidiaSetup(t)
+	ib = &ImageBuilder{Getenv: func(k string) string { return map[string]string{"NVCC": nvcc}[k] }}
+	assert.Equal(t, nvcc, ib.findNVCC())
+}
+
+// A file of a translated tree is compiled in the tree, with its include
+// directories (relative to it: keys do not name where the tree is); NVRTC
+// gets them absolute. Another tree (a header changed) is another image.
+func TestImageTreeSource(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"k/k.cu": "#include \"u.cuh\"\n__global__ void k() {}\n", "k/u.cuh": "#define U 1\n"})
+	mk := func() *Tree {
+		tr, err := TranslateTree(TreeRequest{Sources: []string{filepath.Join(dir, "k", "k.cu")}})
+		require.NoError(t, err)
+		require.NoError(t, tr.Place(filepath.Join(dir, "trees")))
+		return tr
+	}
+	tr := mk()
+	src := ImageSource{Name: "k.cu", Data: tr.File(filepath.Join(dir, "k", "k.cu")).Data, Tree: tr, Rel: tr.Sources[0]}
+
+	nvcc, _, getenv := nvidiaSetup(t)
+	_ = nvcc
+	run := &imageRunner{version: "release 12.6"}
+	_, store := openTestCache(t)
+	ib := &ImageBuilder{Run: run, Cache: store, Getenv: getenv, TreeRoot: t.TempDir()}
+	_, err := ib.BuildSource(context.Background(), "cuda", "sm_90", src)
+	require.NoError(t, err)
+	c := run.cmds[0]
+	assert.Equal(t, tr.Dir, c.Dir)
+	assert.Contains(t, c.Argv, "-Isrc")
+	assert.Contains(t, c.Argv, "-Irocmk")
+	assert.Equal(t, filepath.Join("src", "k.cu"), c.Argv[len(c.Argv)-1])
+
+	nv := &fakeNVRTC{id: "12.6"}
+	ib = &ImageBuilder{Run: run, Cache: store, Getenv: func(string) string { return "" }, NVRTC: nv, NoNVCC: true}
+	img, err := ib.BuildSource(context.Background(), "cuda", "sm_90", src)
+	require.NoError(t, err)
+	assert.False(t, img.Cached)
+	assert.Equal(t, tr.Path("src/k.cu"), nv.name)
+	assert.Contains(t, nv.opts, "-I"+tr.Path("src"))
+	assert.Contains(t, nv.opts, "-I"+tr.Path("rocmk"))
+	img, err = ib.BuildSource(context.Background(), "cuda", "sm_90", src)
+	require.NoError(t, err)
+	assert.True(t, img.Cached)
+	writeFiles(t, dir, map[string]string{"k/u.cuh": "#define U 2\n"})
+	tr2 := mk()
+	src.Tree, src.Rel = tr2, tr2.Sources[0]
+	img, err = ib.BuildSource(context.Background(), "cuda", "sm_90", src)
+	require.NoError(t, err)
+	assert.False(t, img.Cached, "a changed header is another image")
 }
 
 func TestImageOtherRuntimes(t *testing.T) {

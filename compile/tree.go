@@ -333,6 +333,12 @@ func (b *treeBuilder) tree(sources []string) (*Tree, error) {
 		t.Includes = append(t.Includes, rel(d))
 	}
 	t.Includes = append(t.Includes, treeCompat)
+	t.hash()
+	return t, nil
+}
+
+// hash sets t.Hash from its include directories and files.
+func (t *Tree) hash() {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n", treeFormat)
 	for _, d := range t.Includes {
@@ -343,7 +349,6 @@ func (b *treeBuilder) tree(sources []string) (*Tree, error) {
 		h.Write(f.Data)
 	}
 	t.Hash = hex.EncodeToString(h.Sum(nil))
-	return t, nil
 }
 
 func pathJoin(a, b string) string {

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -184,7 +183,7 @@ func TestTranslateTreeCompatName(t *testing.T) {
 func TestTranslateTreeFIFO(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"k.cu": "#include \"pipe.h\"\n"})
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "pipe.h"), 0o644))
+	mkfifo(t, filepath.Join(dir, "pipe.h"))
 	done := make(chan error, 1)
 	go func() {
 		_, err := TranslateTree(TreeRequest{Sources: []string{filepath.Join(dir, "k.cu")}})

@@ -92,10 +92,9 @@ func (l *library) resolve(specs []symSpec, set func(i int, p unsafe.Pointer)) er
 	return nil
 }
 
-// fileID identifies the file the library was loaded from, found through
-// one of its symbols: "path size mtime inode" (the dlopen name when the
-// loader does not say).
-func (l *library) fileID(symbol string) string {
+// filePath is the file symbol was loaded from, links resolved (the name
+// dlopen was given when dladdr cannot tell).
+func (l *library) filePath(symbol string) string {
 	p := C.GoString(C.rk_dlpath(l.sym(symbol)))
 	if p == "" {
 		p = l.name
@@ -103,6 +102,13 @@ func (l *library) fileID(symbol string) string {
 	if rp, err := filepath.EvalSymlinks(p); err == nil {
 		p = rp
 	}
+	return p
+}
+
+// fileID identifies the file the library was loaded from, found through
+// one of its symbols: "path size mtime inode".
+func (l *library) fileID(symbol string) string {
+	p := l.filePath(symbol)
 	fi, err := os.Stat(p)
 	if err != nil {
 		return p

@@ -14,6 +14,8 @@ func nvrtcID(func(string) string) (string, error) {
 	return "", envError(ErrRuntimeUnavailable, "cuda: rocmk was built without cgo (CGO_ENABLED=0) or not for linux, so it cannot dlopen NVRTC")
 }
 
+func nvrtcLibrary() string { return "" }
+
 func nvrtcCompile(func(string) string, string, []byte, map[string]string, []string) ([]byte, string, error) {
 	_, err := nvrtcID(nil)
 	return nil, "", err

@@ -13,6 +13,11 @@ type NVRTC struct {
 // ErrRuntimeUnavailable.
 func (n NVRTC) ID() (string, error) { return nvrtcID(n.Getenv) }
 
+// Library is the file NVRTC was loaded from ("" before ID or Compile
+// loaded it, or when it cannot be known): the CUDA toolkit's include
+// directory is beside it.
+func (n NVRTC) Library() string { return nvrtcLibrary() }
+
 // Compile compiles CUDA C++ to a cubin; headers maps include names to their
 // text. log is NVRTC's output, also on success (warnings).
 func (n NVRTC) Compile(name string, src []byte, headers map[string]string, opts []string) ([]byte, string, error) {

@@ -46,8 +46,9 @@ var nvrtcSyms = []symSpec{
 // nvrtcOnce guards the process-wide dlopen (the C function table is global).
 var nvrtcOnce struct {
 	sync.Mutex
-	lib *library
-	id  string
+	lib  *library
+	id   string
+	path string // the file loaded
 }
 
 // loadNVRTC loads the library once and returns its identity.
@@ -69,7 +70,14 @@ func loadNVRTC(getenv func(string) string) (string, error) {
 	C.rk_nvrtcVersion(&a, &b)
 	nvrtcOnce.lib = lib
 	nvrtcOnce.id = fmt.Sprintf("%d.%d %s", int(a), int(b), lib.fileID("nvrtcVersion"))
+	nvrtcOnce.path = lib.filePath("nvrtcVersion")
 	return nvrtcOnce.id, nil
+}
+
+func nvrtcLibrary() string {
+	nvrtcOnce.Lock()
+	defer nvrtcOnce.Unlock()
+	return nvrtcOnce.path
 }
 
 func nvrtcID(getenv func(string) string) (string, error) { return loadNVRTC(getenv) }

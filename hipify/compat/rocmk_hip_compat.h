@@ -38,6 +38,23 @@
 #include <hip/hip_version.h>
 #endif
 
+#if defined(__HIP_PLATFORM_NVIDIA__) && !defined(ROCMK_COMPAT_IMPL_ONLY)
+// ---------------------------------------------------------------------------
+// HIP on NVIDIA (HIP's NVIDIA platform headers or rocmk's, nvcc or NVRTC):
+// CUDA has every piece itself. Only what its headers must be asked for is
+// included, and ROCMK_CUDA_ARCH is the real __CUDA_ARCH__.
+#if defined(ROCMK_COMPAT_CUDA_ARCH) && !defined(ROCMK_CUDA_ARCH)
+#ifdef __CUDA_ARCH__
+#define ROCMK_CUDA_ARCH __CUDA_ARCH__
+#else
+#define ROCMK_CUDA_ARCH 0
+#endif
+#endif
+#if defined(ROCMK_COMPAT_FP8)
+#include <cuda_fp8.h>
+#endif
+#else  // AMD
+
 #ifndef ROCMK_HD
 #define ROCMK_HD static inline __host__ __device__
 #endif
@@ -856,3 +873,4 @@ static inline __device__ void *__cvta_local_to_generic(size_t a) {
 #define ROCMK_COMPAT_LDG_DONE 1
 static inline __device__ ushort4 __ldg(const ushort4 *p) { return *p; }
 #endif
+#endif  // AMD

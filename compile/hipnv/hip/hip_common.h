@@ -1,0 +1,3 @@
+// hip/hip_common.h: rocmk's HIP on NVIDIA: the platform macros.
+#pragma once
+#include "hip/hip_runtime.h"

@@ -1,0 +1,143 @@
+package compile
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/hipify"
+)
+
+// nvrtcPrelude stands for what NVRTC has built in and no header declares:
+// CUDA's qualifiers, a few math functions, the warp intrinsics.
+const nvrtcPrelude = `#define __CUDACC_RTC__ 1
+#define __CUDA_ARCH__ 900
+#define __host__
+#define __device__
+#define __global__
+#define __forceinline__ inline
+struct rk_dim3 { unsigned x, y, z; };
+extern rk_dim3 threadIdx;
+float sqrtf(float); double sqrt(double); float sqrt(float); float expf(float); double exp(double); float exp(float);
+void __trap();
+template <class T> T __shfl_sync(unsigned, T, int, int = 32);
+template <class T> T __shfl_up_sync(unsigned, T, unsigned, int = 32);
+template <class T> T __shfl_down_sync(unsigned, T, unsigned, int = 32);
+template <class T> T __shfl_xor_sync(unsigned, T, int, int = 32);
+unsigned __ballot_sync(unsigned, int); int __any_sync(unsigned, int); int __all_sync(unsigned, int);
+`
+
+// nvrtcUse includes every header rocmk gives NVRTC and uses what kernels
+// use of them.
+const nvrtcUse = `#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+#include <hip/hip_bf16.h>
+#include <hip/hip_bfloat16.h>
+#include <math.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <limits.h>
+#include <float.h>
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cstdint>
+#include <cstddef>
+#include <climits>
+#include <cfloat>
+#include <cassert>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <utility>
+static_assert(sizeof(int64_t) == 8 && sizeof(uint8_t) == 1 && sizeof(std::uint32_t) == 4, "stdint");
+static_assert(sizeof(size_t) == sizeof(void *) && INT64_MAX == LONG_MAX && UINT32_MAX == 4294967295u, "limits");
+static_assert(std::is_same<std::numeric_limits<float>::type, float>::value, "libcu++ as std::");
+__device__ float f(float x, const size_t *dims, hip_bfloat16 b, __hip_bfloat16 c) {
+  float m = std::max(x, 0.0f) + std::min(x, 1.0f) + (float)M_PI + FLT_EPSILON + (float)CHAR_BIT;
+  m += __shfl_xor(m, 1, 32) + __shfl_down(m, 2) + (float)__ballot(m > 0) + (float)__lane_id();
+  m += sqrtf(x) + (x > 0 ? INFINITY : -HUGE_VALF);
+  assert(dims != NULL);
+  (void)b;
+  (void)c;
+  return m + (float)hipThreadIdx_x;
+}
+`
+
+// TestNVRTCHeadersCompile compiles rocmk's NVRTC headers with the real
+// clang as NVRTC would: no C library (-nostdinc), its built-ins declared by
+// a prelude, CUDA's own headers and libc++ stood for by minimal files.
+// Without libcu++ the C++ headers that need it say so.
+func TestNVRTCHeadersCompile(t *testing.T) {
+	cxx, err := exec.LookPath("clang++-15")
+	if err != nil {
+		if cxx, err = exec.LookPath("clang++"); err != nil {
+			t.Skip("no clang++")
+		}
+	}
+	dir := t.TempDir()
+	for name, text := range nvrtcHeaders() {
+		writeFiles(t, filepath.Join(dir, "rocmk"), map[string]string{name: text})
+	}
+	writeFiles(t, filepath.Join(dir, "cuda"), map[string]string{
+		"cuda_fp16.h": "#pragma once\nstruct __half { unsigned short x; };\n",
+		"cuda_bf16.h": "#pragma once\nstruct __nv_bfloat16 { unsigned short x; };\nstruct __nv_bfloat162 { __nv_bfloat16 x, y; };\n",
+		"cccl/cuda/std/limits": "#pragma once\nnamespace cuda { namespace std { template <class T> struct numeric_limits { typedef T type; }; } }\n",
+		"cccl/cuda/std/type_traits": "#pragma once\nnamespace cuda { namespace std { template <class A, class B> struct is_same { static const bool value = false; };\n" +
+			"template <class A> struct is_same<A, A> { static const bool value = true; }; } }\n",
+		"cccl/cuda/std/utility": "#pragma once\nnamespace cuda { namespace std {} }\n",
+		"cccl/cuda/std/cmath":   "#pragma once\nnamespace cuda { namespace std {} }\n",
+	})
+	writeFiles(t, dir, map[string]string{"use.cu": nvrtcPrelude + nvrtcUse})
+	args := []string{"-x", "c++", "-std=c++17", "-fsyntax-only", "-nostdinc", "-nostdinc++", "-Wall", "-Werror", "-Wno-unused-function",
+		"-I", filepath.Join(dir, "rocmk"), "-I", filepath.Join(dir, "cuda"), "-I", filepath.Join(dir, "cuda", "cccl")}
+	out, err := exec.Command(cxx, append(args, filepath.Join(dir, "use.cu"))...).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	// without libcu++: <limits> says what is missing
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "cuda", "cccl")))
+	writeFiles(t, dir, map[string]string{"lim.cu": nvrtcPrelude + "#include <limits>\n"})
+	out, err = exec.Command(cxx, append(args, filepath.Join(dir, "lim.cu"))...).CombinedOutput()
+	require.Error(t, err)
+	assert.Contains(t, string(out), "<limits> under NVRTC comes from libcu++ (cuda/std/limits)")
+}
+
+// On NVIDIA (rocmk's HIP headers or HIP's own), rocmk_hip_compat.h defines
+// nothing CUDA has: it includes CUDA's header for fp8 and maps
+// ROCMK_CUDA_ARCH to the real __CUDA_ARCH__. Compiled with the real clang
+// in the same NVRTC-like setting.
+func TestCompatHeaderOnNVIDIA(t *testing.T) {
+	cxx, err := exec.LookPath("clang++-15")
+	if err != nil {
+		t.Skip("no clang++-15")
+	}
+	dir := t.TempDir()
+	for name, text := range nvrtcHeaders() {
+		writeFiles(t, filepath.Join(dir, "rocmk"), map[string]string{name: text})
+	}
+	writeFiles(t, dir, map[string]string{
+		"rocmk_hip_compat.h": string(hipify.CompatHeader()),
+		"cuda/cuda_fp16.h":   "#pragma once\nstruct __half { unsigned short x; };\n",
+		"cuda/cuda_fp8.h":    "#pragma once\nstruct __nv_fp8_e4m3 { unsigned char x; };\n",
+		"cuda/cuda_bf16.h":   "#pragma once\nstruct __nv_bfloat16 { unsigned short x; };\nstruct __nv_bfloat162 { __nv_bfloat16 x, y; };\n",
+		// CUDA's own intrinsics: a redefinition by the compat header would fail
+		"k.cu": nvrtcPrelude + "unsigned __vavgs2(unsigned, unsigned);\nvoid __trap();\n" +
+			"#include <hip/hip_runtime.h>\n#include <hip/hip_bfloat16.h>\n" +
+			"#define ROCMK_COMPAT_CUDA_ARCH 800\n#define ROCMK_COMPAT_VSIMD 1\n#define ROCMK_COMPAT_BF16 1\n#define ROCMK_COMPAT_FP8 1\n" +
+			"#define ROCMK_COMPAT_TRAP 1\n#define ROCMK_COMPAT_HMAXMIN 1\n#define ROCMK_COMPAT_REDUCE 1\n#include \"rocmk_hip_compat.h\"\n" +
+			"static_assert(ROCMK_CUDA_ARCH == 900, \"the real arch\");\n__nv_fp8_e4m3 g(hip_bfloat16) { return __nv_fp8_e4m3{}; }\n",
+	})
+	out, err := exec.Command(cxx, "-x", "c++", "-std=c++17", "-fsyntax-only", "-nostdinc", "-nostdinc++", "-Wall", "-Werror",
+		"-I", filepath.Join(dir, "rocmk"), "-I", filepath.Join(dir, "cuda"), "-I", dir, filepath.Join(dir, "k.cu")).CombinedOutput()
+	require.NoError(t, err, "%s", strings.TrimSpace(string(out)))
+}
