@@ -90,8 +90,8 @@ func TestNVRTCHeadersCompile(t *testing.T) {
 		writeFiles(t, filepath.Join(dir, "rocmk"), map[string]string{name: text})
 	}
 	writeFiles(t, filepath.Join(dir, "cuda"), map[string]string{
-		"cuda_fp16.h": "#pragma once\nstruct __half { unsigned short x; };\n",
-		"cuda_bf16.h": "#pragma once\nstruct __nv_bfloat16 { unsigned short x; };\nstruct __nv_bfloat162 { __nv_bfloat16 x, y; };\n",
+		"cuda_fp16.h":          "#pragma once\nstruct __half { unsigned short x; };\n",
+		"cuda_bf16.h":          "#pragma once\nstruct __nv_bfloat16 { unsigned short x; };\nstruct __nv_bfloat162 { __nv_bfloat16 x, y; };\n",
 		"cccl/cuda/std/limits": "#pragma once\nnamespace cuda { namespace std { template <class T> struct numeric_limits { typedef T type; }; } }\n",
 		"cccl/cuda/std/type_traits": "#pragma once\nnamespace cuda { namespace std { template <class A, class B> struct is_same { static const bool value = false; };\n" +
 			"template <class A> struct is_same<A, A> { static const bool value = true; }; } }\n",
