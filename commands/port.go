@@ -46,6 +46,7 @@ Examples:
 			&cli.StringFlag{Name: "keep", Usage: "write the translation and code objects to this directory (default: a temporary one, removed)"},
 			&cli.BoolFlag{Name: "no-nvcc", Usage: "NVIDIA: compile with NVRTC even when nvcc and the HIP headers are found"},
 			&cli.StringFlag{Name: "hip-include", Usage: "NVIDIA: directory holding hip/hip_runtime.h and hip/nvidia_detail"},
+			&cli.StringSliceFlag{Name: "I", Usage: "an include directory of the source (repeatable)"},
 		},
 		Action: func(c *cli.Context) error {
 			o, err := portOptionsOf(c)
@@ -60,7 +61,7 @@ Examples:
 func portOptionsOf(c *cli.Context) (portOptions, error) {
 	o := portOptions{Spec: c.String("spec"), Kernels: splitCommas(c.StringSlice("kernel")), Arch: c.StringSlice("arch"),
 		Backend: c.String("backend"), Device: c.Int("device"), NoVerify: c.Bool("no-verify"), Time: c.Bool("time"),
-		Keep: c.String("keep"), NoNVCC: c.Bool("no-nvcc"), HIPInclude: c.String("hip-include"), g: globals(c)}
+		Keep: c.String("keep"), NoNVCC: c.Bool("no-nvcc"), HIPInclude: c.String("hip-include"), Includes: c.StringSlice("I"), g: globals(c)}
 	if c.NArg() != 1 {
 		return o, usagef("port takes one source file (got %d arguments)", c.NArg())
 	}
@@ -83,6 +84,7 @@ type portOptions struct {
 	Keep       string
 	NoNVCC     bool
 	HIPInclude string
+	Includes   []string // -I
 	g          globalOptions
 }
 
@@ -93,8 +95,9 @@ type verifySpecOptions struct {
 	Backend    string   // auto, hip, cuda
 	Device     int
 	Time       bool
-	NoNVCC     bool   // NVIDIA: NVRTC even when nvcc and the HIP headers are found
-	HIPInclude string // NVIDIA: directory with hip/hip_runtime.h for the NVIDIA platform
+	NoNVCC     bool     // NVIDIA: NVRTC even when nvcc and the HIP headers are found
+	HIPInclude string   // NVIDIA: directory with hip/hip_runtime.h for the NVIDIA platform
+	Includes   []string // -I directories of the sources
 }
 
 func runPort(ctx context.Context, o portOptions, env Env) error {
@@ -120,7 +123,7 @@ func runPort(ctx context.Context, o portOptions, env Env) error {
 	if err != nil {
 		return err
 	}
-	po := portSetup(s, env, ui, o.Backend, o.Device, o.NoNVCC, o.HIPInclude)
+	po := portSetup(s, env, ui, o.Backend, o.Device, o.NoNVCC, o.HIPInclude, o.Includes)
 	po.Spec, po.Targets, po.TargetsFrom, po.NoVerify, po.Time, po.Keep = o.Spec, ts.List, ts.From, o.NoVerify, o.Time, o.Keep
 	if len(o.Arch) > 0 {
 		po.TargetsFrom = "" // named on the command line: a missing toolchain is an error
@@ -167,7 +170,7 @@ func runVerifySpec(ctx context.Context, o verifySpecOptions, env Env, g globalOp
 		return err
 	}
 	defer s.Close(ctx)
-	po := portSetup(s, env, ui, o.Backend, o.Device, o.NoNVCC, o.HIPInclude)
+	po := portSetup(s, env, ui, o.Backend, o.Device, o.NoNVCC, o.HIPInclude, o.Includes)
 	po.Spec, po.Time = o.Spec, o.Time
 	return runPortGroups(ctx, ui, "verify-spec", po, groups, g.Quiet)
 }
@@ -189,8 +192,9 @@ func runPortGroups(ctx context.Context, ui *term.UI, schema string, po port.Opti
 }
 
 // portSetup wires port to the session: AMD builds and device images through
-// its toolchain, Runner and cache, and the GPU runtime.
-func portSetup(s *compile.Session, env Env, ui *term.UI, backend string, device int, noNVCC bool, hipInclude string) port.Options {
+// its toolchain, Runner and cache, the GPU runtime, and the translation (the
+// toolchain's HIP, trees under the cache, the sources' -I directories).
+func portSetup(s *compile.Session, env Env, ui *term.UI, backend string, device int, noNVCC bool, hipInclude string, includes []string) port.Options {
 	verbose := func(f string, a ...any) { ui.Verbosef(1, f, a...) }
 	return port.Options{
 		Session:    s,
@@ -200,5 +204,8 @@ func portSetup(s *compile.Session, env Env, ui *term.UI, backend string, device 
 		Warn:       ui.Warnf,
 		Verbose:    verbose,
 		ReadSource: sourceReader(env),
+		Includes:   includes,
+		TreeRoot:   s.TreeRoot(),
+		HIPVersion: s.TranslationHIP(),
 	}
 }

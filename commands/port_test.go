@@ -101,6 +101,77 @@ func TestPortTranslationsBuildForGfx90a(t *testing.T) {
 	assert.Equal(t, 7, seen, "seven specs over six kernels")
 }
 
+// TestPortMultiFileProject: `rocmk verify --spec` (every source) and `rocmk
+// port` (one source) on the multi-file ML project translate each source
+// with its headers into a tree, build it for gfx90a with the real
+// toolchain, and check all 49 specs against the code objects' metadata;
+// each code object has every kernel its CUDA source defines for sm_80.
+func TestPortMultiFileProject(t *testing.T) {
+	requirePortToolchain(t)
+	if testing.Short() {
+		t.Skip("builds three sources with clang")
+	}
+	dir := filepath.Join(portData, "mlkernels")
+	env := portEnv(t)
+	r := runRocmk(t, env, "port", filepath.Join(dir, "reduce.cu"), "--spec", filepath.Join(dir, "mlkernels.toml"), "--arch", "gfx90a", "--no-verify", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var doc struct {
+		portJSON
+		Sources []struct {
+			Tree   string                 `json:"tree"`
+			Parity []compile.KernelParity `json:"kernel_parity"`
+		} `json:"sources"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
+	assert.Len(t, doc.portJSON.Kernels, 9)
+	for _, k := range doc.portJSON.Kernels {
+		assert.True(t, k.Checked, "%s: %s", k.Spec, k.Error)
+	}
+	require.Len(t, doc.Sources, 1)
+	assert.FileExists(t, filepath.Join(doc.Sources[0].Tree, "src", "cuda_utils.cuh"))
+	assert.FileExists(t, filepath.Join(doc.Sources[0].Tree, "src", "compatibility.cuh"))
+	require.Len(t, doc.Sources[0].Parity, 1)
+	assert.Equal(t, compile.KernelParity{Source: doc.Sources[0].Parity[0].Source, Target: "gfx90a", CUDAArch: 800, Defined: 9, Found: 9, Missing: []string{}},
+		doc.Sources[0].Parity[0])
+}
+
+// TestPortIncludeDirs: a source that includes a header through -I builds
+// with port -I (and verify --spec -I), and fails to build without it.
+func TestPortIncludeDirs(t *testing.T) {
+	requirePortToolchain(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"k/fill.cu":             "#include <lib/value.cuh>\nextern \"C\" __global__ void fill(float *y, int n) { int i = threadIdx.x; if (i < n) y[i] = VALUE; }\n",
+		"include/lib/value.cuh": "#pragma once\n#define VALUE 2.5f\n",
+		"k/fill.toml": "[[verify]]\nsource = \"fill.cu\"\nkernel = \"fill\"\nsizes = { n = 64 }\ngrid = 1\nblock = 64\n" +
+			"args = [{ name = \"y\", dtype = \"f32\", count = \"n\", output = true }, { name = \"n\", dtype = \"i32\" }]\nreference = [\"y[i] = 2.5\"]\n",
+	})
+	src, spec := filepath.Join(dir, "k", "fill.cu"), filepath.Join(dir, "k", "fill.toml")
+	r := runRocmk(t, portEnv(t), "port", src, "--spec", spec, "--arch", "gfx90a", "--no-verify")
+	assert.Equal(t, ExitFailure, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "'lib/value.cuh' file not found")
+	r = runRocmk(t, portEnv(t), "port", src, "--spec", spec, "--arch", "gfx90a", "--no-verify", "-I", filepath.Join(dir, "include"))
+	assert.Equal(t, ExitOK, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "fill: translated with 0 hazards; built for gfx90a; metadata ok")
+	// verify --spec -I: the header is in the source's tree
+	for _, withI := range []bool{false, true} {
+		args := []string{"verify", "--spec", spec, "--json"}
+		if withI {
+			args = append(args, "-I", filepath.Join(dir, "include"))
+		}
+		r = runRocmk(t, portFakeEnv(t, openPortFake), args...)
+		var doc struct {
+			Sources []struct {
+				Tree string `json:"tree"`
+			} `json:"sources"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stderr)
+		require.Len(t, doc.Sources, 1)
+		_, err := os.Stat(filepath.Join(doc.Sources[0].Tree, "src", "include", "lib", "value.cuh"))
+		assert.Equal(t, withI, err == nil, "-I given: %v", withI)
+	}
+}
+
 // TestPortSpecErrorsAgainstCodeObject checks the messages for specs that
 // only the code object can prove wrong: each testdata/port/bad/meta_*.toml
 // has its expected message in the .msg file beside it.
@@ -314,7 +385,7 @@ func TestPortVerboseAfterFile(t *testing.T) {
 	assert.Equal(t, ExitUsage, r.Code, "elementwise.toml has no spec for scalar.cu")
 	r = runRocmk(t, portFakeEnv(t, openPortFake), "port", filepath.Join(portData, "elementwise.cu"), "--spec", filepath.Join(portData, "elementwise.toml"), "-v")
 	assert.Equal(t, ExitOK, r.Code, r.Stderr)
-	assert.Contains(t, r.Stderr, "elementwise.hip: device image by fake")
+	assert.Contains(t, r.Stderr, "elementwise.cu: device image by fake")
 	assert.Regexp(t, `gelu_tanh n=1000\s+ok \(reference`, r.Stderr)
 }
 

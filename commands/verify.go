@@ -75,6 +75,7 @@ modified or hand-ported kernel checked against the suite's references).
 			&cli.IntFlag{Name: "max-ulp", Usage: "compare in units in the last place instead of rtol/atol", Action: intAtLeast("max-ulp", 0)},
 			&cli.StringFlag{Name: "source", Usage: "HIP file to run instead of the suite's module"},
 			&cli.StringFlag{Name: "spec", Usage: "kernel spec file: verify your own kernels instead of the suite (docs/port.md)"},
+			&cli.StringSliceFlag{Name: "I", Usage: "with --spec: an include directory of the sources (repeatable)"},
 			&cli.BoolFlag{Name: "list", Usage: "list the suite's kernels and exit (no GPU needed)"},
 			&cli.DurationFlag{Name: "timeout", Value: 20 * time.Second, Usage: "longest a launch may run before it counts as hung", Action: positiveDuration("timeout")},
 			&cli.BoolFlag{Name: "no-nvcc", Usage: "NVIDIA: compile with NVRTC even when nvcc and the HIP headers are found"},
@@ -91,7 +92,7 @@ modified or hand-ported kernel checked against the suite's references).
 			}
 			if s := c.String("spec"); s != "" {
 				return runVerifySpec(envOf(c).Context, verifySpecOptions{Spec: s, Kernels: o.Kernels, Backend: o.Backend, Device: o.Device,
-					Time: !o.NoTime, NoNVCC: o.NoNVCC, HIPInclude: o.HIPInclude}, envOf(c), o.g)
+					Time: !o.NoTime, NoNVCC: o.NoNVCC, HIPInclude: o.HIPInclude, Includes: c.StringSlice("I")}, envOf(c), o.g)
 			}
 			return runVerify(envOf(c).Context, o, envOf(c))
 		},

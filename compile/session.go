@@ -306,7 +306,7 @@ type ImageOptions struct {
 // nvcc or NVRTC.
 func (s *Session) Images(o ImageOptions) *ImageBuilder {
 	return &ImageBuilder{Run: s.Run, Cache: s.Store(), Getenv: s.o.Getenv, NVRTC: o.NVRTC, HIPInclude: o.HIPInclude,
-		NoNVCC: o.NoNVCC, Log: o.Log, Warn: o.Warn, Toolchain: s.ToolchainFor, record: s.record}
+		NoNVCC: o.NoNVCC, TreeRoot: s.TreeRoot(), Log: o.Log, Warn: o.Warn, Toolchain: s.ToolchainFor, record: s.record}
 }
 
 // Close ends the session: it flushes the remote tier's uploads (within its

@@ -88,10 +88,20 @@ func (t *Tree) Parity(results []*Result, cudaArch int, v hipify.Version, symbols
 		if syms == nil {
 			continue
 		}
-		n, missing := MissingKernels(ks, syms)
-		out = append(out, KernelParity{Source: orig, Target: r.Target.String(), CUDAArch: cudaArch, Defined: n, Found: n - len(missing), Missing: missing})
+		out = append(out, parity(f, ks, r.Target.String(), cudaArch, syms))
 	}
 	return out
+}
+
+// SourceParity checks the kernels of one image built from a tree file
+// against those nvcc's device pass for cudaArch defines in its original.
+func (t *Tree) SourceParity(f *TreeFile, target string, cudaArch int, v hipify.Version, symbols []string) KernelParity {
+	return parity(f, t.CUDAKernels(f, cudaArch, v), target, cudaArch, symbols)
+}
+
+func parity(f *TreeFile, want []hipify.Kernel, target string, cudaArch int, symbols []string) KernelParity {
+	n, missing := MissingKernels(want, symbols)
+	return KernelParity{Source: f.Path, Target: target, CUDAArch: cudaArch, Defined: n, Found: n - len(missing), Missing: missing}
 }
 
 // String is the warning for a code object that lacks kernels.

@@ -42,6 +42,13 @@ type Options struct {
 	// Session builds for the targets: its toolchain, Runner and cache.
 	Session *compile.Session
 
+	// Includes are the sources' -I directories; a source and what it
+	// includes from them and beside it is translated into one tree, under
+	// TreeRoot ("": the work directory), for the HIP version HIPVersion.
+	Includes   []string
+	TreeRoot   string
+	HIPVersion hipify.Version
+
 	// NoVerify translates, builds and checks only. Otherwise Open opens
 	// the GPU; when it finds no runtime or device, Run still translates
 	// and builds, and the report says why nothing ran.
@@ -52,8 +59,8 @@ type Options struct {
 
 	Keep string // directory for the translation and code objects ("": a temporary one, removed)
 
-	// ReadSource reads a source file the user named (nil: a regular file
-	// of at most 256 MiB, rocmk's default limit for sources).
+	// ReadSource reads a source or header the user's source includes (nil:
+	// a regular file of at most 256 MiB, rocmk's default limit for sources).
 	ReadSource func(name string) ([]byte, error)
 
 	// Info, Warn and Verbose receive progress messages (nil: discarded).
@@ -192,22 +199,16 @@ func (r *runner) open() (verify.Runtime, error) {
 
 // source translates, builds and verifies one source file's specs.
 func (r *runner) source(ctx context.Context, g Group) (*Source, []*Verdict, error) {
-	src, name, hip, err := r.translate(g.File)
+	src, tree, err := r.translate(g.File)
 	if err != nil {
 		return nil, nil, err
 	}
-	hipPath := filepath.Join(r.work, name)
-	if err := safefile.Write(hipPath, hip, safefile.Options{}); err != nil {
-		return nil, nil, err
-	}
-	if r.o.Keep != "" {
-		src.HIP = hipPath
-	}
+	file := tree.File(g.File)
 	verdicts := make([]*Verdict, len(g.Specs))
 	for i, s := range g.Specs {
 		verdicts[i] = &Verdict{Spec: s.Label(), Kernel: s.Kernel, Source: g.File, Hazards: len(src.Hazards), Built: []string{}, Status: StatusBuilt}
 	}
-	amdKernels, err := r.buildTargets(ctx, name, hipPath, src, verdicts)
+	amdKernels, err := r.buildTargets(ctx, tree, file, src, verdicts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -215,50 +216,60 @@ func (r *runner) source(ctx context.Context, g Group) (*Source, []*Verdict, erro
 	if r.rt == nil {
 		return src, verdicts, checkOnCPU(ctx, g.Specs, verdicts)
 	}
-	if err := r.runOnDevice(ctx, name, hip, src, g.Specs, verdicts, amdKernels); err != nil {
+	img := compile.ImageSource{Name: filepath.Base(g.File), Data: file.Data, Tree: tree, Rel: file.Rel}
+	if err := r.runOnDevice(ctx, img, src, g.Specs, verdicts, amdKernels); err != nil {
 		return nil, nil, err
 	}
 	return src, verdicts, nil
 }
 
-// translate reads file and hipifies it when it is CUDA (.cu, .cuh); it
-// returns the HIP file's name and text.
-func (r *runner) translate(file string) (*Source, string, []byte, error) {
-	read := r.o.ReadSource
-	if read == nil {
-		read = func(name string) ([]byte, error) { return safefile.Read(name, 256<<20) }
-	}
-	data, err := read(file)
+// translate translates file (hipify for CUDA; a .hip file is used as is)
+// with every local file it includes into a tree, placed under the tree
+// root (--keep's directory, when given), and reports the translation.
+func (r *runner) translate(file string) (*Source, *compile.Tree, error) {
+	tree, err := compile.TranslateTree(compile.TreeRequest{Sources: []string{file}, Includes: r.o.Includes,
+		Options: hipify.Options{HIPVersion: r.o.HIPVersion}, Read: r.o.ReadSource})
 	if err != nil {
-		return nil, "", nil, err
+		return nil, nil, fmt.Errorf("translating %s: %w", file, err)
 	}
-	src := &Source{File: file, Hazards: []hipify.Diagnostic{}, Builds: []Build{}}
-	name := filepath.Base(file)
-	if ext := strings.ToLower(filepath.Ext(name)); ext != ".cu" && ext != ".cuh" {
-		return src, name, data, nil
+	root := r.o.TreeRoot
+	switch {
+	case r.o.Keep != "":
+		root = filepath.Join(r.o.Keep, "tree")
+	case root == "":
+		root = filepath.Join(r.work, "trees")
 	}
-	// NoCompat: rocmk_hip_compat.h is not on the include path of port's builds yet
-	out, rep, err := hipify.Translate(name, data, hipify.Options{NoCompat: true})
-	if err != nil {
-		return nil, "", nil, fmt.Errorf("hipify %s: %w", file, err)
+	if err := tree.Place(root); err != nil {
+		return nil, nil, err
 	}
-	src.Hipified = true
-	src.Replaced = rep.Replacements()
-	src.Hazards = append(append(src.Hazards, rep.Hazards...), rep.Unsupported...)
+	src := &Source{File: file, Hipified: compile.IsCUDASource(file), Hazards: []hipify.Diagnostic{}, Builds: []Build{}, Tree: tree.Dir}
+	if r.o.Keep != "" {
+		src.HIP = tree.Path(tree.Sources[0])
+	}
+	for _, w := range tree.Warnings {
+		r.o.Warn("%s", w)
+	}
+	for _, f := range tree.Files {
+		if f.Report == nil {
+			continue
+		}
+		src.Replaced += f.Report.Replacements()
+		src.Hazards = append(append(src.Hazards, f.Report.Hazards...), f.Report.Unsupported...)
+	}
 	for _, h := range src.Hazards {
 		r.o.Warn("%s", h.String())
 	}
-	return src, strings.TrimSuffix(name, filepath.Ext(name)) + ".hip", out, nil
+	return src, tree, nil
 }
 
-// buildTargets builds hipPath for the AMD targets, records each build in
-// src and the verdicts, and returns the kernels of the first code object
-// that built (nil when none did).
-func (r *runner) buildTargets(ctx context.Context, name, hipPath string, src *Source, verdicts []*Verdict) ([]spec.KernelInfo, error) {
+// buildTargets builds a tree's file for the AMD targets, records each build
+// and its kernel parity in src and the verdicts, and returns the kernels of
+// the first code object that built (nil when none did).
+func (r *runner) buildTargets(ctx context.Context, tree *compile.Tree, file *compile.TreeFile, src *Source, verdicts []*Verdict) ([]spec.KernelInfo, error) {
 	if len(r.o.Targets) == 0 {
 		return nil, nil
 	}
-	objs, builds, err := r.build(ctx, hipPath)
+	objs, builds, err := r.build(ctx, tree, file)
 	if err != nil && r.o.TargetsFrom != "" && errors.Is(err, compile.ErrToolchainNotFound) {
 		// Targets nobody asked for on this command line: skip them.
 		r.o.Warn("not building for %s (from %s): %v", targetList(r.o.Targets), r.o.TargetsFrom, err)
@@ -282,22 +293,47 @@ func (r *runner) buildTargets(ctx context.Context, name, hipPath string, src *So
 	if len(objs) == 0 {
 		return nil, nil
 	}
-	return specKernels(objs[0]), nil
+	for _, obj := range objs {
+		r.parity(tree, file, src, obj.target, specKernels(obj.co))
+	}
+	return specKernels(objs[0].co), nil
 }
 
-// build compiles hipPath for the targets and returns the code objects that
-// built (as the build parsed them) and one entry per target.
-func (r *runner) build(ctx context.Context, hipPath string) ([]*inspect.CodeObject, []Build, error) {
-	// The source lives in the work directory (a new temporary one per run):
-	// the compiler runs there, so the key does not name it.
-	req := compile.Request{BaseDir: filepath.Dir(hipPath), Sources: []string{hipPath}, Targets: r.o.Targets,
-		OutDir: filepath.Join(r.work, "build"), NoManifest: true}
+// parity checks the kernels of one image built from file against those its
+// CUDA source defines, in src and as a warning.
+func (r *runner) parity(tree *compile.Tree, file *compile.TreeFile, src *Source, target string, ks []spec.KernelInfo) {
+	if !src.Hipified {
+		return
+	}
+	syms := make([]string, len(ks))
+	for i, k := range ks {
+		syms[i] = k.Name
+	}
+	p := tree.SourceParity(file, target, hipify.DefaultCUDAArch, hipify.DefaultCUDAVersion, syms)
+	src.Parity = append(src.Parity, p)
+	if len(p.Missing) > 0 {
+		r.o.Warn("%s", p)
+	}
+}
+
+// object is a code object built for a target, as the build parsed it.
+type object struct {
+	target string
+	co     *inspect.CodeObject
+}
+
+// build compiles a tree's file for the targets, in the tree (so the key
+// does not name where it is), and returns the code objects that built and
+// one entry per target.
+func (r *runner) build(ctx context.Context, tree *compile.Tree, file *compile.TreeFile) ([]object, []Build, error) {
+	req := compile.Request{BaseDir: tree.Dir, Sources: []string{tree.Path(file.Rel)}, Targets: r.o.Targets,
+		Flags: tree.IncludeFlags(), OutDir: filepath.Join(r.work, "build"), NoManifest: true}
 	rep, err := r.o.Session.Build(ctx, req, compile.BuildOptions{})
 	var list compile.ErrorList
 	if rep == nil || errors.Is(err, context.Canceled) || (err != nil && !errors.As(err, &list)) {
 		return nil, nil, err
 	}
-	var objs []*inspect.CodeObject
+	var objs []object
 	var builds []Build
 	for _, res := range rep.Results {
 		b := Build{Target: res.Target.String(), Status: string(res.Status)}
@@ -305,7 +341,7 @@ func (r *runner) build(ctx context.Context, hipPath string) ([]*inspect.CodeObje
 			b.Error = buildError(res, list)
 			r.o.Warn("%s", b.Error)
 		} else if res.Object != nil {
-			objs = append(objs, res.Object)
+			objs = append(objs, object{res.Target.String(), res.Object})
 			if r.o.Keep != "" {
 				b.File = res.Out
 			}
@@ -351,9 +387,10 @@ func checkMetadata(specs []*spec.Spec, verdicts []*Verdict, kernels []spec.Kerne
 
 // runOnDevice builds the source for the GPU, loads it and runs each spec.
 // A failed device build is every verdict's error, not Run's.
-func (r *runner) runOnDevice(ctx context.Context, name string, hip []byte, src *Source, specs []*spec.Spec, verdicts []*Verdict, amdKernels []spec.KernelInfo) error {
+func (r *runner) runOnDevice(ctx context.Context, s compile.ImageSource, src *Source, specs []*spec.Spec, verdicts []*Verdict, amdKernels []spec.KernelInfo) error {
+	name := s.Name
 	t0 := time.Now()
-	img, err := r.o.Images.Build(ctx, r.rt.Name(), r.rt.Device().Arch, name, hip)
+	img, err := r.o.Images.BuildSource(ctx, r.rt.Name(), r.rt.Device().Arch, s)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -369,6 +406,9 @@ func (r *runner) runOnDevice(ctx context.Context, name string, hip []byte, src *
 	devKernels, err := r.deviceKernels(img, amdKernels)
 	if err != nil {
 		return fmt.Errorf("%s: reading the device image: %w", name, err)
+	}
+	if r.rt.Name() == "hip" || r.rt.Name() == "cuda" {
+		r.parity(s.Tree, s.Tree.File(src.File), src, r.rt.Device().Arch, devKernels)
 	}
 	mod, err := r.rt.Load(img.Data)
 	if err != nil {

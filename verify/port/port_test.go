@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,7 +55,9 @@ func TestRunWithoutGPUTranslatesAndSaysWhy(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rep.Sources, 1)
 	assert.True(t, rep.Sources[0].Hipified)
-	assert.FileExists(t, filepath.Join(keep, "scalar.hip"))
+	assert.FileExists(t, rep.Sources[0].HIP)
+	assert.True(t, strings.HasPrefix(rep.Sources[0].HIP, filepath.Join(keep, "tree")+string(filepath.Separator)), "kept: %s", rep.Sources[0].HIP)
+	assert.FileExists(t, filepath.Join(rep.Sources[0].Tree, "rocmk", "rocmk_hip_compat.h"))
 	require.Len(t, rep.Kernels, 1)
 	assert.Equal(t, StatusBuilt, rep.Kernels[0].Status)
 	assert.False(t, rep.OK)

@@ -3,6 +3,7 @@ package port
 import (
 	"errors"
 
+	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/verify"
 	"github.com/rocmk/rocmk/verify/spec"
@@ -40,8 +41,12 @@ type Source struct {
 	Replaced    int                 `json:"replacements"`
 	Hazards     []hipify.Diagnostic `json:"hazards"`
 	Builds      []Build             `json:"builds"`
-	Image       string              `json:"device_compiler,omitempty"` // clang, nvcc, nvrtc
+	Image       string              `json:"device_compiler,omitempty"` // clang, nvcc, nvcc-rocmk, nvrtc
 	ImageCached bool                `json:"device_image_cached,omitempty"`
+	Tree        string              `json:"tree"` // the translated tree it was built in
+	// Parity is, per image, the kernels the CUDA source defines against
+	// those the image has.
+	Parity []compile.KernelParity `json:"kernel_parity,omitempty"`
 }
 
 // Build is one AMD target's build of a source.
