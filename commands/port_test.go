@@ -133,6 +133,12 @@ func TestPortMultiFileProject(t *testing.T) {
 	require.Len(t, doc.Sources[0].Parity, 1)
 	assert.Equal(t, compile.KernelParity{Source: doc.Sources[0].Parity[0].Source, Target: "gfx90a", CUDAArch: 800, Defined: 9, Found: 9, Missing: []string{}},
 		doc.Sources[0].Parity[0])
+
+	// the C and C++ headers kernels include (NVRTC gets rocmk's; on the H100: scripts/gpu-check-trees.sh)
+	libc := filepath.Join(portData, "libc")
+	r = runRocmk(t, env, "port", filepath.Join(libc, "libc.cu"), "--spec", filepath.Join(libc, "libc.toml"), "--arch", "gfx90a", "--no-verify")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "libc_check: translated with 0 hazards; built for gfx90a; metadata ok")
 }
 
 // TestPortIncludeDirs: a source that includes a header through -I builds
