@@ -2,9 +2,11 @@ package commands
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -139,4 +141,45 @@ func TestBuildParityWarns(t *testing.T) {
 	require.Len(t, doc.Parity, 1)
 	assert.Equal(t, []string{"nvcc_only"}, doc.Parity[0].Missing)
 	assert.Equal(t, 2, doc.Parity[0].Defined)
+}
+
+// TestBuildTreeConcurrentProcesses: four rocmk processes building one CUDA
+// project into one cache at once all succeed, with the same objects, and
+// leave one translated tree (nothing half-made aside).
+func TestBuildTreeConcurrentProcesses(t *testing.T) {
+	requireToolchain(t)
+	bin := rocmkBinary(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"k/k.cu":         "#include \"u.cuh\"\nextern \"C\" __global__ void k(float *x) { x[threadIdx.x] = twice(x[threadIdx.x]); }\n",
+		"k/u.cuh":        "#pragma once\n#include \"detail/v.cuh\"\n",
+		"k/detail/v.cuh": "#pragma once\n__device__ inline float twice(float v) { return 2.0f * v; }\n",
+	})
+	cacheDir := filepath.Join(dir, "cache")
+	res := make([]procResult, 4)
+	var wg sync.WaitGroup
+	for i := range res {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i] = runBin(bin, nil, "build", "-j", "1", "--cache-dir", cacheDir, "--arch", "gfx90a", "-o", filepath.Join(dir, fmt.Sprint("out", i)), filepath.Join(dir, "k"))
+		}()
+	}
+	wg.Wait()
+	for i, r := range res {
+		require.NoError(t, r.err, "build %d: %s", i, r.stderr)
+	}
+	first := readOutputs(t, filepath.Join(dir, "out0"))
+	for i := 1; i < 4; i++ {
+		assert.Equal(t, first, readOutputs(t, filepath.Join(dir, fmt.Sprint("out", i))), "outputs of build %d differ", i)
+	}
+	ents, err := os.ReadDir(filepath.Join(cacheDir, "trees"))
+	require.NoError(t, err)
+	var trees []string
+	for _, e := range ents {
+		if e.IsDir() {
+			trees = append(trees, e.Name())
+		}
+	}
+	assert.Len(t, trees, 1, "one tree, nothing aside: %v", trees)
 }
