@@ -134,8 +134,8 @@ func (s *Session) TranslationHIP() hipify.Version {
 // TreeRoot is where the session's translated trees live: <cache>/trees,
 // else (no cache) a directory of the user's under the temporary directory.
 func (s *Session) TreeRoot() string {
-	if s.local != nil {
-		return filepath.Join(s.local.Dir(), "trees")
+	if dir := s.CacheDir(); dir != "" {
+		return filepath.Join(dir, "trees")
 	}
 	return filepath.Join(os.TempDir(), fmt.Sprintf("rocmk-trees-%d", os.Getuid()))
 }
