@@ -13,6 +13,22 @@ import (
 	"github.com/rocmk/rocmk/hipify"
 )
 
+// clangxx is the machine's clang++, for the tests that compile headers
+// with it (the full lane only).
+func clangxx(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the real compiler: the full lane (make test)")
+	}
+	for _, name := range []string{"clang++-15", "clang++"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no clang++")
+	return ""
+}
+
 // nvrtcPrelude stands for what NVRTC has built in and no header declares:
 // CUDA's qualifiers, a few math functions, the warp intrinsics.
 const nvrtcPrelude = `#define __CUDACC_RTC__ 1
@@ -79,12 +95,7 @@ __device__ float f(float x, const size_t *dims, hip_bfloat16 b, __hip_bfloat16 c
 // a prelude, CUDA's own headers and libc++ stood for by minimal files.
 // Without libcu++ the C++ headers that need it say so.
 func TestNVRTCHeadersCompile(t *testing.T) {
-	cxx, err := exec.LookPath("clang++-15")
-	if err != nil {
-		if cxx, err = exec.LookPath("clang++"); err != nil {
-			t.Skip("no clang++")
-		}
-	}
+	cxx := clangxx(t)
 	dir := t.TempDir()
 	for name, text := range nvrtcHeaders() {
 		writeFiles(t, filepath.Join(dir, "rocmk"), map[string]string{name: text})
@@ -117,10 +128,7 @@ func TestNVRTCHeadersCompile(t *testing.T) {
 // ROCMK_CUDA_ARCH to the real __CUDA_ARCH__. Compiled with the real clang
 // in the same NVRTC-like setting.
 func TestCompatHeaderOnNVIDIA(t *testing.T) {
-	cxx, err := exec.LookPath("clang++-15")
-	if err != nil {
-		t.Skip("no clang++-15")
-	}
+	cxx := clangxx(t)
 	dir := t.TempDir()
 	for name, text := range nvrtcHeaders() {
 		writeFiles(t, filepath.Join(dir, "rocmk"), map[string]string{name: text})
