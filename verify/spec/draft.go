@@ -322,8 +322,8 @@ func structFields(ts []token, at int) (structDef, bool) {
 			return def, false // nested types, methods: not a plain struct
 		case ";":
 			p := param(cur)
-			if p.Name == "" || p.Pointer {
-				return def, false
+			if p.Name == "" || p.Pointer || checkIdent(p.Name) != nil {
+				return def, false // a name a spec cannot spell: no struct draft
 			}
 			def.fields = append(def.fields, p)
 			cur = nil

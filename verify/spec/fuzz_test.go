@@ -75,6 +75,7 @@ func FuzzDraft(f *testing.F) {
 	f.Add([]byte("__global__(0 n 0"))                                     // a parameter named like the default size
 	f.Add([]byte("__global__(0 i!"))                                      // and like the reference's index
 	f.Add([]byte("__global__ void k(int x, float x, int exp, int arg2)")) // duplicate and reserved names
+	f.Add([]byte("struct P { int \x93; }; __global__ void k(P p)"))       // a field name that is not ASCII
 	f.Fuzz(func(t *testing.T, src []byte) {
 		out, err := Draft("f.cu", src, nil)
 		if err != nil {
