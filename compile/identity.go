@@ -111,21 +111,47 @@ func fileDigest(p string) (string, error) {
 	return sum.String(), nil
 }
 
-// treeFiles lists the regular files under dir (links followed), relative
-// to it, sorted.
+// treeFiles lists the regular files under dir, relative to it, sorted.
+// Links are followed, the root's and those of subdirectories too (CUDA's
+// include directory is a link, and toolkits link subtrees in); a directory
+// reached twice is listed once, so a link cycle ends.
 func treeFiles(dir string) ([]string, error) {
 	var out []string
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+	seen := map[string]bool{}
+	var walk func(real, rel string) error
+	walk = func(real, rel string) error {
+		if seen[real] {
+			return nil
+		}
+		seen[real] = true
+		entries, err := os.ReadDir(real)
 		if err != nil {
 			return err
 		}
-		if d.IsDir() {
-			return nil
+		for _, e := range entries {
+			name, p := filepath.Join(rel, e.Name()), filepath.Join(real, e.Name())
+			fi, err := os.Stat(p)
+			switch {
+			case err != nil: // a dangling link: nothing a compiler can read
+			case fi.IsDir():
+				sub, err := filepath.EvalSymlinks(p)
+				if err != nil {
+					return err
+				}
+				if err := walk(sub, name); err != nil {
+					return err
+				}
+			case fi.Mode().IsRegular():
+				out = append(out, name)
+			}
 		}
-		rel, _ := filepath.Rel(dir, p)
-		out = append(out, rel)
 		return nil
-	})
+	}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	err = walk(root, "")
 	sort.Strings(out)
 	return out, err
 }

@@ -89,3 +89,29 @@ func TestToolchainIDRememberedUnderItsStamp(t *testing.T) {
 	assert.EqualValues(t, 2, r.runs.Load(), "a new stamp: identified again")
 	assert.NotEqual(t, id1, id3)
 }
+
+// A header tree reached through links, as CUDA's: /usr/local/cuda/include
+// is a link to targets/<arch>/include, and subtrees may be links too. The
+// identity covers the files behind every link; a dangling link or a cycle
+// neither fails nor hangs.
+func TestTreeIdentityFollowsLinks(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "targets", "x86_64-linux", "include")
+	writeTool(t, filepath.Join(real, "cuda_fp16.h"), "half")
+	writeTool(t, filepath.Join(dir, "cccl-real", "cub", "cub.cuh"), "cub 1")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "cccl-real"), filepath.Join(real, "cccl")))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(real, "dangling.h")))
+	require.NoError(t, os.Symlink(real, filepath.Join(real, "loop")))
+	inc := filepath.Join(dir, "include")
+	require.NoError(t, os.Symlink(real, inc))
+
+	files, err := treeFiles(inc)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"cccl/cub/cub.cuh", "cuda_fp16.h"}, files)
+	before, err := treeIdentity(nil, "cuda-headers", inc)
+	require.NoError(t, err)
+	writeTool(t, filepath.Join(dir, "cccl-real", "cub", "cub.cuh"), "cub 2")
+	after, err := treeIdentity(nil, "cuda-headers", inc)
+	require.NoError(t, err)
+	assert.NotEqual(t, before, after, "a header behind a linked subtree changed")
+}
