@@ -143,10 +143,10 @@ func TestRealCacheKey(t *testing.T) {
 		}
 		return ""
 	}
-	k1, err := b.baseKey("id", Job{Src: "vadd.hip", Dir: dir, Target: gfx90a[0]})
+	k1, err := b.baseKey(h, "id", Job{Src: "vadd.hip", Dir: dir, Target: gfx90a[0]})
 	require.NoError(t, err)
 	b.Getenv = func(string) string { return "" }
-	k2, err := b.baseKey("id", Job{Src: "vadd.hip", Dir: dir, Target: gfx90a[0]})
+	k2, err := b.baseKey(h, "id", Job{Src: "vadd.hip", Dir: dir, Target: gfx90a[0]})
 	require.NoError(t, err)
 	assert.NotEqual(t, k1, k2, "HIPCC_COMPILE_FLAGS_APPEND must change the key")
 }

@@ -65,6 +65,7 @@ func TestSessionFindsTheToolchainOnce(t *testing.T) {
 	assert.Equal(t, []inspect.Target{gfx90a}, s.DefaultTargets(), "the defaults the toolchain can build")
 	assert.EqualValues(t, 2, run.versions.Load(), "one --version for discovery, one for the toolchain's identity")
 	assert.Len(t, run.ran(), 1, "one compile")
+	assert.Equal(t, 1, run.probes, "gfx90a's toolchain probed once")
 
 	s.Close(context.Background())
 	st, err := s.Store().(*cache.Cache).Stats()
