@@ -15,9 +15,9 @@ type Checkup struct {
 	// Toolchains are the candidates in order of preference, each with its
 	// probe and the targets it builds, or why it was skipped.
 	Toolchains []*Candidate `json:"toolchains"`
-	GPUs         []GPU         `json:"gpus"`
-	GPUErr       string        `json:"gpu_error,omitempty"`
-	Arch         ArchCheck     `json:"arch"`
+	GPUs       []GPU        `json:"gpus"`
+	GPUErr     string       `json:"gpu_error,omitempty"`
+	Arch       ArchCheck    `json:"arch"`
 	// Problems say what stops or limits a build, each with its fix.
 	Problems []string `json:"-"`
 	// Err is the toolchain's discovery error (nil: rocmk build can run).
