@@ -3,7 +3,6 @@ package commands
 import (
 	"errors"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/rocmk/rocmk/commands/term"
@@ -106,7 +105,7 @@ func runTargets(o targetsOptions, env Env, ui *term.UI) error {
 		doc.Toolchain = &targetsToolchain{Clang: inst.Clang, ClangVersion: inst.ClangVersion, DeviceLibDir: inst.DeviceLibDir, Source: inst.Source}
 	}
 	for _, p := range procs {
-		row := targetRow(p, inst != nil, cands)
+		row := term.TargetRowOf(p, inst != nil, cands)
 		if !o.Buildable || *row.Buildable {
 			doc.Targets = append(doc.Targets, row)
 		}
@@ -119,25 +118,4 @@ func runTargets(o targetsOptions, env Env, ui *term.UI) error {
 	}
 	term.TargetsFooter(ui, doc.Targets, cands)
 	return nil
-}
-
-// targetRow is p's row: its facts and the candidate that builds it (the
-// first that lists it; Buildable nil without a toolchain).
-func targetRow(p inspect.Processor, found bool, cands []*compile.Candidate) term.TargetRow {
-	row := term.TargetRow{ProcessorDoc: p.Doc()}
-	if !found {
-		return row
-	}
-	b := false
-	row.Buildable = &b
-	for _, c := range cands {
-		if !slices.Contains(c.Targets, p.Name) {
-			continue
-		}
-		b = true
-		row.Toolchain, row.DeviceLibDir, row.DeviceLibs, row.DeviceLibsROCm = c.Name, c.DeviceLibDir, c.DeviceLibs, c.DeviceLibsROCm
-		row.GeneratedISA = slices.Contains(c.Generated, p.Name)
-		break
-	}
-	return row
 }

@@ -3,6 +3,7 @@ package term
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,27 @@ type TargetRow struct {
 	DeviceLibs     string `json:"device_libs,omitempty"` // where they come from
 	DeviceLibsROCm string `json:"device_libs_rocm,omitempty"`
 	GeneratedISA   bool   `json:"generated_isa,omitempty"`
+}
+
+// TargetRowOf is p's row: its facts and the candidate that builds it (the
+// first that lists it; Buildable nil without a toolchain).
+func TargetRowOf(p inspect.Processor, found bool, cands []*compile.Candidate) TargetRow {
+	row := TargetRow{ProcessorDoc: p.Doc()}
+	if !found {
+		return row
+	}
+	b := false
+	row.Buildable = &b
+	for _, c := range cands {
+		if !slices.Contains(c.Targets, p.Name) {
+			continue
+		}
+		b = true
+		row.Toolchain, row.DeviceLibDir, row.DeviceLibs, row.DeviceLibsROCm = c.Name, c.DeviceLibDir, c.DeviceLibs, c.DeviceLibsROCm
+		row.GeneratedISA = slices.Contains(c.Generated, p.Name)
+		break
+	}
+	return row
 }
 
 // Targets is the table of `rocmk targets`.
