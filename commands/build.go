@@ -123,7 +123,7 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	if err != nil {
 		return err
 	}
-	req, ts, err := s.Plan(o.Plan)
+	req, ts, err := s.Plan(ctx, o.Plan)
 	if err != nil {
 		s.Close(ctx)
 		return err

@@ -387,7 +387,7 @@ func runCachePull(ctx context.Context, po compile.PlanOptions, layout, rocmPath 
 	if err != nil {
 		return err
 	}
-	req, _, err := s.Plan(po)
+	req, _, err := s.Plan(ctx, po)
 	if err != nil {
 		s.Close(ctx)
 		return err

@@ -44,7 +44,7 @@ type Builder struct {
 	TC Toolchain
 	// For is the toolchain of each target (a Session's ToolchainFor); nil:
 	// TC builds every target. Its error fails that target's jobs.
-	For    func(inspect.Target) (Toolchain, error)
+	For    func(context.Context, inspect.Target) (Toolchain, error)
 	Run    Runner // every exec goes through it
 	Cache  Store  // nil: no cache
 	Jobs   int    // parallel jobs; <= 0 means runtime.NumCPU()
@@ -143,7 +143,7 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 			if !filepath.IsAbs(w.job.Out) {
 				w.job.Out, _ = filepath.Abs(w.job.Out)
 			}
-			tc, err := b.toolchainFor(w.job.Target)
+			tc, err := b.toolchainFor(ctx, w.job.Target)
 			if err != nil {
 				b.fail(w.res, []byte(err.Error()), err)
 				errs = append(errs, w.res.Err.(*CompileError))
@@ -266,11 +266,11 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 }
 
 // toolchainFor is the toolchain of target t: For's, else TC.
-func (b *Builder) toolchainFor(t inspect.Target) (Toolchain, error) {
+func (b *Builder) toolchainFor(ctx context.Context, t inspect.Target) (Toolchain, error) {
 	if b.For == nil {
 		return b.TC, nil
 	}
-	return b.For(t)
+	return b.For(ctx, t)
 }
 
 // toolchain is t's toolchain and its identity, once per target per build.
@@ -280,7 +280,7 @@ func (b *Builder) toolchain(ctx context.Context, t inspect.Target) (Toolchain, s
 	v, _ := b.tcs.LoadOrStore(t.String(), &tcOnce{})
 	o := v.(*tcOnce)
 	o.once.Do(func() {
-		if o.tc, o.err = b.toolchainFor(t); o.err != nil {
+		if o.tc, o.err = b.toolchainFor(ctx, t); o.err != nil {
 			return
 		}
 		tc := o.tc

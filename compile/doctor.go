@@ -94,7 +94,7 @@ func (s *Session) Checkup(ctx context.Context, arch []string) Checkup {
 		c.Problems = append(c.Problems, fmt.Sprintf("no toolchain here builds %s (see Build targets); %s, or use a newer ROCm (ROCM_PATH) or other targets",
 			strings.Join(c.Arch.Unbuildable, ", "), InstallHint))
 	}
-	if w := s.OlderDeviceLibs(ts.List); w != "" && inst != nil {
+	if w := s.OlderDeviceLibs(ctx, ts.List); w != "" && inst != nil {
 		c.Problems = append(c.Problems, w)
 	}
 	return c

@@ -149,7 +149,7 @@ func TestImageAMDThroughBuilderRebuildsAfterUpgrade(t *testing.T) {
 	run := &imageRunner{version: "clang version 15.0.6", object: obj, header: header}
 	newBuilder := func() *ImageBuilder {
 		return &ImageBuilder{Run: run, Cache: store, Getenv: func(string) string { return "" },
-			Toolchain: func(inspect.Target) (Toolchain, error) {
+			Toolchain: func(context.Context, inspect.Target) (Toolchain, error) {
 				return &Clang{Layout: LayoutClang, Driver: clang, Clang: clang, DeviceLibDir: dir, DeviceLibTargets: []string{"gfx90a"}}, nil
 			}}
 	}

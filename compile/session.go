@@ -197,12 +197,13 @@ func (s *Session) Toolchain() (*Clang, error) {
 // ToolchainFor is the toolchain that builds target t: the installation's
 // clang where it can, else a newer clang with newer device libraries
 // (Choose; toolchains.go). An error says why no candidate can (a
-// *NoToolchainError), or wraps ErrToolchainNotFound.
-func (s *Session) ToolchainFor(t inspect.Target) (Toolchain, error) {
+// *NoToolchainError), or wraps ErrToolchainNotFound. ctx ends the probes
+// it runs (an interrupted build kills them).
+func (s *Session) ToolchainFor(ctx context.Context, t inspect.Target) (Toolchain, error) {
 	if _, err := s.Toolchain(); err != nil {
 		return nil, err
 	}
-	ch := s.Choose(context.Background(), t)
+	ch := s.Choose(ctx, t)
 	if ch.err != nil {
 		return nil, ch.err
 	}
@@ -216,7 +217,7 @@ type choiceOnce struct {
 
 // OlderDeviceLibs is the warning for the targets of ts built with device
 // libraries older than the target ("" when none).
-func (s *Session) OlderDeviceLibs(ts []inspect.Target) string {
+func (s *Session) OlderDeviceLibs(ctx context.Context, ts []inspect.Target) string {
 	var parts []string
 	seen := map[string]bool{}
 	for _, t := range ts {
@@ -224,7 +225,7 @@ func (s *Session) OlderDeviceLibs(ts []inspect.Target) string {
 			continue
 		}
 		seen[t.Proc] = true
-		if ch := s.Choose(context.Background(), t); ch.Older != "" {
+		if ch := s.Choose(ctx, t); ch.Older != "" {
 			parts = append(parts, t.Proc+" ("+ch.Older+")")
 		}
 	}
@@ -248,11 +249,11 @@ func (s *Session) find() {
 
 // DefaultTargets are what a build with no target named compiles for: the
 // common data-centre and desktop targets the toolchain can build.
-func (s *Session) DefaultTargets() []inspect.Target {
+func (s *Session) DefaultTargets(ctx context.Context) []inspect.Target {
 	var out []inspect.Target
 	for _, p := range []string{"gfx90a", "gfx942", "gfx1030", "gfx1100"} {
 		t := inspect.MustParseTarget(p)
-		if tc, err := s.ToolchainFor(t); err == nil && tc.Check(t) == nil {
+		if tc, err := s.ToolchainFor(ctx, t); err == nil && tc.Check(t) == nil {
 			out = append(out, t)
 		}
 	}
@@ -302,7 +303,7 @@ func (s *Session) Build(ctx context.Context, r Request, o BuildOptions) (*Report
 		s.record(rep)
 	}
 	if rep != nil {
-		if w := s.OlderDeviceLibs(r.Targets); w != "" {
+		if w := s.OlderDeviceLibs(ctx, r.Targets); w != "" {
 			rep.Warnings = append(rep.Warnings, w)
 		}
 	}
