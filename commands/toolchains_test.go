@@ -127,6 +127,12 @@ func TestToolchainPerTarget(t *testing.T) {
 	golden(t, "build/dry-run-new-targets.golden", r.transcript())
 	assert.Equal(t, 1, strings.Count(r.Stderr, "warning:"), "one warning per build")
 
+	// A target no candidate builds: each clang says why once, though two
+	// candidates (clang-19 with 5.2.3's and with 6.0's libraries) refuse it.
+	r = runRocmk(t, env, "build", "-n", "--arch", "gfx1250", "-o", "/out", src)
+	assert.Equal(t, ExitFailure, r.Code)
+	assert.Equal(t, 1, strings.Count(r.Stderr, "clang-19 (/usr/bin/clang++-19): clang 19 predates gfx1250 (LLVM 22)\n"), r.Stderr)
+
 	r = runRocmk(t, env, append(args, "--json")...)
 	require.Equal(t, 0, r.Code, r.Stderr)
 	var doc struct{ Warnings []string }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -514,11 +515,14 @@ func (s *Session) chooseFrom(ctx context.Context, t inspect.Target, cs []*Candid
 	var why []string
 	for _, c := range cs {
 		gen, no := c.claim(p)
-		if no != "" {
-			why = append(why, fmt.Sprintf("%s (%s): %s", c.Name, c.Clang, no))
+		if line := fmt.Sprintf("%s (%s): %s", c.Name, c.Clang, no); no != "" && !slices.Contains(why, line) {
+			// (one line for a clang that two candidates refuse alike)
+			why = append(why, line)
 			if c.Skipped != "" { // broken for every target (Candidates' probe)
-				ch.Skipped = append(ch.Skipped, why[len(why)-1])
+				ch.Skipped = append(ch.Skipped, line)
 			}
+		}
+		if no != "" {
 			continue
 		}
 		tc, err := s.prepare(ctx, c, t.Proc, gen)
