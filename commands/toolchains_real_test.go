@@ -101,3 +101,48 @@ func newTargetsInstalled() bool {
 	}
 	return true
 }
+
+// TestRealCacheKeyFollowsTheToolchain: a target's cache entry is keyed by
+// the toolchain that built it. gfx90a with hipcc's clang-15 and 5.2.3's
+// libraries, then pinned to clang-19 (same libraries), then clang-19 with
+// ROCm 6.0's libraries (HIP_DEVICE_LIB_PATH): each switch misses; the same
+// toolchain again hits.
+func TestRealCacheKeyFollowsTheToolchain(t *testing.T) {
+	requireToolchain(t)
+	if !newTargetsInstalled() {
+		t.Skip("clang-19, lld-19 or ROCm 6.0's device libraries are not installed (make setup installs them)")
+	}
+	dir := copyCompileFiles(t, "vadd.hip", "scale.h")
+	cacheDir := t.TempDir()
+	rocm60 := filepath.Join(compile.DefaultDeviceLibsDir, "rocm-device-libs-17_6.0+git20231212.5a852ed-2/amdgcn/bitcode")
+	build := func(vars map[string]string) (status, toolchain string) {
+		t.Helper()
+		vars["ROCMK_CACHE_DIR"] = cacheDir
+		r := runRocmk(t, testEnv(vars), "build", "--json", "--arch", "gfx90a", "-o", filepath.Join(dir, "out"), filepath.Join(dir, "vadd.hip"))
+		require.Equal(t, 0, r.Code, r.Stderr)
+		var doc struct {
+			Jobs []struct{ Status, Toolchain string }
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stdout)
+		require.Len(t, doc.Jobs, 1)
+		return doc.Jobs[0].Status, doc.Jobs[0].Toolchain
+	}
+	steps := []struct {
+		vars      map[string]string
+		status    string
+		toolchain string
+	}{
+		{map[string]string{}, "compiled", `^clang\+\+-15 `},
+		{map[string]string{}, "hit", `^clang\+\+-15 `},
+		{map[string]string{"ROCMK_CLANG": "/usr/bin/clang++-19"}, "compiled", `^clang\+\+-19 .*ROCm 5\.2\.3$`},
+		{map[string]string{"ROCMK_CLANG": "/usr/bin/clang++-19"}, "hit", `^clang\+\+-19 `},
+		{map[string]string{"ROCMK_CLANG": "/usr/bin/clang++-19", "HIP_DEVICE_LIB_PATH": rocm60}, "compiled", `^clang\+\+-19 `},
+		{map[string]string{"ROCMK_CLANG": "/usr/bin/clang++-19", "HIP_DEVICE_LIB_PATH": rocm60}, "hit", `^clang\+\+-19 `},
+		{map[string]string{}, "hit", `^clang\+\+-15 `},
+	}
+	for i, s := range steps {
+		status, tc := build(s.vars)
+		assert.Equal(t, s.status, status, "step %d (%v)", i, s.vars)
+		assert.Regexp(t, s.toolchain, tc, "step %d", i)
+	}
+}
