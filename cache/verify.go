@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -30,6 +31,20 @@ type VerifyReport struct {
 
 // OK reports whether Verify found nothing wrong.
 func (r VerifyReport) OK() bool { return len(r.Problems) == 0 }
+
+// RelativeTo is r with its problems' paths relative to dir (the cache
+// directory) where they are inside it.
+func (r VerifyReport) RelativeTo(dir string) VerifyReport {
+	probs := make([]Problem, len(r.Problems))
+	for i, p := range r.Problems {
+		if q, err := filepath.Rel(dir, p.Path); err == nil {
+			p.Path = q
+		}
+		probs[i] = p
+	}
+	r.Problems = probs
+	return r
+}
 
 // Verify re-hashes every data file and checks every index entry against
 // its data. With fix, it removes what is bad (an entry whose data is bad

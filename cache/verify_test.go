@@ -48,3 +48,12 @@ func TestVerifyRemovesDirectoryInPlaceOfFile(t *testing.T) {
 		})
 	}
 }
+
+// RelativeTo shows the problems' paths inside the cache relative to it,
+// and leaves the report it was called on as it was.
+func TestVerifyReportRelativeTo(t *testing.T) {
+	r := VerifyReport{Problems: []Problem{{Path: "/c/d/ab/x-d", Reason: "corrupt"}, {Path: "elsewhere", Reason: "odd"}}}
+	rel := r.RelativeTo("/c")
+	assert.Equal(t, []Problem{{Path: "d/ab/x-d", Reason: "corrupt"}, {Path: "elsewhere", Reason: "odd"}}, rel.Problems)
+	assert.Equal(t, "/c/d/ab/x-d", r.Problems[0].Path)
+}

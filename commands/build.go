@@ -23,6 +23,7 @@ type buildOptions struct {
 	Layout        string
 	NoCache       bool
 	ROCmPath      string
+	Clang         string
 	g             globalOptions
 }
 
@@ -53,10 +54,11 @@ the bundled kernel suite. Flags override the manifest.`,
 			&cli.StringFlag{Name: "go-package", Usage: "package name of the Go embedding file", Value: "hsaco"},
 			&cli.BoolFlag{Name: "resource-usage", Usage: "print registers, LDS and scratch per kernel; warn on spills"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "do not read or write the build cache"},
+			clangFlag(),
 		}...),
 		Action: func(c *cli.Context) error {
 			o := buildOptions{Plan: planOptionsOf(c), Print: c.Bool("x"), ResourceUsage: c.Bool("resource-usage"),
-				Layout: c.String("layout"), NoCache: c.Bool("no-cache"), ROCmPath: c.String("rocm-path"), g: globals(c)}
+				Layout: c.String("layout"), NoCache: c.Bool("no-cache"), ROCmPath: c.String("rocm-path"), Clang: c.String("clang"), g: globals(c)}
 			o.Plan.OutDir, o.Plan.DryRun, o.Plan.Bundle, o.Plan.GoPackage = c.String("out"), c.Bool("n"), c.Bool("bundle"), c.String("go-package")
 			o.Plan.Embed = compile.SplitList(strings.Join(c.StringSlice("embed"), ","))
 			return runBuild(c.Context, o, envOf(c))
@@ -92,6 +94,7 @@ type buildDoc struct {
 	Targets   []string           `json:"targets"`
 	Jobs      []*compile.Result  `json:"jobs"`
 	Bundles   []string           `json:"bundles,omitempty"`
+	Warnings  []string           `json:"warnings,omitempty"`
 	Files     []string           `json:"files,omitempty"`
 	Summary   buildSummary       `json:"summary"`
 	Remote    *cache.RemoteStats `json:"remote,omitempty"` // with a remote cache
@@ -115,11 +118,12 @@ type buildSummary struct {
 func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	ui := newUI(env, o.g)
 	o.Plan.ReadSource = sourceReader(env)
-	s, err := openSession(env, o.g, ui, sessionFlags{ROCmPath: o.ROCmPath, Layout: o.Layout, NoCache: o.NoCache || o.Plan.DryRun, Project: o.Plan.Project})
+	s, err := openSession(env, o.g, ui, sessionFlags{ROCmPath: o.ROCmPath, Layout: o.Layout, Clang: o.Clang, NoCache: o.NoCache,
+		DryRun: o.Plan.DryRun, Project: o.Plan.Project})
 	if err != nil {
 		return err
 	}
-	req, ts, err := s.Plan(o.Plan)
+	req, ts, err := s.Plan(ctx, o.Plan)
 	if err != nil {
 		s.Close(ctx)
 		return err
@@ -131,13 +135,7 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	if !o.Plan.DryRun {
 		bar = ui.NewProgress(len(req.Sources)*len(req.Targets), "building")
 	}
-	bo := compile.BuildOptions{DryRun: o.Plan.DryRun, Events: buildEvents(ui, bar, req.Tree)}
-	switch {
-	case o.Plan.DryRun:
-		bo.Print = env.Stdout // -n: the commands are the result
-	case o.Print:
-		bo.Print = env.Stderr
-	}
+	bo := compile.BuildOptions{DryRun: o.Plan.DryRun, Events: buildEvents(ui, bar, req.Tree), Print: commandsTo(o, env)}
 	rep, berr := s.Build(ctx, req, bo)
 	bar.Finish()
 	remote := s.Close(ctx)
@@ -152,13 +150,16 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	parity := treeParity(req.Tree, rep, ui)
 	doc := newBuildDoc(tc.Name(), req, rep, remote)
 	doc.Tree, doc.Parity = req.Tree, parity
-	if o.Plan.DryRun {
-		return printDryRun(ui, o.g.JSON, doc, rep)
+	for _, w := range rep.Warnings {
+		ui.Warnf("%s", w)
 	}
 	if len(list) > 0 && req.Tree != nil {
 		ui.Infof("the translated sources the errors below name are in %s", req.Tree.Dir)
 	}
 	term.Diagnostics(ui, list)
+	if o.Plan.DryRun {
+		return printDryRun(ui, o.g.JSON, doc, rep, len(list))
+	}
 	if o.ResourceUsage {
 		term.WarnSpills(ui, rep)
 	}
@@ -167,6 +168,20 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	}
 	if len(list) > 0 {
 		return fmt.Errorf("build failed: %d of %d jobs failed", len(list), len(rep.Results))
+	}
+	return nil
+}
+
+// commandsTo is where the commands are printed: -n's result on stdout (in
+// the document with --json), -x's trace on stderr.
+func commandsTo(o buildOptions, env Env) io.Writer {
+	switch {
+	case o.Plan.DryRun && o.g.JSON:
+		return io.Discard
+	case o.Plan.DryRun:
+		return env.Stdout
+	case o.Print:
+		return env.Stderr
 	}
 	return nil
 }
@@ -212,7 +227,7 @@ func buildEvents(ui *term.UI, bar term.Progress, tree *compile.Tree) func(compil
 }
 
 func newBuildDoc(toolchain string, req compile.Request, rep *compile.Report, remote *cache.RemoteStats) buildDoc {
-	doc := buildDoc{Toolchain: toolchain, OutDir: req.OutDir, Jobs: rep.Results, Bundles: rep.Bundles, Files: rep.Files, Remote: remote,
+	doc := buildDoc{Toolchain: toolchain, OutDir: req.OutDir, Jobs: rep.Results, Bundles: rep.Bundles, Warnings: rep.Warnings, Files: rep.Files, Remote: remote,
 		Summary: buildSummary{Jobs: len(rep.Results), Hits: rep.Count(compile.StatusHit), Compiled: rep.Count(compile.StatusCompiled),
 			Failed: rep.Count(compile.StatusFailed), WallSec: rep.Wall.Seconds(), CPUSec: rep.CPU.Seconds()}}
 	for _, r := range rep.Results {
@@ -227,13 +242,20 @@ func newBuildDoc(toolchain string, req compile.Request, rep *compile.Report, rem
 }
 
 // printDryRun: -n printed the commands as they were planned; --json has
-// them in the document.
-func printDryRun(ui *term.UI, asJSON bool, doc buildDoc, rep *compile.Report) error {
-	if !asJSON {
-		return nil
+// them in the document. A job with no toolchain (failed) has no command.
+func printDryRun(ui *term.UI, asJSON bool, doc buildDoc, rep *compile.Report, failed int) error {
+	if asJSON {
+		for _, r := range rep.Results {
+			if r.Argv != nil {
+				doc.Commands = append(doc.Commands, compile.CmdString(compile.Cmd{Argv: r.Argv}))
+			}
+		}
+		if err := ui.Result("build", doc, nil); err != nil {
+			return err
+		}
 	}
-	for _, r := range rep.Results {
-		doc.Commands = append(doc.Commands, compile.CmdString(compile.Cmd{Argv: r.Argv}))
+	if failed > 0 {
+		return fmt.Errorf("build -n: no command for %d of %d jobs", failed, len(rep.Results))
 	}
-	return ui.Result("build", doc, nil)
+	return nil
 }

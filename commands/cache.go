@@ -318,13 +318,7 @@ func runCachePush(ctx context.Context, cc *cache.Cache, cfg *remote.Config, jobs
 	if err != nil {
 		return err
 	}
-	n := 0
-	for _, e := range ents {
-		if remote.Uploaded[e.Meta.Kind] {
-			n++
-		}
-	}
-	bar := ui.NewProgress(n, "pushing")
+	bar := ui.NewProgress(remote.Uploadable(ents), "pushing")
 	rep, perr := tier.Push(ctx, jobs, func() { bar.Add(1) })
 	bar.Finish()
 	if err := tier.Close(ctx); err != nil {
@@ -393,7 +387,7 @@ func runCachePull(ctx context.Context, po compile.PlanOptions, layout, rocmPath 
 	if err != nil {
 		return err
 	}
-	req, _, err := s.Plan(po)
+	req, _, err := s.Plan(ctx, po)
 	if err != nil {
 		s.Close(ctx)
 		return err
@@ -445,23 +439,11 @@ func runCacheVerify(fix bool, cc *cache.Cache, ui *term.UI) error {
 	if err != nil {
 		return err
 	}
-	rel := func(p string) string {
-		if q, err := filepath.Rel(cc.Dir(), p); err == nil {
-			return q
-		}
-		return p
-	}
-	probs := make([]cache.Problem, len(r.Problems))
-	for i, p := range r.Problems {
-		p.Path = rel(p.Path)
-		probs[i] = p
-	}
 	doc := struct {
 		Dir string `json:"dir"`
 		OK  bool   `json:"ok"`
 		cache.VerifyReport
-	}{cc.Dir(), r.OK(), r}
-	doc.Problems = probs
+	}{cc.Dir(), r.OK(), r.RelativeTo(cc.Dir())}
 	err = ui.Result("cache.verify", doc, func(w io.Writer, s *term.Styles) error { return term.CacheVerified(w, s, doc.VerifyReport) })
 
 	if err != nil {

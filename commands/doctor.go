@@ -34,12 +34,14 @@ Exit status 0 means 'rocmk build' can run; 4 means no usable toolchain (the
 report says what to install). --json prints the same report as one document.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "rocm-path", Usage: "ROCm install to use (default: ROCM_PATH, /opt/rocm, Debian /usr)"},
+			clangFlag(),
 			&cli.StringSliceFlag{Name: "arch", Usage: "targets to check the selection with (as 'rocmk build --arch')"},
 		},
 		Action: func(c *cli.Context) error {
 			env := envOf(c)
 			g := globals(c)
-			opts := doctorOptions{ROCmPath: c.String("rocm-path"), Arch: c.StringSlice("arch"), CacheDir: g.CacheDir, CacheDirFlag: c.IsSet("cache-dir") || isSetAbove(c, "cache-dir")}
+			opts := doctorOptions{ROCmPath: c.String("rocm-path"), Clang: c.String("clang"), Arch: c.StringSlice("arch"), CacheDir: g.CacheDir,
+				CacheDirFlag: c.IsSet("cache-dir") || isSetAbove(c, "cache-dir")}
 			opts.Remote, opts.RemoteErr = remoteConfig(g, env, "")
 			return runDoctor(opts, env, newUI(env, g))
 		},
@@ -57,6 +59,7 @@ func isSetAbove(c *cli.Context, name string) bool {
 
 type doctorOptions struct {
 	ROCmPath     string
+	Clang        string
 	Arch         []string
 	CacheDir     string // --cache-dir or ROCMK_CACHE_DIR ("" = default)
 	CacheDirFlag bool
@@ -87,7 +90,7 @@ func buildSetting(key string) string {
 
 // doctorEnvVars are the variables the report shows when they are set.
 var doctorEnvVars = []string{
-	"ROCM_PATH", "HIP_PATH", "HIP_CLANG_PATH", "HIP_DEVICE_LIB_PATH", "HIP_PLATFORM",
+	"ROCM_PATH", "HIP_PATH", "HIP_CLANG_PATH", "HIP_DEVICE_LIB_PATH", "HIP_PLATFORM", "ROCMK_CLANG", "ROCMK_DEVICE_LIBS_DIR",
 	"ROCMK_ARCH", "PYTORCH_ROCM_ARCH", "GPU_TARGETS", "AMDGPU_TARGETS", "CANDLE_ROCM_ARCH",
 	"ROCMK_ROCM_VERSION", "CANDLE_ROCM_VERSION", "ROCMK_CACHE_DIR", "ROCMK_REMOTE_CACHE", "ROCMK_REMOTE_CACHE_MODE",
 	"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "HSA_OVERRIDE_GFX_VERSION",
@@ -95,14 +98,15 @@ var doctorEnvVars = []string{
 }
 
 func runDoctor(o doctorOptions, env Env, ui *term.UI) error {
-	s, err := compile.OpenSession(compile.SessionOptions{ROCmPath: o.ROCmPath, Getenv: env.Getenv, Root: env.Root,
-		LookPath: env.LookPath, Runner: env.Runner, NoCache: true})
+	s, err := compile.OpenSession(compile.SessionOptions{ROCmPath: o.ROCmPath, Clang: o.Clang, Getenv: env.Getenv, Root: env.Root,
+		LookPath: env.LookPath, Runner: env.Runner, CacheDir: o.CacheDir, CacheIfPresent: true})
 	if err != nil {
 		return err
 	}
+	defer s.Close(env.Context)
 	doc := term.DoctorReport{
 		Rocmk:       term.DoctorRocmk{Version: version(), Go: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH, Cgo: doctorCgo},
-		Checkup:     s.Checkup(o.Arch),
+		Checkup:     s.Checkup(env.Context, o.Arch),
 		Cache:       doctorCacheOf(o, env),
 		Libraries:   verify.FindLibraries(verify.Loader{Root: env.Root, Getenv: env.Getenv, Cache: ldconfigCache(env)}),
 		Environment: map[string]string{},

@@ -63,15 +63,25 @@ func TestDoctorArchAndCache(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	var doc term.DoctorReport
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
-	assert.Equal(t, compile.ArchCheck{Targets: []string{"gfx90a", "gfx1100"}, Source: "PYTORCH_ROCM_ARCH", Unbuildable: []string{"gfx1100"}}, doc.Arch)
+	assert.Equal(t, []string{"gfx90a", "gfx1100"}, doc.Arch.Targets)
+	assert.Equal(t, "PYTORCH_ROCM_ARCH", doc.Arch.Source)
+	assert.Equal(t, []string{"gfx1100"}, doc.Arch.Unbuildable)
+	require.Len(t, doc.Arch.Choices, 2)
+	assert.Equal(t, "clang-15", doc.Arch.Choices[0].Toolchain)
+	assert.Contains(t, doc.Arch.Choices[1].Error, "target gfx1100: no toolchain here builds it")
+	assert.Equal(t, []string{"clang-19 (/usr/bin/clang++-19): probe gfx942 failed: its linker (lld) is missing; fix: sudo apt-get install lld-19"},
+		doc.Arch.Choices[1].Skipped, "doctor says why it skipped clang-19")
 	assert.Equal(t, term.DoctorCache{Dir: "/home/dev/other", Source: "ROCMK_CACHE_DIR"}, doc.Cache)
-	assert.Contains(t, strings.Join(doc.Problems, "\n"), "no device libraries for gfx1100")
+	assert.Contains(t, strings.Join(doc.Problems, "\n"), "no toolchain here builds gfx1100")
 
 	r = runRocmk(t, env, "doctor", "--json", "--cache-dir", "/home/dev/.cache/rocmk", "--arch", "gfx908:xnack+")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	doc = term.DoctorReport{}
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
-	assert.Equal(t, compile.ArchCheck{Targets: []string{"gfx908:xnack+"}, Source: "--arch"}, doc.Arch)
+	assert.Equal(t, []string{"gfx908:xnack+"}, doc.Arch.Targets)
+	assert.Empty(t, doc.Arch.Unbuildable)
+	require.Len(t, doc.Arch.Choices, 1)
+	assert.Equal(t, "clang-15", doc.Arch.Choices[0].Toolchain)
 	assert.Equal(t, term.DoctorCache{Dir: "/home/dev/.cache/rocmk", Source: "--cache-dir", Exists: true, Files: 3, Bytes: 1024 + 44}, doc.Cache)
 
 	r = runRocmk(t, env, "doctor", "--arch", "gfx1100:xnack+")

@@ -6,6 +6,8 @@ import (
 
 	"github.com/rocmk/rocmk/commands/term"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/remote"
 	"github.com/rocmk/rocmk/compile"
@@ -13,18 +15,27 @@ import (
 
 // sessionFlags are the flags of the commands that build.
 type sessionFlags struct {
-	ROCmPath, Layout string
-	NoCache          bool
-	Project          string // --project: where the [cache] table is read ("" = ./rocmk.toml)
+	ROCmPath, Layout, Clang string
+	NoCache                 bool
+	// DryRun (build -n) builds nothing: no remote tier, and the local
+	// cache only if there is one (toolchain probes and generated device
+	// libraries are kept there).
+	DryRun  bool
+	Project string // --project: where the [cache] table is read ("" = ./rocmk.toml)
+}
+
+// clangFlag is --clang: the clang of every target.
+func clangFlag() cli.Flag {
+	return &cli.StringFlag{Name: "clang", Usage: "the clang++ to build every target with (default: ROCMK_CLANG, else the ROCm install's, then a newer clang for the targets it lacks)"}
 }
 
 // openSession opens the command's compile.Session: one Runner, one
 // toolchain discovery, one cache with its remote tier.
 func openSession(env Env, g globalOptions, ui *term.UI, f sessionFlags) (*compile.Session, error) {
-	o := compile.SessionOptions{ROCmPath: f.ROCmPath, Getenv: env.Getenv, Root: env.Root, LookPath: env.LookPath,
-		Runner: env.Runner, Layout: f.Layout, CacheDir: g.CacheDir, NoCache: f.NoCache, Jobs: g.Jobs,
+	o := compile.SessionOptions{ROCmPath: f.ROCmPath, Clang: f.Clang, Getenv: env.Getenv, Root: env.Root, LookPath: env.LookPath,
+		Runner: env.Runner, Layout: f.Layout, CacheDir: g.CacheDir, NoCache: f.NoCache, CacheIfPresent: f.DryRun, Jobs: g.Jobs,
 		DebugLog: env.Stderr, Warn: ui.Warnf, Verbose: func(format string, a ...any) { ui.Verbosef(1, format, a...) }}
-	if !f.NoCache {
+	if !f.NoCache && !f.DryRun {
 		cfg, err := remoteConfig(g, env, f.Project)
 		if err != nil {
 			return nil, err

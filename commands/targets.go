@@ -21,8 +21,11 @@ func targetsCommand() *cli.Command {
 		Description: `Prints rocmk's table of AMDGPU processors (gfx600 ... gfx1310) and generic
 targets, with the occupancy parameters LLVM uses, the xnack/sramecc
 target-ID features each supports, example products and the first LLVM/ROCm
-release. The BUILD column says whether the discovered toolchain has device
-libraries for it (see 'rocmk doctor').
+release. The BUILD column names the toolchain that builds it (the ROCm
+install's clang, or a newer clang with newer device libraries for the
+targets the install lacks; 'no' when none does) and LIBS the release of its
+device libraries (+isa: with an ISA library rocmk generates). 'rocmk
+doctor' says why a toolchain was skipped.
 
 Arguments, if any, select processors by name or target ID (gfx90a:xnack+).
 
@@ -34,6 +37,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "family", Usage: "only these families (`FAMILY`: gcn, cdna, rdna, generic, or exact: CDNA3, RDNA2...)"},
 			&cli.BoolFlag{Name: "buildable", Usage: "only targets the discovered toolchain can compile for"},
 			&cli.StringFlag{Name: "rocm-path", Usage: "ROCm install to use (default: ROCM_PATH, /opt/rocm, Debian /usr)"},
+			clangFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			env := envOf(c)
@@ -42,6 +46,8 @@ Examples:
 				Families:  c.StringSlice("family"),
 				Buildable: c.Bool("buildable"),
 				ROCmPath:  c.String("rocm-path"),
+				Clang:     c.String("clang"),
+				CacheDir:  globals(c).CacheDir,
 			}
 			return runTargets(opts, env, newUI(env, globals(c)))
 		},
@@ -53,11 +59,16 @@ type targetsOptions struct {
 	Families  []string
 	Buildable bool
 	ROCmPath  string
+	Clang     string
+	CacheDir  string // where probes are remembered, if it exists
 }
 
 type targetsDoc struct {
-	Toolchain *targetsToolchain      `json:"toolchain"`
-	Targets   []inspect.ProcessorDoc `json:"targets"`
+	Toolchain *targetsToolchain `json:"toolchain"`
+	// Toolchains are the candidates in order of preference (see rocmk
+	// doctor): each row's toolchain is one of them.
+	Toolchains []*compile.Candidate `json:"toolchains"`
+	Targets    []term.TargetRow     `json:"targets"`
 }
 
 type targetsToolchain struct {
@@ -72,34 +83,31 @@ func runTargets(o targetsOptions, env Env, ui *term.UI) error {
 	if err != nil {
 		return usageError{err}
 	}
-	s, err := compile.OpenSession(compile.SessionOptions{ROCmPath: o.ROCmPath, Getenv: env.Getenv, Root: env.Root,
-		LookPath: env.LookPath, Runner: env.Runner, NoCache: true})
+	s, err := compile.OpenSession(compile.SessionOptions{ROCmPath: o.ROCmPath, Clang: o.Clang, Getenv: env.Getenv, Root: env.Root,
+		LookPath: env.LookPath, Runner: env.Runner, CacheDir: o.CacheDir, CacheIfPresent: true})
 	if err != nil {
 		return err
 	}
+	defer s.Close(env.Context)
 	inst, err := s.Installation()
+	var cands []*compile.Candidate
+	if err == nil {
+		cands, err = s.Candidates(env.Context)
+	}
 	switch {
 	case err != nil && (o.Buildable || !errors.Is(err, compile.ErrToolchainNotFound)):
 		return err
 	case err != nil:
 		ui.Warnf("no ROCm toolchain found, so BUILD shows ? (rocmk doctor says why)")
 	}
-	doc := targetsDoc{Targets: []inspect.ProcessorDoc{}}
+	doc := targetsDoc{Targets: []term.TargetRow{}, Toolchains: cands}
 	if inst != nil {
 		doc.Toolchain = &targetsToolchain{Clang: inst.Clang, ClangVersion: inst.ClangVersion, DeviceLibDir: inst.DeviceLibDir, Source: inst.Source}
 	}
-	buildable := 0
 	for _, p := range procs {
-		d := p.Doc()
-		if inst != nil {
-			b := inst.CanCompile(inspect.Target{Proc: p.Name})
-			d.Buildable = &b
-			if b {
-				buildable++
-			}
-		}
-		if !o.Buildable || d.Buildable != nil && *d.Buildable {
-			doc.Targets = append(doc.Targets, d)
+		row := term.TargetRowOf(p, inst != nil, cands)
+		if !o.Buildable || *row.Buildable {
+			doc.Targets = append(doc.Targets, row)
 		}
 	}
 	if len(doc.Targets) == 0 {
@@ -108,8 +116,6 @@ func runTargets(o targetsOptions, env Env, ui *term.UI) error {
 	if err := ui.Result("targets", doc, func(w io.Writer, s *term.Styles) error { return term.Targets(w, s, doc.Targets) }); err != nil {
 		return err
 	}
-	if inst != nil {
-		ui.Infof("%d of %d targets buildable with clang %s (%s)", buildable, len(doc.Targets), inst.ClangVersion, inst.DeviceLibDir)
-	}
+	term.TargetsFooter(ui, doc.Targets, cands)
 	return nil
 }

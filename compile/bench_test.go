@@ -47,7 +47,7 @@ func BenchmarkIncludeScan(b *testing.B) {
 	var g *includeGraph
 	for i := 0; i < b.N; i++ {
 		bl := &Builder{TC: tc, Run: ExecRunner{}}
-		sp, err := bl.searchPath(context.Background(), j)
+		sp, err := bl.searchPath(context.Background(), tc, j)
 		require.NoError(b, err)
 		g, err = bl.scanJob(dir, sp, j.Src)
 		require.NoError(b, err)
@@ -78,7 +78,7 @@ func BenchmarkToolchainIdentity(b *testing.B) {
 					bl.Cache = c
 					b.StartTimer()
 				}
-				_, err := bl.toolchainID(context.Background())
+				_, err := toolchainID(bl)
 				require.NoError(b, err)
 				_, err = treeIdentity(bl.Cache, "devicelibs", tc.DeviceLibDir)
 				require.NoError(b, err)

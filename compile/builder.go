@@ -41,7 +41,10 @@ type Event struct {
 
 // Builder compiles (source x target) jobs in parallel through a cache.
 type Builder struct {
-	TC     Toolchain
+	TC Toolchain
+	// For is the toolchain of each target (a Session's ToolchainFor); nil:
+	// TC builds every target. Its error fails that target's jobs.
+	For    func(context.Context, inspect.Target) (Toolchain, error)
 	Run    Runner // every exec goes through it
 	Cache  Store  // nil: no cache
 	Jobs   int    // parallel jobs; <= 0 means runtime.NumCPU()
@@ -59,6 +62,15 @@ type Builder struct {
 	search searchMemo // the compiler's search path per command line, per build
 	groups groupMemo  // shared deps groups checked, per build
 	libs   sync.Map   // device-library directory -> *idOnce, per build
+	tcs    sync.Map   // target -> *tcOnce, per build
+}
+
+// tcOnce is a target's toolchain and its identity, found once per build.
+type tcOnce struct {
+	once sync.Once
+	tc   Toolchain
+	id   string
+	err  error
 }
 
 // Build runs every job of r and writes the outputs. It returns the report
@@ -123,18 +135,30 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 			rep.Results = append(rep.Results, res)
 		}
 	}
+	b.tcs.Clear()
 	if b.DryRun {
+		var errs ErrorList
 		for _, w := range all {
 			w.job.Out = w.res.Out
 			if !filepath.IsAbs(w.job.Out) {
 				w.job.Out, _ = filepath.Abs(w.job.Out)
 			}
-			w.res.Argv = b.TC.Argv(w.job)
+			tc, err := b.toolchainFor(ctx, w.job.Target)
+			if err != nil {
+				b.fail(w.res, []byte(err.Error()), err)
+				errs = append(errs, w.res.Err.(*CompileError))
+				continue
+			}
+			w.res.Argv = tc.Argv(w.job)
 			if _, err := b.Run.Run(ctx, Cmd{Dir: w.job.Dir, Argv: w.res.Argv}); err != nil {
 				return rep, err
 			}
 		}
 		rep.Wall = time.Since(start)
+		if len(errs) > 0 {
+			errs.sort()
+			return rep, errs
+		}
 		return rep, nil
 	}
 	if !b.Fetch {
@@ -151,12 +175,14 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 	b.search.reset()
 	b.groups.reset()
 	b.libs.Clear()
-	tcID, err := b.toolchainID(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	if b.For == nil {
+		// One toolchain: one that cannot say who it is stops the build.
+		if _, _, err := b.toolchain(ctx, r.Targets[0]); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, err
 		}
-		return nil, fmt.Errorf("%w: %v", ErrToolchainNotFound, err)
 	}
 
 	// Worker pool over a channel of ready jobs (cf. cmd/go Builder.Do: the
@@ -199,7 +225,7 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 				wk.job.DepFile = wk.job.Out + ".d"
 				b.emit(Event{Kind: EventStart, Result: wk.res})
 				t0 := time.Now()
-				b.do(ctx, tcID, wk.job, wk.res)
+				b.do(ctx, wk.job, wk.res)
 				wk.res.Dur = time.Since(t0)
 				mu.Lock()
 				rep.CPU += wk.res.CPU
@@ -239,16 +265,37 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 	return rep, nil
 }
 
-// toolchainID is TC.ID, remembered under TC.Stamp (see remember): an
-// unchanged compiler is neither run nor read.
-func (b *Builder) toolchainID(ctx context.Context) (string, error) {
-	return remember(b.Cache, "toolchain", b.TC.Stamp(), func() (string, error) { return b.TC.ID(ctx, b.Run) })
+// toolchainFor is the toolchain of target t: For's, else TC.
+func (b *Builder) toolchainFor(ctx context.Context, t inspect.Target) (Toolchain, error) {
+	if b.For == nil {
+		return b.TC, nil
+	}
+	return b.For(ctx, t)
 }
 
-// deviceLibID is the content identity of the device libraries t links,
-// once per directory per build.
-func (b *Builder) deviceLibID(t inspect.Target) (string, error) {
-	dir := b.TC.DeviceLibs(t)
+// toolchain is t's toolchain and its identity, once per target per build.
+// The identity is ID, remembered under Stamp (see remember): an unchanged
+// compiler is neither run nor read.
+func (b *Builder) toolchain(ctx context.Context, t inspect.Target) (Toolchain, string, error) {
+	v, _ := b.tcs.LoadOrStore(t.String(), &tcOnce{})
+	o := v.(*tcOnce)
+	o.once.Do(func() {
+		if o.tc, o.err = b.toolchainFor(ctx, t); o.err != nil {
+			return
+		}
+		tc := o.tc
+		o.id, o.err = remember(b.Cache, "toolchain", tc.Stamp(), func() (string, error) { return tc.ID(ctx, b.Run) })
+		if o.err != nil {
+			o.err = fmt.Errorf("%w: %v", ErrToolchainNotFound, o.err)
+		}
+	})
+	return o.tc, o.id, o.err
+}
+
+// deviceLibID is the content identity of the device libraries tc links
+// for t, once per directory per build.
+func (b *Builder) deviceLibID(tc Toolchain, t inspect.Target) (string, error) {
+	dir := tc.DeviceLibs(t)
 	if dir == "" {
 		return "none", nil
 	}
@@ -270,18 +317,23 @@ func (b *Builder) fail(res *Result, stderr []byte, err error) {
 }
 
 // do runs one job: cache lookup, else scan the includes, compile and record.
-func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
+func (b *Builder) do(ctx context.Context, j Job, res *Result) {
 	started := time.Now().UnixNano()
-	if err := b.TC.Check(j.Target); err != nil {
+	tc, tcID, err := b.toolchain(ctx, j.Target)
+	if err == nil {
+		res.Toolchain = tc.Name()
+		err = tc.Check(j.Target)
+	}
+	if err != nil {
 		b.fail(res, []byte(err.Error()), err)
 		return
 	}
-	base, err := b.baseKey(tcID, j)
+	base, err := b.baseKey(tc, tcID, j)
 	if err != nil {
 		b.fail(res, nil, err)
 		return
 	}
-	meta := cache.Meta{Source: filepath.Base(res.Src), Target: j.Target.String(), Toolchain: b.TC.Name(), ROCm: rocmOf(b.TC)}
+	meta := cache.Meta{Source: filepath.Base(res.Src), Target: j.Target.String(), Toolchain: tc.Name(), ROCm: rocmOf(tc)}
 	if b.Cache != nil {
 		if co, remote, ok := b.lookup(base, j); ok {
 			res.Status, res.Cache = StatusHit, "local"
@@ -300,7 +352,7 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 	// device is refused instead of hanging the compiler. Without a search
 	// path (the compiler rejected the flags) the compiler's own error says why.
 	why := ""
-	sp, err := b.searchPath(ctx, j)
+	sp, err := b.searchPath(ctx, tc, j)
 	var g *includeGraph
 	if err == nil {
 		g, err = b.scanJob(j.Dir, sp, j.Src)
@@ -313,7 +365,7 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 	if err != nil {
 		why = err.Error()
 	}
-	res.Argv = b.TC.Argv(j)
+	res.Argv = tc.Argv(j)
 	out, err := b.Run.Run(ctx, Cmd{Dir: j.Dir, Argv: res.Argv})
 	res.CPU = out.CPU
 	if err != nil {
@@ -322,7 +374,7 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 			res.Err = ctx.Err()
 			return
 		}
-		b.fail(res, mapClangError(out.Stderr, j.Target, b.TC), err)
+		b.fail(res, mapClangError(out.Stderr, j.Target, tc), err)
 		return
 	}
 	data, err := safefile.Read(j.Out, maxObjectSize)
@@ -341,7 +393,7 @@ func (b *Builder) do(ctx context.Context, tcID string, j Job, res *Result) {
 			var list []string
 			if df, err := safefile.Read(j.DepFile, maxScanSize); err != nil {
 				why = err.Error()
-			} else if list, err = b.TC.Deps(df); err != nil {
+			} else if list, err = tc.Deps(df); err != nil {
 				why = err.Error()
 			} else {
 				own, shared, why = b.recordDeps(j, g, sp, list, started)
@@ -408,11 +460,11 @@ func rocmOf(tc Toolchain) string {
 // compiling. It also names the job's "deps" entry (what the last compile
 // depended on), as in ccache's direct mode. Paths in it are as the compiler
 // sees them: relative to the base directory inside it, absolute outside.
-func (b *Builder) baseKey(tcID string, j Job) (cache.ActionID, error) {
+func (b *Builder) baseKey(tc Toolchain, tcID string, j Job) (cache.ActionID, error) {
 	h := cache.NewHash("compile " + j.Src + " " + j.Target.String())
 	h.Line("%s", cacheFormat)
 	h.Line("toolchain %s", tcID)
-	lib, err := b.deviceLibID(j.Target)
+	lib, err := b.deviceLibID(tc, j.Target)
 	if err != nil {
 		return cache.ActionID{}, fmt.Errorf("device libraries: %w", err)
 	}
@@ -420,13 +472,13 @@ func (b *Builder) baseKey(tcID string, j Job) (cache.ActionID, error) {
 	h.Line("target %s", j.Target)
 	tmpl := j
 	tmpl.Out, tmpl.DepFile, tmpl.Dir = "OUT", "DEP", ""
-	h.Line("argv %q", b.TC.Argv(tmpl))
+	h.Line("argv %q", keyArgv(tc, tmpl))
 	if f := locationFlag(j.Flags); f != "" {
 		// The object records where it was built (debug info, profiles):
 		// the base directory is an input.
 		h.Line("location %s (%s)", j.Dir, f)
 	}
-	for _, k := range b.TC.KeyEnv() {
+	for _, k := range tc.KeyEnv() {
 		if v := b.Getenv(k); v != "" {
 			h.Line("env %s=%s", k, v)
 		}
@@ -438,6 +490,21 @@ func (b *Builder) baseKey(tcID string, j Job) (cache.ActionID, error) {
 	}
 	h.Line("srchash %s", sum)
 	return h.Sum(), nil
+}
+
+// keyArgv is the command line as keys hold it: a directory of device
+// libraries rocmk generated is named by its content (the devicelibs line),
+// not by where this machine's cache keeps it.
+func keyArgv(tc Toolchain, j Job) []string {
+	argv := tc.Argv(j)
+	if c, ok := tc.(*Clang); ok && c.GeneratedLibs {
+		for i, a := range argv {
+			if a == "--hip-device-lib-path="+c.DeviceLibDir {
+				argv[i] = "--hip-device-lib-path=<generated>"
+			}
+		}
+	}
+	return argv
 }
 
 // depsKey names a job's deps entry. Its line differs from every object
@@ -807,10 +874,10 @@ func (s *searchMemo) reset() {
 	s.mu.Unlock()
 }
 
-func (b *Builder) searchPath(ctx context.Context, j Job) (*SearchPath, error) {
+func (b *Builder) searchPath(ctx context.Context, tc Toolchain, j Job) (*SearchPath, error) {
 	tmpl := j
 	tmpl.Src, tmpl.Out, tmpl.DepFile = "SRC", "OUT", ""
-	k := j.Dir + "\x00" + strings.Join(b.TC.Argv(tmpl), "\x00")
+	k := j.Dir + "\x00" + strings.Join(tc.Argv(tmpl), "\x00")
 	b.search.mu.Lock()
 	if b.search.m == nil {
 		b.search.m = map[string]*searchOnce{}
@@ -821,7 +888,7 @@ func (b *Builder) searchPath(ctx context.Context, j Job) (*SearchPath, error) {
 		b.search.m[k] = o
 	}
 	b.search.mu.Unlock()
-	o.once.Do(func() { o.sp, o.err = b.TC.SearchPath(ctx, b.Run, j) })
+	o.once.Do(func() { o.sp, o.err = tc.SearchPath(ctx, b.Run, j) })
 	return o.sp, o.err
 }
 

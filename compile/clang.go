@@ -62,6 +62,12 @@ type Clang struct {
 	HIPInclude       string   // directory holding hip/hip_runtime.h, used when RocmPath is ""
 	HIPVersion       string
 	ROCmVersion      string
+	// DeviceLibsROCm is the device libraries' ROCm release when it is not
+	// ROCmVersion (a newer clang's: "6.0"); GeneratedLibs says
+	// DeviceLibDir is one rocmk made (PrepareDeviceLibs), whose path is
+	// this machine's and stays out of cache keys.
+	DeviceLibsROCm string
+	GeneratedLibs  bool
 }
 
 // Name implements Toolchain.
@@ -74,6 +80,9 @@ func (c *Clang) Name() string {
 		s += ", ROCm " + c.ROCmVersion
 	} else if c.HIPVersion != "" {
 		s += ", HIP " + c.HIPVersion
+	}
+	if c.DeviceLibsROCm != "" {
+		s += ", device libraries ROCm " + c.DeviceLibsROCm
 	}
 	return s
 }

@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -41,15 +40,12 @@ type DeviceLibs struct {
 	Target     string // the processor: "gfx1201"
 	ISAVersion int    // the __oclc_ISA_version it defines: 12001
 	Generated  bool   // rocmk generated oclc_isa_version_<N>.bc (Base has none for Target)
-	// ID identifies the bitcode for cache keys: the processor, and the
-	// names and contents of the files clang may link for it (every file
-	// but the other processors' ISA libraries).
-	ID string
 }
 
 // DeviceLibRequest is the toolchain a directory is prepared for.
 type DeviceLibRequest struct {
 	Base     string // the toolchain's bitcode directory (ocml.bc, ockl.bc, oclc_*.bc)
+	BaseID   string // Base's content identity (treeIdentity; "" = computed here)
 	Clang    string // the clang that links them; it also writes the generated file
 	ClangID  string // its identity (Toolchain.ID): another clang gets another directory
 	CacheDir string // generated directories go to CacheDir/devlibs/
@@ -119,18 +115,18 @@ func PrepareDeviceLibs(ctx context.Context, r DeviceLibRequest, proc string) (*D
 		}
 	}
 	sort.Strings(links)
-	linked := append(links[:len(links):len(links)], isaFile(proc))
 	libs := &DeviceLibs{Dir: base, Base: base, Target: proc, ISAVersion: isa}
 	if files[isaFile(proc)] {
-		libs.ID, err = dirID(base, proc, linked)
-		return libs, err
+		return libs, nil
 	}
 	if r.CacheDir == "" {
 		return nil, fmt.Errorf("%s has no %s, and there is no cache directory to generate one in", base, isaFile(proc))
 	}
-	baseID, err := dirID(base, "", links)
-	if err != nil {
-		return nil, err
+	baseID := r.BaseID
+	if baseID == "" {
+		if baseID, err = treeIdentity(nil, "devicelibs", base); err != nil {
+			return nil, fmt.Errorf("device libraries: %w", err)
+		}
 	}
 	k := sha256.New()
 	fmt.Fprintf(k, "%s\nbase %s %s\nclang %s\nclang-id %q\ntarget %s %d\n", deviceLibFormat, base, baseID, r.Clang, r.ClangID, proc, isa)
@@ -147,8 +143,7 @@ func PrepareDeviceLibs(ctx context.Context, r DeviceLibRequest, proc string) (*D
 		}
 	}
 	libs.Dir, libs.Generated = dir, true
-	libs.ID, err = dirID(dir, proc, linked)
-	return libs, err
+	return libs, nil
 }
 
 // generate builds proc's directory aside in root and renames it into place.
@@ -273,20 +268,6 @@ func bitcodeFiles(dir string) (map[string]bool, error) {
 		}
 	}
 	return files, nil
-}
-
-// dirID hashes proc and the names and contents of the named files in dir.
-func dirID(dir, proc string, names []string) (string, error) {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\ntarget %s\n", deviceLibFormat, proc)
-	for _, n := range names {
-		sum, _, err := cache.HashFile(filepath.Join(dir, n), maxScanSize)
-		if err != nil {
-			return "", fmt.Errorf("device libraries: %w", err)
-		}
-		fmt.Fprintf(h, "%s %x\n", n, sum[:])
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func syncFile(name string) error {

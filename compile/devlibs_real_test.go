@@ -56,7 +56,7 @@ func TestRealGeneratedISALibrary(t *testing.T) {
 	a, _ := os.ReadFile(isa)
 	b, _ := os.ReadFile(filepath.Join(libs2.Dir, "oclc_isa_version_1100.bc"))
 	assert.True(t, len(a) > 0 && bytes.Equal(a, b), "the same clang writes the same bytes")
-	assert.Equal(t, libs.ID, libs2.ID)
+	assert.Equal(t, libsID(t, libs.Dir), libsID(t, libs2.Dir))
 
 	co, _ := buildDevlibsKernel(t, tc, libs, "gfx1100")
 	assert.Equal(t, uint32(0x41), co.Flags&0xFF)
@@ -101,7 +101,7 @@ var (
 // (ISA library generated for gfx1200/gfx1201), reads each object back
 // (target, e_flags, code object version, wavefront size) and checks its
 // disassembly has the target's own instructions. It runs where those are
-// installed (ROCMK_NEW_TARGETS=1 scripts/install-toolchain.sh) or with
+// installed (make setup: scripts/install-toolchain.sh) or with
 // ROCMK_TEST_LLVM19 set to a `dpkg -x` root of clang-19, lld-19, llvm-19,
 // libllvm19, libclang-cpp19 and libclang-common-19-dev, and
 // ROCMK_DEVICE_LIBS_DIR to the install script's device-library directory.
@@ -181,7 +181,7 @@ func findLLVM19(t *testing.T) (clang, objdump string) {
 	clang, objdump = filepath.Join(bin, "clang++"), filepath.Join(bin, "llvm-objdump")
 	for _, p := range []string{clang, objdump, filepath.Join(bin, "ld.lld")} {
 		if !fileExists(p) {
-			t.Skipf("%s not found: install clang-19, lld-19 and llvm-19 (ROCMK_NEW_TARGETS=1 scripts/install-toolchain.sh) or set ROCMK_TEST_LLVM19 to a dpkg -x root of them", p)
+			t.Skipf("%s not found: install clang-19, lld-19 and llvm-19 (make setup: scripts/install-toolchain.sh) or set ROCMK_TEST_LLVM19 to a dpkg -x root of them", p)
 		}
 	}
 	if root != "" {
@@ -203,7 +203,7 @@ func findROCm60DeviceLibs(t *testing.T) string {
 	}
 	dir := filepath.Join(root, "rocm-device-libs-17_6.0+git20231212.5a852ed-2", "amdgcn", "bitcode")
 	if !fileExists(filepath.Join(dir, "ocml.bc")) {
-		t.Skipf("ROCm 6.0 device libraries not in %s (ROCMK_NEW_TARGETS=1 scripts/install-toolchain.sh)", dir)
+		t.Skipf("ROCm 6.0 device libraries not in %s (make setup: scripts/install-toolchain.sh)", dir)
 	}
 	return dir
 }

@@ -118,20 +118,16 @@ func TestPrepareDeviceLibsUsesTheToolchainsOwnFile(t *testing.T) {
 	assert.Equal(t, 11000, libs.ISAVersion)
 	assert.Equal(t, 0, run.calls(), "nothing to generate")
 	assert.NoDirExists(t, filepath.Join(r.CacheDir, "devlibs"))
+}
 
-	// The identity covers what clang links for the target: another
-	// processor's ISA library is not part of it, its own is.
-	other, err := PrepareDeviceLibs(context.Background(), r, "gfx1030")
+// libsID is the identity a Builder keys a device-library directory with.
+func libsID(t *testing.T, dir string) string {
+	t.Helper()
+	files, err := treeFiles(dir)
 	require.NoError(t, err)
-	assert.NotEqual(t, libs.ID, other.ID)
-	require.NoError(t, os.WriteFile(filepath.Join(base, isaFile("gfx1030")), []byte("changed"), 0o644))
-	again, err := PrepareDeviceLibs(context.Background(), r, "gfx1100")
+	id, err := treeDigest(dir, files)
 	require.NoError(t, err)
-	assert.Equal(t, libs.ID, again.ID, "gfx1030's file changed, gfx1100's libraries did not")
-	require.NoError(t, os.WriteFile(filepath.Join(base, "ocml.bc"), []byte("new ocml"), 0o644))
-	again, err = PrepareDeviceLibs(context.Background(), r, "gfx1100")
-	require.NoError(t, err)
-	assert.NotEqual(t, libs.ID, again.ID, "ocml changed")
+	return id
 }
 
 func TestPrepareDeviceLibsGenerates(t *testing.T) {
@@ -198,18 +194,23 @@ func TestPrepareDeviceLibsKey(t *testing.T) {
 	first := prep(r, "gfx1200")
 	other := prep(r, "gfx1201")
 	assert.NotEqual(t, first.Dir, other.Dir)
-	assert.NotEqual(t, first.ID, other.ID)
+	assert.NotEqual(t, libsID(t, first.Dir), libsID(t, other.Dir))
 
 	r2 := r
 	r2.ClangID = "clang 19.1.8"
 	newClang := prep(r2, "gfx1200")
 	assert.NotEqual(t, first.Dir, newClang.Dir, "another clang writes its own bitcode")
-	assert.Equal(t, first.ID, newClang.ID, "same bytes, same identity")
+	assert.Equal(t, libsID(t, first.Dir), libsID(t, newClang.Dir), "same bytes, same identity")
 
+	firstID := libsID(t, first.Dir)
 	require.NoError(t, os.WriteFile(filepath.Join(base, "ockl.bc"), []byte("ockl v2"), 0o644))
 	newBase := prep(r, "gfx1200")
 	assert.NotEqual(t, first.Dir, newBase.Dir, "the bitcode changed")
-	assert.NotEqual(t, first.ID, newBase.ID)
+	assert.NotEqual(t, firstID, libsID(t, newBase.Dir))
+
+	r3 := r
+	r3.BaseID = "given by the caller"
+	assert.NotEqual(t, newBase.Dir, prep(r3, "gfx1200").Dir, "the caller's identity of the base names the directory")
 }
 
 // Builds racing for one directory all end with the same complete one, and
@@ -267,7 +268,6 @@ func TestPrepareDeviceLibsAfterACrash(t *testing.T) {
 	again, err := PrepareDeviceLibs(context.Background(), r, "gfx1100")
 	require.NoError(t, err)
 	assert.Equal(t, libs.Dir, again.Dir)
-	assert.Equal(t, libs.ID, again.ID)
 	assert.FileExists(t, filepath.Join(libs.Dir, "oclc_isa_version_1100.bc"))
 	assert.FileExists(t, filepath.Join(libs.Dir, "ocml.bc"))
 	assert.Equal(t, 2, run.calls())

@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,9 +12,12 @@ import (
 type Checkup struct {
 	Toolchain    *Installation `json:"toolchain"`
 	ToolchainErr string        `json:"toolchain_error,omitempty"`
-	GPUs         []GPU         `json:"gpus"`
-	GPUErr       string        `json:"gpu_error,omitempty"`
-	Arch         ArchCheck     `json:"arch"`
+	// Toolchains are the candidates in order of preference, each with its
+	// probe and the targets it builds, or why it was skipped.
+	Toolchains []*Candidate `json:"toolchains"`
+	GPUs       []GPU        `json:"gpus"`
+	GPUErr     string       `json:"gpu_error,omitempty"`
+	Arch       ArchCheck    `json:"arch"`
 	// Problems say what stops or limits a build, each with its fix.
 	Problems []string `json:"-"`
 	// Err is the toolchain's discovery error (nil: rocmk build can run).
@@ -26,14 +30,16 @@ type ArchCheck struct {
 	Targets []string `json:"targets"`
 	Source  string   `json:"source,omitempty"`
 	Error   string   `json:"error,omitempty"`
-	// Unbuildable lists selected targets the toolchain has no device libraries for.
-	Unbuildable []string `json:"unbuildable,omitempty"`
+	// Choices are the selected targets' toolchains; Unbuildable lists
+	// those no toolchain builds.
+	Choices     []*TargetChoice `json:"choices"`
+	Unbuildable []string        `json:"unbuildable,omitempty"`
 }
 
 // Checkup discovers the toolchain and the GPUs and resolves the targets
 // arch (--arch) would select, without building anything.
-func (s *Session) Checkup(arch []string) Checkup {
-	c := Checkup{GPUs: []GPU{}}
+func (s *Session) Checkup(ctx context.Context, arch []string) Checkup {
+	c := Checkup{GPUs: []GPU{}, Toolchains: []*Candidate{}}
 	inst, err := s.Installation()
 	if err != nil {
 		c.ToolchainErr, c.Err = err.Error(), err
@@ -44,6 +50,16 @@ func (s *Session) Checkup(arch []string) Checkup {
 			inst.DeviceLibTargets = []string{}
 		}
 		c.Problems = append(c.Problems, inst.Warnings...)
+		if cs, err := s.Candidates(ctx); err == nil {
+			c.Toolchains = cs
+		} else {
+			c.Problems = append(c.Problems, err.Error())
+		}
+		for _, t := range c.Toolchains {
+			if t.Skipped != "" {
+				c.Problems = append(c.Problems, fmt.Sprintf("%s (%s) skipped: %s", t.Name, t.Clang, t.Skipped))
+			}
+		}
 	}
 	gpus, gpuErr := DetectGPUs(s.FindOptions())
 	if gpus != nil {
@@ -54,10 +70,15 @@ func (s *Session) Checkup(arch []string) Checkup {
 		c.Problems = append(c.Problems, gpuErr.Error())
 	}
 	ts, archErr := ResolveTargets(TargetRequest{Flag: arch, Getenv: s.o.Getenv, GPUs: func() []GPU { return gpus }})
-	c.Arch = ArchCheck{Targets: []string{}, Source: ts.From}
+	c.Arch = ArchCheck{Targets: []string{}, Source: ts.From, Choices: []*TargetChoice{}}
 	for _, t := range ts.List {
 		c.Arch.Targets = append(c.Arch.Targets, t.String())
-		if inst != nil && !inst.CanCompile(t) {
+		if inst == nil {
+			continue
+		}
+		ch := s.Choose(ctx, t)
+		c.Arch.Choices = append(c.Arch.Choices, ch)
+		if ch.err != nil {
 			c.Arch.Unbuildable = append(c.Arch.Unbuildable, t.String())
 		}
 	}
@@ -70,8 +91,11 @@ func (s *Session) Checkup(arch []string) Checkup {
 		c.Problems = append(c.Problems, archErr.Error())
 	}
 	if len(c.Arch.Unbuildable) > 0 {
-		c.Problems = append(c.Problems, fmt.Sprintf("the toolchain has no device libraries for %s: use a newer ROCm (ROCM_PATH) or other targets",
-			strings.Join(c.Arch.Unbuildable, ", ")))
+		c.Problems = append(c.Problems, fmt.Sprintf("no toolchain here builds %s (see Build targets); %s, or use a newer ROCm (ROCM_PATH) or other targets",
+			strings.Join(c.Arch.Unbuildable, ", "), InstallHint))
+	}
+	if w := s.OlderDeviceLibs(ctx, ts.List); w != "" && inst != nil {
+		c.Problems = append(c.Problems, w)
 	}
 	return c
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/inspect"
 )
 
 // versionRunner answers `--version` and counts the runs.
@@ -60,6 +62,13 @@ func TestToolchainIDIsContentBased(t *testing.T) {
 	assert.Equal(t, la, lb)
 }
 
+// toolchainID is the identity a new build of b keys gfx90a with.
+func toolchainID(b *Builder) (string, error) {
+	b.tcs.Clear()
+	_, id, err := b.toolchain(context.Background(), inspect.MustParseTarget("gfx90a"))
+	return id, err
+}
+
 // An identity is computed once per stamp and remembered in the local
 // cache: a later process with the same compiler neither runs nor hashes it;
 // a changed compiler (a new stamp) is identified again.
@@ -71,20 +80,20 @@ func TestToolchainIDRememberedUnderItsStamp(t *testing.T) {
 	_, store := openTestCache(t)
 	r := &versionRunner{}
 	b := &Builder{TC: tc, Run: r, Cache: store}
-	id1, err := b.toolchainID(context.Background())
+	id1, err := toolchainID(b)
 	require.NoError(t, err)
-	_, err = b.toolchainID(context.Background())
+	_, err = toolchainID(b)
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, r.runs.Load(), "once per process")
 
 	ids.Clear() // a new process, the same cache
-	id2, err := b.toolchainID(context.Background())
+	id2, err := toolchainID(b)
 	require.NoError(t, err)
 	assert.Equal(t, id1, id2)
 	assert.EqualValues(t, 1, r.runs.Load(), "remembered in the cache under the stamp")
 
 	writeTool(t, clang, "#!/bin/sh\n# upgraded\n")
-	id3, err := b.toolchainID(context.Background())
+	id3, err := toolchainID(b)
 	require.NoError(t, err)
 	assert.EqualValues(t, 2, r.runs.Load(), "a new stamp: identified again")
 	assert.NotEqual(t, id1, id3)

@@ -54,7 +54,7 @@ type ImageBuilder struct {
 	Flags  []string            // extra compiler flags
 	// Toolchain returns the AMD toolchain that builds a target (a
 	// Session's ToolchainFor); it is called on each AMD build.
-	Toolchain func(inspect.Target) (Toolchain, error)
+	Toolchain func(context.Context, inspect.Target) (Toolchain, error)
 	// NVRTC compiles when nvcc cannot (nil: no NVRTC).
 	NVRTC NVRTC
 	// HIPInclude holds hip/hip_runtime.h and hip/nvidia_detail (HIP's
@@ -133,7 +133,7 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch string, s ImageSource
 	if ib.Toolchain == nil {
 		return Image{}, fmt.Errorf("%w: no AMD toolchain given", ErrToolchainNotFound)
 	}
-	tc, err := ib.Toolchain(t)
+	tc, err := ib.Toolchain(ctx, t)
 	if err != nil {
 		return Image{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -31,6 +32,7 @@ type imageRunner struct {
 	failInc   string   // an nvcc compile given -I failInc fails
 	compiles  []string // argv[0] of each compile
 	cmds      []Cmd    // each compile
+	probes    int      // toolchain probes (probe.hip)
 }
 
 func (r *imageRunner) Run(ctx context.Context, c Cmd) (Output, error) {
@@ -44,8 +46,12 @@ func (r *imageRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 		return Output{Stderr: []byte(strings.Replace(fakeSearchOutput, "#include <...> search starts here:\n",
 			"#include <...> search starts here:\n "+inc+"\n", 1))}, nil
 	}
-	r.compiles = append(r.compiles, filepath.Base(c.Argv[0]))
-	r.cmds = append(r.cmds, c)
+	if slices.Contains(c.Argv, "probe.hip") {
+		r.probes++
+	} else {
+		r.compiles = append(r.compiles, filepath.Base(c.Argv[0]))
+		r.cmds = append(r.cmds, c)
+	}
 	var out, dep string
 	for i, a := range c.Argv {
 		switch a {
@@ -61,7 +67,7 @@ func (r *imageRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 		}
 		return Output{}, os.WriteFile(out, []byte("cubin from nvcc "+r.version), 0o644)
 	}
-	if err := os.WriteFile(out, r.object, 0o644); err != nil {
+	if err := os.WriteFile(out, r.object, 0o644); err != nil || dep == "" {
 		return Output{}, err
 	}
 	return Output{}, os.WriteFile(dep, []byte(out+": "+r.header+"\n"), 0o644)
@@ -143,7 +149,7 @@ func TestImageAMDThroughBuilderRebuildsAfterUpgrade(t *testing.T) {
 	run := &imageRunner{version: "clang version 15.0.6", object: obj, header: header}
 	newBuilder := func() *ImageBuilder {
 		return &ImageBuilder{Run: run, Cache: store, Getenv: func(string) string { return "" },
-			Toolchain: func(inspect.Target) (Toolchain, error) {
+			Toolchain: func(context.Context, inspect.Target) (Toolchain, error) {
 				return &Clang{Layout: LayoutClang, Driver: clang, Clang: clang, DeviceLibDir: dir, DeviceLibTargets: []string{"gfx90a"}}, nil
 			}}
 	}

@@ -128,18 +128,20 @@ type KernelUsage struct {
 
 // Result is one job's outcome.
 type Result struct {
-	Src     string         `json:"source"`
-	Target  inspect.Target `json:"target"`
-	Status  Status         `json:"status"`
-	Cache   string         `json:"cache,omitempty"` // a hit: "local", or "remote" (fetched from a remote cache's server)
-	Out     string         `json:"file,omitempty"`
-	SHA256  string         `json:"sha256,omitempty"`
-	Size    int            `json:"size,omitempty"`
-	Dur     time.Duration  `json:"-"`
-	CPU     time.Duration  `json:"-"`
-	Kernels []KernelUsage  `json:"kernels,omitempty"`
-	Err     error          `json:"-"`
-	Argv    []string       `json:"-"`
+	Src    string         `json:"source"`
+	Target inspect.Target `json:"target"`
+	Status Status         `json:"status"`
+	// Toolchain names what built the target ("clang++-15 15.0.6, ROCm 5.2.3").
+	Toolchain string        `json:"toolchain,omitempty"`
+	Cache     string        `json:"cache,omitempty"` // a hit: "local", or "remote" (fetched from a remote cache's server)
+	Out       string        `json:"file,omitempty"`
+	SHA256    string        `json:"sha256,omitempty"`
+	Size      int           `json:"size,omitempty"`
+	Dur       time.Duration `json:"-"`
+	CPU       time.Duration `json:"-"`
+	Kernels   []KernelUsage `json:"kernels,omitempty"`
+	Err       error         `json:"-"`
+	Argv      []string      `json:"-"`
 	// Object is the code object, parsed once (nil unless hit or compiled):
 	// its bytes (Object.Data), kernels and their arguments.
 	Object *inspect.CodeObject `json:"-"`
@@ -152,6 +154,9 @@ type Report struct {
 	Files   []string // other files written (manifest, embeddings)
 	Wall    time.Duration
 	CPU     time.Duration // compiler CPU time (user+system) summed over jobs
+	// Warnings concern the build as a whole (Session.Build: targets built
+	// with device libraries older than the target).
+	Warnings []string
 }
 
 // Count returns how many jobs ended with status s.

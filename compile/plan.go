@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"context"
 	"fmt"
 	"go/token"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/hipify"
+	"github.com/rocmk/rocmk/inspect"
 )
 
 // UsageError is an error whose fix is in how rocmk was called or
@@ -47,7 +49,7 @@ type PlanOptions struct {
 // environment, the GPUs and the toolchain's defaults), the flags, the output
 // names (checked before anything is written), and, when a source is CUDA,
 // the translated tree the build compiles in (Request.Tree, PrepareTree).
-func (s *Session) Plan(o PlanOptions) (Request, Targets, error) {
+func (s *Session) Plan(ctx context.Context, o PlanOptions) (Request, Targets, error) {
 	req := Request{OutDir: o.OutDir, Bundle: o.Bundle, Embed: o.Embed, EmbedPackage: o.GoPackage}
 	for _, e := range o.Embed {
 		if !strings.Contains(" rust go c ", " "+e+" ") {
@@ -94,7 +96,7 @@ func (s *Session) Plan(o PlanOptions) (Request, Targets, error) {
 		}
 		includes = append(includes, i)
 	}
-	ts, err := ResolveTargets(TargetRequest{Flag: o.Arch, Manifest: manifest, Getenv: s.o.Getenv, GPUs: s.DetectGPUs, Default: s.DefaultTargets})
+	ts, err := ResolveTargets(TargetRequest{Flag: o.Arch, Manifest: manifest, Getenv: s.o.Getenv, GPUs: s.DetectGPUs, Default: func() []inspect.Target { return s.DefaultTargets(ctx) }})
 	if err != nil {
 		return req, ts, err
 	}

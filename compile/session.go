@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/rocmk/rocmk/cache"
@@ -22,11 +24,18 @@ type SessionOptions struct {
 	// Runner runs every program of the session (nil: ExecRunner).
 	Runner Runner
 	Layout string // --layout ("" = clang)
+	// Clang pins the clang of every target (--clang; "" = ROCMK_CLANG,
+	// else the candidates' order, see Candidate).
+	Clang string
 
 	// CacheDir is --cache-dir ("" = ROCMK_CACHE_DIR, else the user cache
 	// directory; ROCMK_CACHE=off wins over both). NoCache opens none.
 	CacheDir string
 	NoCache  bool
+	// CacheIfPresent opens the cache only if its directory exists (doctor,
+	// targets, build -n: they remember probes and generated device
+	// libraries there, but do not create a cache).
+	CacheIfPresent bool
 	// OpenTier puts a shared server behind the local cache (nil: none):
 	// cache/remote.Open with the resolved configuration.
 	OpenTier func(local *cache.Cache) (Tier, error)
@@ -65,6 +74,15 @@ type Session struct {
 	tc     *Clang
 	tcErr  error
 
+	// Toolchains per target (toolchains.go, probe.go).
+	candFind, candOnce sync.Once
+	cands              []*Candidate
+	candErr            error
+	choices            sync.Map // processor -> *choiceOnce
+	probes             sync.Map // probe key -> *probeOnce
+	tmpLibs            string   // generated device libraries without a cache
+	removeTmpLibs      func()
+
 	mu             sync.Mutex
 	recorded       bool // a build ran: the cache's statistics and trimming follow
 	hits, compiled int  // of the builds recorded
@@ -93,7 +111,7 @@ func OpenSession(o SessionOptions) (*Session, error) {
 	if o.NoCache {
 		return s, nil
 	}
-	c, err := openCache(o.CacheDir, o.Getenv)
+	c, err := openCache(o.CacheDir, o.Getenv, o.CacheIfPresent)
 	if err != nil {
 		o.Warn("build cache unavailable (%v); building without it", err)
 		return s, nil
@@ -114,8 +132,9 @@ func OpenSession(o SessionOptions) (*Session, error) {
 }
 
 // openCache opens the build cache: dir, else ROCMK_CACHE_DIR, else the
-// user cache directory. ROCMK_CACHE=off gives nil.
-func openCache(dir string, getenv func(string) string) (*cache.Cache, error) {
+// user cache directory. ROCMK_CACHE=off gives nil, and so does a directory
+// that does not exist when ifPresent.
+func openCache(dir string, getenv func(string) string, ifPresent bool) (*cache.Cache, error) {
 	def, off, err := cache.DefaultDir(getenv)
 	switch {
 	case off:
@@ -124,11 +143,17 @@ func openCache(dir string, getenv func(string) string) (*cache.Cache, error) {
 		if dir, err = filepath.Abs(dir); err != nil {
 			return nil, err
 		}
-		return cache.Open(dir)
 	case err != nil:
 		return nil, err
+	default:
+		dir = def
 	}
-	return cache.Open(def)
+	if ifPresent {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil, nil
+		}
+	}
+	return cache.Open(dir)
 }
 
 // Store is the session's cache for a Builder: the remote tier, the local
@@ -169,15 +194,45 @@ func (s *Session) Toolchain() (*Clang, error) {
 	return s.tc, s.tcErr
 }
 
-// ToolchainFor is the toolchain that builds target t. Every target has the
-// one toolchain today; a toolchain per target (a newer clang and its device
-// libraries for the targets the installed ROCm lacks) comes in here.
-func (s *Session) ToolchainFor(t inspect.Target) (Toolchain, error) {
-	tc, err := s.Toolchain()
-	if err != nil {
+// ToolchainFor is the toolchain that builds target t: the installation's
+// clang where it can, else a newer clang with newer device libraries
+// (Choose; toolchains.go). An error says why no candidate can (a
+// *NoToolchainError), or wraps ErrToolchainNotFound. ctx ends the probes
+// it runs (an interrupted build kills them).
+func (s *Session) ToolchainFor(ctx context.Context, t inspect.Target) (Toolchain, error) {
+	if _, err := s.Toolchain(); err != nil {
 		return nil, err
 	}
-	return tc, nil
+	ch := s.Choose(ctx, t)
+	if ch.err != nil {
+		return nil, ch.err
+	}
+	return ch.tc, nil
+}
+
+type choiceOnce struct {
+	once sync.Once
+	ch   *TargetChoice
+}
+
+// OlderDeviceLibs is the warning for the targets of ts built with device
+// libraries older than the target ("" when none).
+func (s *Session) OlderDeviceLibs(ctx context.Context, ts []inspect.Target) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, t := range ts {
+		if seen[t.Proc] {
+			continue
+		}
+		seen[t.Proc] = true
+		if ch := s.Choose(ctx, t); ch.Older != "" {
+			parts = append(parts, t.Proc+" ("+ch.Older+")")
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "built with device libraries older than the target, not proven on hardware (docs/targets-and-doctor.md): " + strings.Join(parts, ", ")
 }
 
 // ErrBadLayout is wrapped by the error of an unknown --layout.
@@ -194,11 +249,11 @@ func (s *Session) find() {
 
 // DefaultTargets are what a build with no target named compiles for: the
 // common data-centre and desktop targets the toolchain can build.
-func (s *Session) DefaultTargets() []inspect.Target {
+func (s *Session) DefaultTargets(ctx context.Context) []inspect.Target {
 	var out []inspect.Target
 	for _, p := range []string{"gfx90a", "gfx942", "gfx1030", "gfx1100"} {
 		t := inspect.MustParseTarget(p)
-		if tc, err := s.ToolchainFor(t); err == nil && tc.Check(t) == nil {
+		if tc, err := s.ToolchainFor(ctx, t); err == nil && tc.Check(t) == nil {
 			out = append(out, t)
 		}
 	}
@@ -229,7 +284,7 @@ func (s *Session) Builder(o BuildOptions) (*Builder, error) {
 	if o.Print != nil {
 		run = &Shell{Runner: run, Print: o.Print, DryRun: o.DryRun}
 	}
-	b := &Builder{TC: tc, Run: run, Jobs: s.o.Jobs, DryRun: o.DryRun, Fetch: o.Fetch, Getenv: s.o.Getenv, Events: o.Events}
+	b := &Builder{TC: tc, For: s.ToolchainFor, Run: run, Jobs: s.o.Jobs, DryRun: o.DryRun, Fetch: o.Fetch, Getenv: s.o.Getenv, Events: o.Events}
 	if !o.DryRun {
 		b.Cache = s.Store()
 	}
@@ -246,6 +301,11 @@ func (s *Session) Build(ctx context.Context, r Request, o BuildOptions) (*Report
 	rep, err := b.Build(ctx, r)
 	if rep != nil && !o.DryRun && !o.Fetch && !errors.Is(err, context.Canceled) {
 		s.record(rep)
+	}
+	if rep != nil {
+		if w := s.OlderDeviceLibs(ctx, r.Targets); w != "" {
+			rep.Warnings = append(rep.Warnings, w)
+		}
 	}
 	return rep, err
 }
@@ -334,6 +394,9 @@ func (s *Session) Close(ctx context.Context) *cache.RemoteStats {
 	}
 	if s.restoreDebug != nil {
 		s.restoreDebug()
+	}
+	if s.removeTmpLibs != nil {
+		s.removeTmpLibs()
 	}
 	return rs
 }

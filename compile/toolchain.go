@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rocmk/rocmk/inspect"
 )
@@ -248,7 +250,9 @@ func probe(o FindOptions, dir, source string) (*Installation, error) {
 		}
 	}
 	if in.Clang == "" {
-		// Debian layout: /usr/bin/clang++-N with /usr/lib/llvm-N/bin.
+		// Debian layout: /usr/bin/clang++-N with /usr/lib/llvm-N/bin; the
+		// clang hipcc is built for first (a newer clang installed for
+		// another reason must not take its place).
 		for _, n := range clangMajors(o, dir) {
 			c := fmt.Sprintf("%s/bin/clang++-%d", dir, n)
 			if o.isExec(c) {
@@ -321,7 +325,8 @@ func probe(o FindOptions, dir, source string) (*Installation, error) {
 
 var reClangMajor = regexp.MustCompile(`clang\+\+-(\d+)$`)
 
-// clangMajors lists N for dir/bin/clang++-N, newest first.
+// clangMajors lists N for dir/bin/clang++-N: hipcc's first, then the
+// others newest first.
 func clangMajors(o FindOptions, dir string) []int {
 	var ns []int
 	for _, p := range o.glob(dir + "/bin/clang++-*") {
@@ -330,8 +335,46 @@ func clangMajors(o FindOptions, dir string) []int {
 			ns = append(ns, n)
 		}
 	}
-	sort.Sort(sort.Reverse(sort.IntSlice(ns)))
+	h := hipccClangMajor(o, dir)
+	sort.SliceStable(ns, func(i, j int) bool {
+		if (ns[i] == h) != (ns[j] == h) {
+			return ns[i] == h
+		}
+		return ns[i] > ns[j]
+	})
 	return ns
+}
+
+var (
+	reDependsClang = regexp.MustCompile(`(?:^|[ ,])clang-(\d+)(?:[ ,(]|$)`)
+	reHIPCCClang   = regexp.MustCompile(`clang\+\+-(\d+)`)
+)
+
+// hipccClangMajor is the clang major Debian's hipcc is built for (0 when
+// unknown): the clang-N its package depends on, else the clang++-N its
+// script calls.
+func hipccClangMajor(o FindOptions, dir string) int {
+	if dir == "/usr" {
+		if deps := dpkgStatus(o)["hipcc"].Depends; deps != "" {
+			if m := reDependsClang.FindStringSubmatch(deps); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				return n
+			}
+		}
+	}
+	for _, s := range []string{dir + "/bin/hipcc.pl", dir + "/bin/hipcc"} {
+		f, err := os.Open(o.path(s))
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+		f.Close()
+		if m := reHIPCCClang.FindSubmatch(b); m != nil {
+			n, _ := strconv.Atoi(string(m[1]))
+			return n
+		}
+	}
+	return 0
 }
 
 var reClangVersion = regexp.MustCompile(`clang version (\d+)\.(\d+)\.(\d+)`)
@@ -463,37 +506,9 @@ func rocmVersion(o FindOptions, in *Installation) (string, string) {
 // dpkgVersion returns the upstream version ("5.2.3" of "5.2.3-8") of the
 // first installed package of pkgs in the dpkg status file.
 func dpkgVersion(o FindOptions, pkgs ...string) (string, string) {
-	b, err := os.ReadFile(o.path("/var/lib/dpkg/status"))
-	if err != nil {
-		return "", ""
-	}
-	found := map[string]string{}
-	var name, version string
-	installed := false
-	flush := func() {
-		if name != "" && installed && version != "" {
-			found[name] = version
-		}
-		name, version, installed = "", "", false
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "":
-			flush()
-		case strings.HasPrefix(line, "Package: "):
-			name = strings.TrimPrefix(line, "Package: ")
-		case strings.HasPrefix(line, "Status: "):
-			installed = strings.HasSuffix(line, " installed")
-		case strings.HasPrefix(line, "Version: "):
-			version = strings.TrimPrefix(line, "Version: ")
-		}
-	}
-	flush()
+	found := dpkgStatus(o)
 	for _, p := range pkgs {
-		if v, ok := found[p]; ok {
+		if v := found[p].Version; v != "" {
 			if i := strings.IndexByte(v, ':'); i >= 0 { // epoch
 				v = v[i+1:]
 			}
@@ -504,6 +519,60 @@ func dpkgVersion(o FindOptions, pkgs ...string) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// dpkgPkg is what rocmk reads of an installed package.
+type dpkgPkg struct{ Version, Depends string }
+
+// dpkgParsed remembers the status file's parse per stat stamp: discovery
+// asks for several packages.
+var dpkgParsed sync.Map // stamp -> map[string]dpkgPkg
+
+// dpkgStatus reads the installed packages of the dpkg status file.
+func dpkgStatus(o FindOptions) map[string]dpkgPkg {
+	name := o.path("/var/lib/dpkg/status")
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil
+	}
+	stamp := fmt.Sprintf("%s %d %d", name, fi.Size(), fi.ModTime().UnixNano())
+	if v, ok := dpkgParsed.Load(stamp); ok {
+		return v.(map[string]dpkgPkg)
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil
+	}
+	found := map[string]dpkgPkg{}
+	var name1 string
+	var cur dpkgPkg
+	installed := false
+	flush := func() {
+		if name1 != "" && installed && cur.Version != "" {
+			found[name1] = cur
+		}
+		name1, cur, installed = "", dpkgPkg{}, false
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			flush()
+		case strings.HasPrefix(line, "Package: "):
+			name1 = strings.TrimPrefix(line, "Package: ")
+		case strings.HasPrefix(line, "Status: "):
+			installed = strings.HasSuffix(line, " installed")
+		case strings.HasPrefix(line, "Version: "):
+			cur.Version = strings.TrimPrefix(line, "Version: ")
+		case strings.HasPrefix(line, "Depends: "):
+			cur.Depends = strings.TrimPrefix(line, "Depends: ")
+		}
+	}
+	flush()
+	dpkgParsed.Store(stamp, found)
+	return found
 }
 
 // CanCompile reports whether the installation has device libraries for t's

@@ -196,9 +196,34 @@ func TestFindInstallationOrder(t *testing.T) {
 	}
 }
 
+// On Debian the installation's clang is the one hipcc is built for (its
+// package's Depends, else the clang++-N its script calls): a newer clang
+// installed for another reason does not take its place. Without either,
+// the newest.
+func TestFindInstallationDebianPrefersHIPCCsClang(t *testing.T) {
+	clang19 := "usr/bin/clang++-19=Debian clang version 19.1.7 (3+b1)\n"
+	status := "var/lib/dpkg/status=Package: hipcc\nStatus: install ok installed\nVersion: 5.2.3-8\nDepends: clang-15, llvm-15, lld-15, rocm-device-libs\n\n"
+	for _, c := range []struct {
+		name  string
+		extra []string
+		want  string
+	}{
+		{"dpkg Depends", []string{status}, "/usr/bin/clang++-15"},
+		{"hipcc.pl", []string{"usr/bin/hipcc.pl=    $HIPCC=\"$HIP_CLANG_PATH/clang++-15\" . $execExtension;\n"}, "/usr/bin/clang++-15"},
+		{"unknown", nil, "/usr/bin/clang++-19"},
+	} {
+		root := fakeTree(t, append(append(debianTree(), clang19), c.extra...)...)
+		in, err := FindInstallation(FindOptions{Root: root, Getenv: envOf(), Run: argvRunner(fakeClang(t))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Clang != c.want {
+			t.Errorf("%s: clang %s, want %s", c.name, in.Clang, c.want)
+		}
+	}
+}
+
 func TestFindInstallationDebianFake(t *testing.T) {
-	// clang++-17 without its LLVM dir still wins by being newest: rocmk
-	// follows the newest clang, as the issue asks.
 	root := fakeTree(t, append(debianTree(), "usr/bin/clang++-14=Debian clang version 14.0.6\n")...)
 	in, err := FindInstallation(FindOptions{Root: root, Getenv: envOf(), Run: argvRunner(fakeClang(t))})
 	if err != nil {
@@ -266,13 +291,14 @@ func TestFindInstallationThisMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Layout != "debian" || in.Source != "debian /usr" || in.ClangMajor < 15 || !strings.HasPrefix(in.Clang, "/usr/bin/clang++-") {
+	// hipcc's clang, whatever newer clang is installed beside it.
+	if in.Layout != "debian" || in.Source != "debian /usr" || in.ClangMajor != 15 || in.Clang != "/usr/bin/clang++-15" {
 		t.Errorf("got %+v", in)
 	}
 	if in.DeviceLibDir != "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode" {
 		t.Errorf("device libs %s", in.DeviceLibDir)
 	}
-	if in.ClangMajor == 15 {
+	{
 		want := "gfx600 gfx601 gfx602 gfx700 gfx701 gfx702 gfx703 gfx704 gfx705 gfx801 gfx802 gfx803 gfx805 gfx810 " +
 			"gfx900 gfx902 gfx904 gfx906 gfx908 gfx909 gfx90a gfx90c gfx940 " +
 			"gfx1010 gfx1011 gfx1012 gfx1013 gfx1030 gfx1031 gfx1032 gfx1033 gfx1034 gfx1035 gfx1036"

@@ -41,33 +41,40 @@ func TestSuiteResources(t *testing.T) {
 	suite := buildSuite(t)
 	got := measure(t, suite)
 	if *update {
-		writeBudgets(t, suite.toolchain, got)
+		writeBudgets(t, suite, got)
 		return
 	}
-	want := readBudgets(t)[suite.toolchain]
-	if want == nil {
-		t.Fatalf("%s has no budget for %s: add it with -update on a machine with that toolchain", resourcesFile, suite.toolchain)
-	}
-	for key, g := range got {
-		w, ok := want[key]
-		if !assert.True(t, ok, "%s %s: no budget (new kernel? run -update)", suite.toolchain, key) {
+	budgets := readBudgets(t)
+	for _, tg := range suite.targets {
+		tc := suite.toolchain[tg]
+		want := budgets[tc]
+		if !assert.NotNil(t, want, "%s has no budget for %s: add it with -update on a machine with that toolchain", resourcesFile, tc) {
 			continue
 		}
-		tg := strings.Fields(key)[0]
 		p, _ := inspect.LookupProcessor(tg)
 		granule := p.Granule64
 		if p.Wave() == 32 {
 			granule = p.Granule32
 		}
-		assert.Equal(t, w.LDS, g.LDS, "%s: static LDS bytes (budget %s, got %s)", key, w, g)
-		assert.Equal(t, w.Scratch, g.Scratch, "%s: scratch bytes per lane (budget %s, got %s)", key, w, g)
-		assert.Equal(t, w.Spills, g.Spills, "%s: spilled registers (budget %s, got %s)", key, w, g)
-		assert.LessOrEqual(t, g.VGPRs, roundUp(w.VGPRs, granule), "%s: VGPRs past the granule of the budget (budget %s, got %s)", key, w, g)
-		assert.GreaterOrEqual(t, g.Waves, w.Waves, "%s: waves per SIMD (budget %s, got %s)", key, w, g)
-	}
-	for key := range want {
-		_, ok := got[key]
-		assert.True(t, ok, "%s %s: in the budget but not built (kernel removed? run -update)", suite.toolchain, key)
+		for key, g := range got {
+			if strings.Fields(key)[0] != tg {
+				continue
+			}
+			w, ok := want[key]
+			if !assert.True(t, ok, "%s %s: no budget (new kernel or target? run -update)", tc, key) {
+				continue
+			}
+			assert.Equal(t, w.LDS, g.LDS, "%s: static LDS bytes (budget %s, got %s)", key, w, g)
+			assert.Equal(t, w.Scratch, g.Scratch, "%s: scratch bytes per lane (budget %s, got %s)", key, w, g)
+			assert.Equal(t, w.Spills, g.Spills, "%s: spilled registers (budget %s, got %s)", key, w, g)
+			assert.LessOrEqual(t, g.VGPRs, roundUp(w.VGPRs, granule), "%s: VGPRs past the granule of the budget (budget %s, got %s)", key, w, g)
+			assert.GreaterOrEqual(t, g.Waves, w.Waves, "%s: waves per SIMD (budget %s, got %s)", key, w, g)
+		}
+		for key := range want {
+			if _, ok := got[key]; strings.Fields(key)[0] == tg && !ok {
+				assert.Fail(t, "in the budget but not built (kernel removed? run -update)", "%s %s", tc, key)
+			}
+		}
 	}
 }
 
@@ -130,14 +137,30 @@ func readBudgets(t *testing.T) map[string]map[string]budget {
 	return all
 }
 
-// writeBudgets replaces toolchain's lines of resources.txt with got, keeping
-// the other toolchains' lines.
-func writeBudgets(t *testing.T, toolchain string, got map[string]budget) {
+// writeBudgets replaces the lines of resources.txt for the targets the
+// suite built (each under its toolchain) with got, keeping the lines of
+// other toolchains and targets.
+func writeBudgets(t *testing.T, suite *builtSuite, got map[string]budget) {
 	all := map[string]map[string]budget{}
 	if _, err := os.Stat(resourcesFile); err == nil {
 		all = readBudgets(t)
 	}
-	all[toolchain] = got
+	for _, tg := range suite.targets {
+		tc := suite.toolchain[tg]
+		if all[tc] == nil {
+			all[tc] = map[string]budget{}
+		}
+		for key := range all[tc] {
+			if strings.Fields(key)[0] == tg {
+				delete(all[tc], key)
+			}
+		}
+		for key, g := range got {
+			if strings.Fields(key)[0] == tg {
+				all[tc][key] = g
+			}
+		}
+	}
 	var b strings.Builder
 	b.WriteString("# The bundled kernel suite's resource budget, read from real builds (kernels/resources_test.go).\n")
 	b.WriteString("# toolchain target kernel: static LDS bytes, scratch bytes per lane, spilled registers (exact),\n")

@@ -2,9 +2,12 @@
 # Installs what rocmk needs on a Debian/Ubuntu machine when it is missing:
 # Go (checked, not installed), Debian's ROCm toolchain (hipcc pulls in
 # clang-15, lld, llvm-15, clang-tools-15, rocm-device-libs, libamdhip64),
-# and the cache servers the remote-cache tests run on 127.0.0.1 (nginx with
-# WebDAV from nginx-extras, redis-server: the tests start their own
-# instances; the packages' system services are left as apt sets them up).
+# the toolchain of the GPU targets ROCm 5.2.3 lacks (gfx942, gfx1100-gfx1102,
+# gfx1150/gfx1151, gfx1200/gfx1201: Debian's clang-19, lld-19, llvm-19 and
+# ROCm 6.0's device libraries, see below), and the cache servers the
+# remote-cache tests run on 127.0.0.1 (nginx with WebDAV from nginx-extras,
+# redis-server: the tests start their own instances; the packages' system
+# services are left as apt sets them up).
 # Safe to run again: it installs nothing that is already there.
 set -euo pipefail
 
@@ -20,6 +23,23 @@ if ! command -v go >/dev/null 2>&1; then
 fi
 
 need=()
+# --- GPU targets ROCm 5.2.3 lacks: gfx942, gfx1100-gfx1102, gfx1150/gfx1151, gfx1200/gfx1201 ---
+# rocmk builds them with Debian's clang-19 + lld-19 (bookworm packages) and
+# ROCm 6.0's device libraries: Debian trixie's rocm-device-libs-17 (LLVM 17
+# bitcode, no dependencies), downloaded from the Debian archive by sha256
+# and unpacked with dpkg -x into a directory rocmk owns
+# ($ROCMK_DEVICE_LIBS_DIR, default /usr/local/lib/rocmk/device-libs), never
+# installed as a package. rocmk keeps clang-15 for every target 5.2.3 has
+# (a newer clang is used only for the targets the installation lacks).
+# llvm-19 gives llvm-objdump-19, which disassembles gfx12 code objects.
+# docs/targets-and-doctor.md says why this set.
+devlibs_root="${ROCMK_DEVICE_LIBS_DIR:-/usr/local/lib/rocmk/device-libs}"
+devlibs_pkg=rocm-device-libs-17_6.0+git20231212.5a852ed-2
+devlibs_url="http://deb.debian.org/debian/pool/main/r/rocm-device-libs/${devlibs_pkg}_amd64.deb"
+devlibs_sha256=fa10f0f5be5269c715492e4e3d3816f956a4d8b9098443d54052d351cfda9213
+devlibs_dir="$devlibs_root/$devlibs_pkg"
+fetch_devlibs=""
+newer="" # what the "already installed" line says of them
 # A user ROCm install (/opt/rocm or ROCM_PATH) is used as it is.
 rocm="${ROCM_PATH:-/opt/rocm}"
 if [ -x "$rocm/llvm/bin/clang++" ] && [ -e "$rocm/include/hip/hip_runtime.h" ]; then
@@ -29,40 +49,26 @@ else
   [ -d /usr/lib/x86_64-linux-gnu/amdgcn/bitcode ] || need+=(rocm-device-libs)
   [ -e /usr/lib/llvm-15/bin/clang-offload-bundler ] || need+=(clang-tools-15)
   [ -e /usr/include/hip/hip_runtime.h ] || need+=(libamdhip64-dev)
+  [ -x /usr/lib/llvm-19/bin/clang++ ] || need+=(clang-19)
+  [ -x /usr/lib/llvm-19/bin/ld.lld ] || need+=(lld-19)
+  [ -x /usr/lib/llvm-19/bin/llvm-objdump ] || need+=(llvm-19)
+  [ -e "$devlibs_dir/amdgcn/bitcode/oclc_isa_version_1100.bc" ] || fetch_devlibs=1
+  newer=", clang-19 + lld-19 with $devlibs_dir"
 fi
 # Cache servers for the remote-cache integration tests.
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-extras)
 command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || need+=(redis-server)
 
-# --- New GPU targets: gfx942, gfx1100-gfx1102, gfx1150/gfx1151, gfx1200/gfx1201 ---
-# They build with Debian's clang-19 + lld-19 and ROCm 6.0 device libraries:
-# Debian trixie's rocm-device-libs-17 (LLVM 17 bitcode, no dependencies),
-# downloaded by sha256, unpacked with dpkg -x into a directory rocmk owns
-# ($ROCMK_DEVICE_LIBS_DIR, default /usr/local/lib/rocmk/device-libs), never
-# installed as a package. llvm-19 gives llvm-objdump-19 for the disassembly
-# tests. docs/targets-and-doctor.md says why this set. Opt-in with
-# ROCMK_NEW_TARGETS=1 until rocmk chooses the toolchain per target: today's
-# discovery takes the newest clang++-N, so clang-19 would also build the
-# targets clang-15 builds now.
-devlibs_root="${ROCMK_DEVICE_LIBS_DIR:-/usr/local/lib/rocmk/device-libs}"
-devlibs_pkg=rocm-device-libs-17_6.0+git20231212.5a852ed-2
-devlibs_url="http://deb.debian.org/debian/pool/main/r/rocm-device-libs/${devlibs_pkg}_amd64.deb"
-devlibs_sha256=fa10f0f5be5269c715492e4e3d3816f956a4d8b9098443d54052d351cfda9213
-devlibs_dir="$devlibs_root/$devlibs_pkg"
-fetch_devlibs=""
-if [ "${ROCMK_NEW_TARGETS:-0}" = 1 ]; then
-  command -v clang++-19 >/dev/null 2>&1 || need+=(clang-19)
-  [ -x /usr/lib/llvm-19/bin/ld.lld ] || need+=(lld-19)
-  command -v llvm-objdump-19 >/dev/null 2>&1 || need+=(llvm-19)
-  [ -e "$devlibs_dir/amdgcn/bitcode/oclc_isa_version_1100.bc" ] || fetch_devlibs=1
-fi
 # Fetches the pinned .deb and unpacks its bitcode to $devlibs_dir, whole or
 # not at all (built beside it, then renamed).
 fetch_device_libs() {
   $sudo mkdir -p "$devlibs_root"
   devlibs_tmp=$($sudo mktemp -d "$devlibs_root/.tmp.XXXXXX")
   trap '$sudo rm -rf "$devlibs_tmp"' EXIT
-  $sudo /usr/lib/apt/apt-helper -o APT::Sandbox::User=root download-file "$devlibs_url" "$devlibs_tmp/pkg.deb" "SHA256:$devlibs_sha256" >/dev/null
+  if ! $sudo /usr/lib/apt/apt-helper -o APT::Sandbox::User=root download-file "$devlibs_url" "$devlibs_tmp/pkg.deb" "SHA256:$devlibs_sha256" >/dev/null; then
+    say "could not download $devlibs_url (sha256 $devlibs_sha256): gfx942, gfx11 and gfx12 need it; the rest is installed"
+    exit 4
+  fi
   echo "$devlibs_sha256  $devlibs_tmp/pkg.deb" | sha256sum -c --quiet -
   $sudo dpkg -x "$devlibs_tmp/pkg.deb" "$devlibs_tmp/root"
   $sudo mkdir -p "$devlibs_tmp/dir/amdgcn"
@@ -73,10 +79,9 @@ fetch_device_libs() {
   $sudo mv -T "$devlibs_tmp/dir" "$devlibs_dir"
   say "device libraries for the new targets: $devlibs_dir/amdgcn/bitcode (ROCm 6.0, $devlibs_pkg)"
 }
-# --- end of the new GPU targets' block ---
 
 if [ ${#need[@]} -eq 0 ] && [ -z "$fetch_devlibs" ]; then
-  say "already installed: ROCm toolchain (hipcc $(dpkg-query -W -f='${Version}' hipcc 2>/dev/null || echo present)), nginx, redis-server"
+  say "already installed: ROCm toolchain (hipcc $(dpkg-query -W -f='${Version}' hipcc 2>/dev/null || echo present))$newer, nginx, redis-server"
   exit 0
 fi
 

@@ -32,6 +32,17 @@ import (
 // per machine (they are keyed by the compiler binary's inode).
 var Uploaded = map[string]bool{"object": true, "deps": true}
 
+// Uploadable counts the entries of ents that Push would consider.
+func Uploadable(ents []cache.Entry) int {
+	n := 0
+	for _, e := range ents {
+		if Uploaded[e.Meta.Kind] {
+			n++
+		}
+	}
+	return n
+}
+
 // Options are a Tier's callbacks.
 type Options struct {
 	// Warn receives the one warning a Tier prints: its first remote failure.

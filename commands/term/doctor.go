@@ -18,6 +18,7 @@ func Doctor(w io.Writer, s *Styles, d DoctorReport) error {
 	p := &doctorText{s: s}
 	fmt.Fprintf(&p.b, "%s %s (%s %s, cgo %s)\n\n", s.Header.Render("rocmk"), d.Rocmk.Version, d.Rocmk.Go, d.Rocmk.OSArch, d.Rocmk.Cgo)
 	p.toolchain(d)
+	p.compilers(d)
 	p.gpusAndTargets(d)
 	p.cache(d)
 	p.libraries(d)
@@ -72,6 +73,56 @@ func (p *doctorText) toolchain(d DoctorReport) {
 	p.kv("ROCm", rocm)
 }
 
+// compilers lists the candidate toolchains: what each builds, or why it
+// was skipped.
+func (p *doctorText) compilers(d DoctorReport) {
+	if d.Toolchain == nil || len(d.Toolchains) == 0 {
+		return
+	}
+	fmt.Fprintf(&p.b, "\n%s %s\n", p.s.Header.Render("Compilers"), p.dim("(in order of preference: a target goes to the first that builds it)"))
+	more := false
+	for _, c := range d.Toolchains {
+		name := c.Name
+		if c.Skipped != "" {
+			name = "skipped"
+		}
+		p.kv(name, c.Clang+" ("+p.orNone(c.ClangVersion)+")"+p.dim(", "+c.From))
+		if c.DeviceLibDir != "" {
+			p.kv("", "device libs "+c.DeviceLibDir+p.dim(" ("+c.DeviceLibs+")"))
+		}
+		if c.Probe != nil && c.Probe.OK {
+			p.kv("", "probe "+c.Probe.Target+": "+p.ok("ok")+p.dim(map[bool]string{true: " (cached)", false: ""}[c.Probe.Cached]))
+		}
+		switch {
+		case c.Skipped != "":
+			p.kv("", p.bad("not used: ")+c.Skipped)
+		case len(c.Targets) > 0:
+			var ts []string
+			gen := map[string]bool{}
+			for _, g := range c.Generated {
+				gen[g] = true
+			}
+			for _, t := range c.Targets {
+				if gen[t] {
+					t += "*"
+				}
+				ts = append(ts, t)
+			}
+			prefix := fmt.Sprintf("builds %d targets: ", len(ts))
+			if more {
+				prefix = fmt.Sprintf("builds %d more: ", len(ts))
+			}
+			more = true
+			p.kv("", wrapList(prefix, ts, 17, 78))
+			if len(c.Generated) > 0 {
+				p.kv("", p.dim("* with an ISA library rocmk generates"))
+			}
+		default:
+			p.kv("", p.dim("builds nothing the ones before it do not"))
+		}
+	}
+}
+
 func (p *doctorText) gpusAndTargets(d DoctorReport) {
 	p.header("GPUs")
 	if len(d.GPUs) == 0 {
@@ -93,6 +144,25 @@ func (p *doctorText) gpusAndTargets(d DoctorReport) {
 		ts = append(ts, p.s.Target.Render(t))
 	}
 	fmt.Fprintf(&p.b, "  %s %s\n", strings.Join(ts, " "), p.dim("(from "+d.Arch.Source+")"))
+	for _, c := range d.Arch.Choices {
+		t := p.s.Target.Render(PadRight(c.Target, 9))
+		switch {
+		case c.Error != "":
+			lines := strings.Split(c.Error, "\n")
+			fmt.Fprintf(&p.b, "  %s %s\n", t, p.bad(lines[0]))
+			for _, l := range lines[1:] {
+				fmt.Fprintf(&p.b, "  %9s %s\n", "", strings.TrimSpace(l))
+			}
+			continue
+		case c.GeneratedISA:
+			fmt.Fprintf(&p.b, "  %s %s, device libs %s %s\n", t, c.Toolchain, c.DeviceLibs, p.dim("+ generated ISA library ("+c.DeviceLibDir+")"))
+		default:
+			fmt.Fprintf(&p.b, "  %s %s, device libs %s\n", t, c.Toolchain, c.DeviceLibs)
+		}
+		for _, sk := range c.Skipped {
+			fmt.Fprintf(&p.b, "  %9s %s\n", "", p.dim("skipped "+sk))
+		}
+	}
 }
 
 func (p *doctorText) cache(d DoctorReport) {
