@@ -46,6 +46,7 @@ template <class T> T __shfl_up_sync(unsigned, T, unsigned, int = 32);
 template <class T> T __shfl_down_sync(unsigned, T, unsigned, int = 32);
 template <class T> T __shfl_xor_sync(unsigned, T, int, int = 32);
 unsigned __ballot_sync(unsigned, int); int __any_sync(unsigned, int); int __all_sync(unsigned, int);
+unsigned int __ballot(int); int __any(int); int __all(int); // CUDA 13 declares the maskless forms
 `
 
 // nvrtcUse includes every header rocmk gives NVRTC and uses what kernels
@@ -79,6 +80,7 @@ const nvrtcUse = `#include <hip/hip_runtime.h>
 static_assert(sizeof(int64_t) == 8 && sizeof(uint8_t) == 1 && sizeof(std::uint32_t) == 4, "stdint");
 static_assert(sizeof(size_t) == sizeof(void *) && INT64_MAX == LONG_MAX && UINT32_MAX == 4294967295u, "limits");
 static_assert(std::is_same<std::numeric_limits<float>::type, float>::value, "libcu++ as std::");
+__device__ void ballot64() { static_assert(sizeof(__ballot(1)) == 8, "HIP's __ballot is 64-bit"); (void)__any(1); (void)__all(1); }
 __device__ float f(float x, const size_t *dims, hip_bfloat16 b, __hip_bfloat16 c) {
   float m = std::max(x, 0.0f) + std::min(x, 1.0f) + (float)M_PI + FLT_EPSILON + (float)CHAR_BIT;
   m += __shfl_xor(m, 1, 32) + __shfl_down(m, 2) + (float)__ballot(m > 0) + (float)__lane_id();

@@ -109,7 +109,10 @@ func TestCompatImplMatchesReference(t *testing.T) {
 		if i%2 == 0 {
 			d = float64(math.Float32frombits(rng.Uint32())) * (1 + math.Ldexp(float64(rng.Intn(3)-1), -25))
 		}
-		add("bf16_f64", math.Float64bits(d), 0, 0, uint64(bf16.convert(d, "rn")))
+		add("bf16_f64", math.Float64bits(d), 0, 0, uint64(bf16FromF64(bf16, d)))
+	}
+	for _, n := range nanInputs {
+		add("bf16_f64", n, 0, 0, uint64(bf16FromF64(bf16, math.Float64frombits(n))))
 	}
 	// bf16 arithmetic, rounded once from the exact result
 	operands := []uint16{0, 0x8000, 0x3f80, 0xbf80, 0x7f80, 0xff80, 0x7fc0, 0x0001, 0x8001, 0x7f7f, 0xff7f, 0x0080}
@@ -145,6 +148,9 @@ func TestCompatImplMatchesReference(t *testing.T) {
 	}
 	for i := 0; i < 5000; i++ {
 		inputs = append(inputs, math.Ldexp(rng.Float64()*2-1, rng.Intn(40)-25))
+	}
+	for _, n := range nanInputs {
+		inputs = append(inputs, math.Float64frombits(n))
 	}
 	for _, d := range inputs {
 		for _, k := range []struct {
@@ -494,6 +500,20 @@ func (f *format) round(v *big.Float, mode string, _ bool) uint16 {
 	return sign | uint16(i+1)
 }
 
+// nanInputs are double NaNs of both signs, quiet and signalling, with and
+// without payload: CUDA's double conversions keep sign and payload.
+var nanInputs = []uint64{0x7ff8000000000000, 0xfff8000000000000, 0x7ff0000000000001, 0xfff0000000000001,
+	0x7ffefb67a0000000, 0xfff8957520000000, 0x7ff4000000000000, 0xfffc000000000000, 0x7fffffffffffffff}
+
+// bf16FromF64 is sm_90's cvt.rn.bf16.f64: nearest even, and a NaN keeps its
+// sign and the top of its payload, quieted (from float CUDA gives 0x7fff).
+func bf16FromF64(bf16 *format, d float64) uint16 {
+	if u := math.Float64bits(d); math.IsNaN(d) {
+		return uint16(u>>48&0x8000) | 0x7fc0 | uint16(u>>45&0x7f)
+	}
+	return bf16.convert(d, "rn")
+}
+
 // convert narrows x to bf16: NaN is the canonical NaN, infinities stay.
 func (f *format) convert(x float64, mode string) uint16 {
 	switch {
@@ -551,16 +571,20 @@ func (f *format) arith(op string, a, b, c uint16) uint16 {
 	return f.round(e, "rn", true)
 }
 
-// fp8 is CUDA's double -> fp8 conversion: nearest even; past the largest
-// finite value (or infinite) the largest with __NV_SATFINITE, else NaN
-// (E4M3) or infinity (E5M2); NaN is 0x7f.
+// fp8 is CUDA's double -> fp8 conversion (__nv_cvt_double_to_fp8): nearest
+// even; past the largest finite value (or infinite) the largest with
+// __NV_SATFINITE, else NaN (E4M3) or infinity (E5M2); a NaN keeps its sign
+// (float -> fp8 makes every NaN 0x7f first).
 func (f *format) fp8(d float64, sat bool) uint8 {
-	if math.IsNaN(d) {
-		return 0x7f
-	}
 	sign := uint8(0)
 	if math.Signbit(d) {
 		sign = 0x80
+	}
+	if math.IsNaN(d) { // the sign stays; E5M2 keeps its payload's top bit, quieted
+		if f.inf {
+			return sign | 0x7e | uint8(math.Float64bits(d)>>50&1)
+		}
+		return sign | 0x7f
 	}
 	over := sign | 0x7f
 	if f.inf {

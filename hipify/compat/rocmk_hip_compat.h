@@ -352,7 +352,9 @@ ROCMK_HD unsigned short rocmk_bf16_from_f64_rn(double d) {
   unsigned long long u = rocmk_f64_bits(d);
   unsigned long long a = u & 0x7fffffffffffffffull;
   unsigned short s = (unsigned short)((u >> 48) & 0x8000);
-  if (a > 0x7ff0000000000000ull) return 0x7fff;
+  // NaN keeps its sign and payload, quieted, as sm_90's cvt.rn.bf16.f64
+  // (float -> bf16 gives the canonical 0x7fff)
+  if (a > 0x7ff0000000000000ull) return s | 0x7fc0 | (unsigned short)((a >> 45) & 0x7f);
   int e = (int)(a >> 52) - 1023;  // a = m * 2^(e-52)
   if (e > 127) return s | 0x7f80;
   if (e < -134) return s;  // below half the smallest subnormal
@@ -562,7 +564,9 @@ ROCMK_HD unsigned char rocmk_fp8_from_f64(double d, bool satfinite, int kind) {
   unsigned long long u = rocmk_f64_bits(d);
   unsigned char s = (unsigned char)((u >> 56) & 0x80);
   unsigned long long a = u & 0x7fffffffffffffffull;
-  if (a > 0x7ff0000000000000ull) return 0x7f;
+  // NaN keeps its sign, and E5M2 the top of its payload (quieted), as
+  // CUDA's __nv_cvt_double_to_fp8; rocmk_fp8_from_f32 canonicalises first
+  if (a > 0x7ff0000000000000ull) return s | (kind ? (unsigned char)(0x7e | ((a >> 50) & 1)) : 0x7f);
   if (a == 0x7ff0000000000000ull) return s | (satfinite ? maxfin : over);
   int e = (int)(a >> 52) - 1023;
   if (e < emin - mbits - 1) return s;  // below half the smallest subnormal
@@ -585,6 +589,12 @@ ROCMK_HD unsigned char rocmk_fp8_from_f64(double d, bool satfinite, int kind) {
   }
   if (bits > maxfin) return s | (satfinite ? maxfin : over);
   return s | (unsigned char)bits;
+}
+// float -> fp8 as CUDA's __nv_cvt_float_to_fp8: a NaN is the canonical
+// positive NaN before the conversion, so it is 0x7f in both formats.
+ROCMK_HD unsigned char rocmk_fp8_from_f32(float f, bool satfinite, int kind) {
+  if ((rocmk_f32_bits(f) & 0x7fffffffu) > 0x7f800000u) return 0x7f;
+  return rocmk_fp8_from_f64((double)f, satfinite, kind);
 }
 // fp8 -> half bits; exact (every fp8 value is a half)
 ROCMK_HD unsigned short rocmk_fp8_to_f16(unsigned char v, int kind) {
@@ -627,7 +637,7 @@ ROCMK_HD __nv_fp8_storage_t __nv_cvt_double_to_fp8(double x, __nv_saturation_t s
   return rocmk_fp8_from_f64(x, s == __NV_SATFINITE, k);
 }
 ROCMK_HD __nv_fp8_storage_t __nv_cvt_float_to_fp8(float x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
-  return rocmk_fp8_from_f64((double)x, s == __NV_SATFINITE, k);
+  return rocmk_fp8_from_f32(x, s == __NV_SATFINITE, k);
 }
 ROCMK_HD __nv_fp8x2_storage_t __nv_cvt_double2_to_fp8x2(double2 x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
   return (__nv_fp8x2_storage_t)(__nv_cvt_double_to_fp8(x.x, s, k) | __nv_cvt_double_to_fp8(x.y, s, k) << 8);
@@ -636,15 +646,15 @@ ROCMK_HD __nv_fp8x2_storage_t __nv_cvt_float2_to_fp8x2(float2 x, __nv_saturation
   return (__nv_fp8x2_storage_t)(__nv_cvt_float_to_fp8(x.x, s, k) | __nv_cvt_float_to_fp8(x.y, s, k) << 8);
 }
 ROCMK_HD __nv_fp8_storage_t __nv_cvt_halfraw_to_fp8(__half_raw x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
-  return rocmk_fp8_from_f64((double)rocmk_f16_to_f32(x.x), s == __NV_SATFINITE, k);
+  return rocmk_fp8_from_f32(rocmk_f16_to_f32(x.x), s == __NV_SATFINITE, k);
 }
 ROCMK_HD __nv_fp8x2_storage_t __nv_cvt_halfraw2_to_fp8x2(__half2_raw x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
   unsigned short lo = x.x, hi = x.y;
-  return (__nv_fp8x2_storage_t)(rocmk_fp8_from_f64((double)rocmk_f16_to_f32(lo), s == __NV_SATFINITE, k) |
-                                rocmk_fp8_from_f64((double)rocmk_f16_to_f32(hi), s == __NV_SATFINITE, k) << 8);
+  return (__nv_fp8x2_storage_t)(rocmk_fp8_from_f32(rocmk_f16_to_f32(lo), s == __NV_SATFINITE, k) |
+                                rocmk_fp8_from_f32(rocmk_f16_to_f32(hi), s == __NV_SATFINITE, k) << 8);
 }
 ROCMK_HD __nv_fp8_storage_t __nv_cvt_bfloat16raw_to_fp8(__hip_bfloat16_raw x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
-  return rocmk_fp8_from_f64((double)rocmk_bf16_to_f32(x.x), s == __NV_SATFINITE, k);
+  return rocmk_fp8_from_f32(rocmk_bf16_to_f32(x.x), s == __NV_SATFINITE, k);
 }
 ROCMK_HD __nv_fp8x2_storage_t __nv_cvt_bfloat16raw2_to_fp8x2(__hip_bfloat162_raw x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
   return (__nv_fp8x2_storage_t)(__nv_cvt_bfloat16raw_to_fp8(__hip_bfloat16_raw{x.x}, s, k) |
@@ -667,10 +677,10 @@ ROCMK_HD __half2_raw __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t x, __nv_fp8
   struct __attribute__((aligned(1))) T {                                                                   \
     __nv_fp8_storage_t __x;                                                                                \
     T() = default;                                                                                         \
-    explicit __host__ __device__ T(float f) : __x(rocmk_fp8_from_f64((double)f, true, K)) {}               \
+    explicit __host__ __device__ T(float f) : __x(rocmk_fp8_from_f32(f, true, K)) {}               \
     explicit __host__ __device__ T(double f) : __x(rocmk_fp8_from_f64(f, true, K)) {}                      \
-    explicit __host__ __device__ T(__half f) : __x(rocmk_fp8_from_f64((double)(float)f, true, K)) {}       \
-    explicit __host__ __device__ T(hip_bfloat16 f) : __x(rocmk_fp8_from_f64((double)rocmk_bf16_to_f32(f.data), true, K)) {} \
+    explicit __host__ __device__ T(__half f) : __x(rocmk_fp8_from_f32((float)f, true, K)) {}       \
+    explicit __host__ __device__ T(hip_bfloat16 f) : __x(rocmk_fp8_from_f32(rocmk_bf16_to_f32(f.data), true, K)) {} \
     explicit __host__ __device__ T(int v) : __x(rocmk_fp8_from_f64((double)v, true, K)) {}                 \
     explicit __host__ __device__ T(unsigned int v) : __x(rocmk_fp8_from_f64((double)v, true, K)) {}        \
     explicit __host__ __device__ T(long long v) : __x(rocmk_fp8_from_f64((double)v, true, K)) {}           \
@@ -699,11 +709,11 @@ ROCMK_FP8_CLASS(__nv_fp8_e5m2, 1)
     explicit __host__ __device__ T(float2 f) : __x(__nv_cvt_float2_to_fp8x2(f, __NV_SATFINITE, K)) {}      \
     explicit __host__ __device__ T(double2 f) : __x(__nv_cvt_double2_to_fp8x2(f, __NV_SATFINITE, K)) {}    \
     explicit __host__ __device__ T(__half2 f)                                                              \
-        : __x((__nv_fp8x2_storage_t)(rocmk_fp8_from_f64((double)__low2float(f), true, K) |                \
-                                     rocmk_fp8_from_f64((double)__high2float(f), true, K) << 8)) {}      \
+        : __x((__nv_fp8x2_storage_t)(rocmk_fp8_from_f32(__low2float(f), true, K) |                \
+                                     rocmk_fp8_from_f32(__high2float(f), true, K) << 8)) {}      \
     explicit __host__ __device__ T(__hip_bfloat162 f)                                                      \
-        : __x((__nv_fp8x2_storage_t)(rocmk_fp8_from_f64((double)rocmk_bf16_to_f32(f.x.data), true, K) |   \
-                                     rocmk_fp8_from_f64((double)rocmk_bf16_to_f32(f.y.data), true, K) << 8)) {} \
+        : __x((__nv_fp8x2_storage_t)(rocmk_fp8_from_f32(rocmk_bf16_to_f32(f.x.data), true, K) |   \
+                                     rocmk_fp8_from_f32(rocmk_bf16_to_f32(f.y.data), true, K) << 8)) {} \
     explicit __host__ __device__ operator float2() const {                                                 \
       return make_float2(rocmk_fp8_to_f32((unsigned char)__x, K), rocmk_fp8_to_f32((unsigned char)(__x >> 8), K)); \
     }                                                                                                      \

@@ -59,12 +59,14 @@ template <typename T> __device__ __forceinline__ T rocmk_hipnv_shfl_xor(T v, int
 #define __shfl_up rocmk_hipnv_shfl_up
 #define __shfl_down rocmk_hipnv_shfl_down
 #define __shfl_xor rocmk_hipnv_shfl_xor
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-// (CUDA itself still declares the maskless forms for older GPUs and the host pass)
-__device__ __forceinline__ unsigned long long __ballot(int p) { return __ballot_sync(0xffffffffu, p); }
-__device__ __forceinline__ int __any(int p) { return __any_sync(0xffffffffu, p); }
-__device__ __forceinline__ int __all(int p) { return __all_sync(0xffffffffu, p); }
-#endif
+// Names of their own, as the shuffles: CUDA 13 declares a maskless
+// `unsigned int __ballot(int)` itself, which HIP's 64-bit one cannot overload.
+__device__ __forceinline__ unsigned long long rocmk_hipnv_ballot(int p) { return __ballot_sync(0xffffffffu, p); }
+__device__ __forceinline__ int rocmk_hipnv_any(int p) { return __any_sync(0xffffffffu, p); }
+__device__ __forceinline__ int rocmk_hipnv_all(int p) { return __all_sync(0xffffffffu, p); }
+#define __ballot rocmk_hipnv_ballot
+#define __any rocmk_hipnv_any
+#define __all rocmk_hipnv_all
 __device__ __forceinline__ unsigned int __lane_id() {
   unsigned int id;
   asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));

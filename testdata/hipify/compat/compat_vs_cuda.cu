@@ -228,10 +228,10 @@ __global__ void t_fp8(Result *r, u64 count) {
   for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
     unsigned u = (unsigned)i;
     float f = rocmk_f32_from_bits(u);
-    record(r, u, 0, 0, rocmk_fp8_from_f64(f, true, 0), __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E4M3));
-    record(r, u, 0, 1, rocmk_fp8_from_f64(f, false, 0), __nv_cvt_float_to_fp8(f, __NV_NOSAT, __NV_E4M3));
-    record(r, u, 0, 2, rocmk_fp8_from_f64(f, true, 1), __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E5M2));
-    record(r, u, 0, 3, rocmk_fp8_from_f64(f, false, 1), __nv_cvt_float_to_fp8(f, __NV_NOSAT, __NV_E5M2));
+    record(r, u, 0, 0, rocmk_fp8_from_f32(f, true, 0), __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E4M3));
+    record(r, u, 0, 1, rocmk_fp8_from_f32(f, false, 0), __nv_cvt_float_to_fp8(f, __NV_NOSAT, __NV_E4M3));
+    record(r, u, 0, 2, rocmk_fp8_from_f32(f, true, 1), __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E5M2));
+    record(r, u, 0, 3, rocmk_fp8_from_f32(f, false, 1), __nv_cvt_float_to_fp8(f, __NV_NOSAT, __NV_E5M2));
   }
 }
 
@@ -276,7 +276,9 @@ __global__ void t_reduce(Result *r, u64 count) {
     record(r, v, 0, 6, rocmk_reduce_and_u(full, v), __reduce_and_sync(full, v));
     record(r, v, 0, 7, rocmk_reduce_or_u(full, v), __reduce_or_sync(full, v));
     record(r, v, 0, 8, rocmk_reduce_xor_u(full, v), __reduce_xor_sync(full, v));
-    unsigned part = (unsigned)(h >> 32) | 1u;  // lane 0 always in
+    // one mask per warp (CUDA requires every lane in it to pass the same
+    // mask: a mask that differs per lane deadlocks); lane 0 always in
+    unsigned part = (unsigned)(mix(i / 32 + 0x5eed) >> 32) | 1u;
     unsigned mine = rocmk_reduce_add_u(part, v);  // every lane shuffles
     if ((part >> lane) & 1u) record(r, v, part, 10, mine, __reduce_add_sync(part, v));
   }
