@@ -9,7 +9,7 @@
 # and its second (if any) finds it cached. Results go to $OUT (default
 # out-mistralrs): log.txt has one "CHECK name: ok|FAIL ..." line per spec and
 # mode, port-report.txt the text reports for docs/port-report.md. Each run is
-# held to 150 s and the whole to about 7.7 minutes: a run that would start
+# held to 150 s and the whole to about 7.7 minutes ($MR_UNTIL s): a run that would start
 # with less than 20 s left is FAIL "not reached".
 set -u
 OUT=${OUT:-out-mistralrs}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
@@ -61,7 +61,7 @@ for mode in nvrtc nvcc; do
   rm -rf "/tmp/rocmk-mistralrs-$mode"
   echo "$SPECS" | while read -r name src; do
     [ -n "$name" ] || continue
-    left=$(( 460 - ($(date +%s) - START) ))
+    left=$(( ${MR_UNTIL:-460} - ($(date +%s) - START) ))
     if [ "$left" -lt 20 ]; then
       check "$mode-$name" 1 "not reached (7.5 minutes spent)"; continue
     fi
