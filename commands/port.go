@@ -199,7 +199,7 @@ func portSetup(s *compile.Session, env Env, ui *term.UI, backend string, device 
 	return port.Options{
 		Session:    s,
 		Open:       func() (verify.Runtime, error) { return openRuntime(env, backend, device) },
-		Images:     s.Images(compile.ImageOptions{NVRTC: verify.NVRTC{Getenv: env.Getenv}, NoNVCC: noNVCC, HIPInclude: hipInclude, Log: verbose}),
+		Images:     s.Images(compile.ImageOptions{NVRTC: verify.NVRTC{Getenv: env.Getenv}, NoNVCC: noNVCC, HIPInclude: hipInclude, Log: verbose, Warn: ui.Warnf}),
 		Info:       ui.Infof,
 		Warn:       ui.Warnf,
 		Verbose:    verbose,

@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,6 +42,8 @@ struct rk_dim3 { unsigned x, y, z; };
 extern rk_dim3 threadIdx;
 float sqrtf(float); double sqrt(double); float sqrt(float); float expf(float); double exp(double); float exp(float);
 void __trap();
+float __int_as_float(int); double __longlong_as_double(long long);
+#pragma clang poison __builtin_inff __builtin_nanf __builtin_huge_valf __builtin_huge_val // not in NVRTC
 template <class T> T __shfl_sync(unsigned, T, int, int = 32);
 template <class T> T __shfl_up_sync(unsigned, T, unsigned, int = 32);
 template <class T> T __shfl_down_sync(unsigned, T, unsigned, int = 32);
@@ -48,6 +51,22 @@ template <class T> T __shfl_xor_sync(unsigned, T, int, int = 32);
 unsigned __ballot_sync(unsigned, int); int __any_sync(unsigned, int); int __all_sync(unsigned, int);
 unsigned int __ballot(int); int __any(int); int __all(int); // CUDA 13 declares the maskless forms
 `
+
+// nvrtcCstdint stands for libcu++'s <cuda/std/cstdint> under NVRTC: it
+// declares the global names itself, int64_t as long long.
+var nvrtcCstdint = "#pragma once\n#include <cuda/std/climits>\n" + func() string {
+	var b strings.Builder
+	for _, t := range []struct{ n, ty string }{{"8", "signed char"}, {"16", "short"}, {"32", "int"}, {"64", "long long"}} {
+		fmt.Fprintf(&b, "typedef %s int%s_t; typedef unsigned %s uint%s_t;\n", t.ty, t.n, strings.TrimPrefix(t.ty, "signed "), t.n)
+		for _, k := range []string{"least", "fast"} {
+			fmt.Fprintf(&b, "typedef int%s_t int_%s%s_t; typedef uint%s_t uint_%s%s_t;\n", t.n, k, t.n, t.n, k, t.n)
+		}
+	}
+	b.WriteString("typedef int64_t intptr_t; typedef uint64_t uintptr_t; typedef int64_t intmax_t; typedef uint64_t uintmax_t;\n")
+	b.WriteString("#define INT64_MAX LLONG_MAX\n#define UINT32_MAX UINT_MAX\n#define SIZE_MAX ULLONG_MAX\n")
+	b.WriteString("namespace cuda { namespace std { using ::int64_t; } }\n")
+	return b.String()
+}()
 
 // nvrtcUse includes every header rocmk gives NVRTC and uses what kernels
 // use of them.
@@ -72,6 +91,7 @@ const nvrtcUse = `#include <hip/hip_runtime.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cuda/std/cstdint>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -84,7 +104,9 @@ __device__ void ballot64() { static_assert(sizeof(__ballot(1)) == 8, "HIP's __ba
 __device__ float f(float x, const size_t *dims, hip_bfloat16 b, __hip_bfloat16 c) {
   float m = std::max(x, 0.0f) + std::min(x, 1.0f) + (float)M_PI + FLT_EPSILON + (float)CHAR_BIT;
   m += __shfl_xor(m, 1, 32) + __shfl_down(m, 2) + (float)__ballot(m > 0) + (float)__lane_id();
-  m += sqrtf(x) + (x > 0 ? INFINITY : -HUGE_VALF);
+  m += sqrtf(x) + (x > 0 ? INFINITY : -HUGE_VALF) + (float)(NAN != NAN) + (float)HUGE_VAL;
+  cuda::std::int64_t i64 = INT64_MAX;
+  (void)i64;
   assert(dims != NULL);
   (void)b;
   (void)c;
@@ -108,6 +130,11 @@ func TestNVRTCHeadersCompile(t *testing.T) {
 		"cccl/cuda/std/limits": "#pragma once\nnamespace cuda { namespace std { template <class T> struct numeric_limits { typedef T type; }; } }\n",
 		"cccl/cuda/std/type_traits": "#pragma once\nnamespace cuda { namespace std { template <class A, class B> struct is_same { static const bool value = false; };\n" +
 			"template <class A> struct is_same<A, A> { static const bool value = true; }; } }\n",
+		"cccl/cuda/std/cstdint": nvrtcCstdint,
+		"cccl/cuda/std/climits": "#pragma once\n#define CHAR_BIT 8\n#define SCHAR_MIN (-128)\n#define SCHAR_MAX 127\n#define UCHAR_MAX 255\n" +
+			"#define SHRT_MIN (-32768)\n#define SHRT_MAX 32767\n#define USHRT_MAX 65535\n#define INT_MIN (-2147483647 - 1)\n#define INT_MAX 2147483647\n" +
+			"#define UINT_MAX 4294967295U\n#define LONG_MAX 9223372036854775807L\n#define LLONG_MIN (-9223372036854775807LL - 1)\n" +
+			"#define LLONG_MAX 9223372036854775807LL\n#define ULLONG_MAX 18446744073709551615ULL\n",
 		"cccl/cuda/std/utility": "#pragma once\nnamespace cuda { namespace std {} }\n",
 		"cccl/cuda/std/cmath":   "#pragma once\nnamespace cuda { namespace std {} }\n",
 	})

@@ -163,7 +163,11 @@ func TestCompatImplMatchesReference(t *testing.T) {
 	}
 	for v := 0; v < 256; v++ {
 		add("fp8_e4m3_to_f16", uint64(v), 0, 0, uint64(fp8ToF16Ref(uint8(v), e4m3Value, true)))
-		add("fp8_e5m2_to_f16", uint64(v), 0, 0, uint64(v)<<8)
+		e5m2Half := uint64(v) << 8
+		if v&0x7f > 0x7c { // NaN: the canonical half NaN, as CUDA's cvt.rn.f16x2.e5m2x2
+			e5m2Half = 0x7fff
+		}
+		add("fp8_e5m2_to_f16", uint64(v), 0, 0, e5m2Half)
 	}
 	for h := 0; h < 1<<16; h++ {
 		add("f16_to_f32", uint64(h), 0, 0, uint64(f16ToF32Ref(uint16(h))))
@@ -383,7 +387,7 @@ func f16ToF32Ref(h uint16) uint32 {
 func fp8ToF16Ref(v uint8, val func(uint8) float64, _ bool) uint16 {
 	x := val(v)
 	if math.IsNaN(x) {
-		return uint16(v&0x80)<<8 | 0x7fff
+		return 0x7fff // the canonical half NaN, sign dropped, as CUDA's
 	}
 	f := newFormat(5, 15, true, func(h uint16) float64 { return f16Value(h) })
 	return f.round(bigOf(x), "rn", true)

@@ -28,13 +28,16 @@ func CubinKernels(data []byte) (names []string, err error) {
 		if elf.ST_TYPE(sy.Info) != elf.STT_FUNC || int(sy.Section) >= len(f.Sections) || sy.Section == elf.SHN_UNDEF {
 			continue
 		}
-		// Template instances are weak, extern "C" kernels global.
-		bind := elf.ST_BIND(sy.Info)
-		if f.Sections[sy.Section].Name == ".text."+sy.Name && (bind == elf.STB_GLOBAL || bind == elf.STB_WEAK) {
+		if f.Sections[sy.Section].Name != ".text."+sy.Name {
+			continue
+		}
+		// Template instances are weak, extern "C" kernels global, and
+		// kernels in an anonymous namespace local: entries all the same.
+		if sy.Other&0x10 != 0 {
+			entries = append(entries, sy.Name)
+		}
+		if bind := elf.ST_BIND(sy.Info); bind == elf.STB_GLOBAL || bind == elf.STB_WEAK {
 			names = append(names, sy.Name)
-			if sy.Other&0x10 != 0 {
-				entries = append(entries, sy.Name)
-			}
 		}
 	}
 	if len(entries) > 0 {

@@ -599,9 +599,10 @@ ROCMK_HD unsigned char rocmk_fp8_from_f32(float f, bool satfinite, int kind) {
 // fp8 -> half bits; exact (every fp8 value is a half)
 ROCMK_HD unsigned short rocmk_fp8_to_f16(unsigned char v, int kind) {
   unsigned short s = (unsigned short)(v & 0x80) << 8;
+  // a NaN becomes the canonical half NaN 0x7fff, its sign dropped, as CUDA's
+  if ((v & 0x7f) > (kind ? 0x7c : 0x7e)) return 0x7fff;
   if (kind) return (unsigned short)v << 8;  // E5M2 is the top byte of a half
   unsigned int e = (v >> 3) & 0xf, m = v & 7;
-  if (e == 15 && m == 7) return s | 0x7fff;
   if (e == 0) {
     if (m == 0) return s;
     // subnormal m * 2^-9: normalise into half

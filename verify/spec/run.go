@@ -85,8 +85,8 @@ type OutputResult struct {
 	DType      string            `json:"dtype"`
 	Tolerance  verify.Tolerance  `json:"tolerance"`
 	Comparison verify.Comparison `json:"comparison"`
-	Got        float64           `json:"worst_got"`
-	Want       float64           `json:"worst_want"`
+	Got        verify.JSONFloat  `json:"worst_got"` // NaN and infinities as strings
+	Want       verify.JSONFloat  `json:"worst_want"`
 }
 
 // Describe is "y[123]: got 1.5 want 1.25 (abs 0.25, rel 0.2)".
@@ -96,7 +96,7 @@ func (o *OutputResult) Describe() string {
 		return o.Name + ": empty"
 	}
 	return fmt.Sprintf("%s[%d]: got %s want %s (abs err %.3g, rel err %.3g)",
-		o.Name, c.Worst, fmtNum(o.Got), fmtNum(o.Want), c.MaxAbs, c.MaxRel)
+		o.Name, c.Worst, fmtNum(float64(o.Got)), fmtNum(float64(o.Want)), c.MaxAbs, c.MaxRel)
 }
 
 func fmtNum(v float64) string { return fmt.Sprintf("%.8g", v) }
@@ -369,8 +369,8 @@ func runCase(ctx context.Context, c *Case, o RunOptions) (*CaseResult, error) {
 		cmp := verify.CompareParallel(v.DType.V, got, v.DType.Encode(want[v.Arg.Name]), tol)
 		or := OutputResult{Name: v.Arg.Name, DType: v.DType.Name, Tolerance: tol, Comparison: cmp}
 		if cmp.Worst >= 0 {
-			or.Got = verify.Decode(v.DType.V, got, cmp.Worst)
-			or.Want = want[v.Arg.Name][cmp.Worst]
+			or.Got = verify.JSONFloat(verify.Decode(v.DType.V, got, cmp.Worst))
+			or.Want = verify.JSONFloat(want[v.Arg.Name][cmp.Worst])
 		}
 		if !cmp.OK() {
 			cr.OK = false

@@ -3,6 +3,7 @@ package spec
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -155,10 +156,10 @@ func TestRunReportsMismatch(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, c[0].Fill())
 	x := c[0].Args[0].Data[i]
-	assert.InDelta(t, 0.5*x*(1+math.Erf(x/math.Sqrt2)), w.Want, 1e-12)
-	assert.InDelta(t, 0.5*x*(1+math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x))), w.Got, 1e-5)
+	assert.InDelta(t, 0.5*x*(1+math.Erf(x/math.Sqrt2)), float64(w.Want), 1e-12)
+	assert.InDelta(t, 0.5*x*(1+math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x))), float64(w.Got), 1e-5)
 	d := w.Describe()
-	assert.True(t, strings.HasPrefix(d, fmt.Sprintf("y[%d]: got %s want %s", i, fmtNum(w.Got), fmtNum(w.Want))), d)
+	assert.True(t, strings.HasPrefix(d, fmt.Sprintf("y[%d]: got %s want %s", i, fmtNum(float64(w.Got)), fmtNum(float64(w.Want)))), d)
 	assert.Contains(t, d, "abs err")
 }
 
@@ -263,4 +264,14 @@ type hangModule struct{ fakeModule }
 func (hangModule) Launch(ctx context.Context, kernel string, grid, block verify.Dim3, shared int, args ...verify.Arg) error {
 	<-ctx.Done()
 	return ctx.Err()
+}
+
+// A worst element that is NaN or infinite (an fp8 kernel that saturates to
+// NaN) still gives a --json document: the value as a string.
+func TestOutputResultJSONNonFinite(t *testing.T) {
+	o := OutputResult{Name: "y", DType: "e4m3", Got: verify.JSONFloat(math.NaN()), Want: verify.JSONFloat(math.Inf(-1))}
+	b, err := json.Marshal(o)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"worst_got":"nan"`)
+	assert.Contains(t, string(b), `"worst_want":"-inf"`)
 }

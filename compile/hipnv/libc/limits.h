@@ -1,5 +1,8 @@
 // limits.h for NVRTC (rocmk): LP64 Linux.
 #pragma once
+#if __has_include(<cuda/std/climits>)
+#include <cuda/std/climits>  // libcu++ defines these macros under NVRTC
+#else
 #define CHAR_BIT 8
 #define SCHAR_MIN (-128)
 #define SCHAR_MAX 127
@@ -18,3 +21,4 @@
 #define LLONG_MIN (-9223372036854775807LL - 1)
 #define LLONG_MAX 9223372036854775807LL
 #define ULLONG_MAX 18446744073709551615ULL
+#endif

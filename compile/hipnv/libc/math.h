@@ -1,17 +1,19 @@
 // math.h for NVRTC (rocmk): CUDA's math functions are built into NVRTC;
 // this adds the macros and constants of C's (and glibc's) math.h.
 #pragma once
+// NVRTC has no __builtin_inff: its bit-cast intrinsics make the constants
+// (not constant expressions: numeric_limits<float>::infinity() is one).
 #ifndef INFINITY
-#define INFINITY (__builtin_inff())
+#define INFINITY (__int_as_float(0x7f800000))
 #endif
 #ifndef NAN
-#define NAN (__builtin_nanf(""))
+#define NAN (__int_as_float(0x7fffffff))
 #endif
 #ifndef HUGE_VALF
-#define HUGE_VALF (__builtin_huge_valf())
+#define HUGE_VALF (__int_as_float(0x7f800000))
 #endif
 #ifndef HUGE_VAL
-#define HUGE_VAL (__builtin_huge_val())
+#define HUGE_VAL (__longlong_as_double(0x7ff0000000000000LL))
 #endif
 #define M_E 2.7182818284590452354
 #define M_LOG2E 1.4426950408889634074

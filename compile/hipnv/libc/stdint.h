@@ -1,6 +1,11 @@
 // stdint.h for NVRTC (rocmk): the types of LP64 Linux, as nvcc's host
-// compiler has them (int64_t is long, like glibc's).
+// compiler has them (int64_t is long, like glibc's), where libcu++ is not there.
 #pragma once
+#if __has_include(<cuda/std/cstdint>)
+// libcu++ declares these names itself under NVRTC (int64_t is long long
+// there): its declarations, or two that conflict when a kernel includes both
+#include <cuda/std/cstdint>
+#else
 #include <limits.h>
 typedef signed char int8_t;
 typedef short int16_t;
@@ -61,3 +66,4 @@ typedef unsigned long uintmax_t;
 #define UINT64_C(c) c##UL
 #define INTMAX_C(c) c##L
 #define UINTMAX_C(c) c##UL
+#endif
