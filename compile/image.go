@@ -234,7 +234,9 @@ func (ib *ImageBuilder) nvcc(ctx context.Context, nvcc, inc string, rocmk bool, 
 		}
 	}
 	argv := func(in, out string, flags []string, inc string) []string {
-		a := append([]string{nvcc, "-x", "cu", "-cubin", "-arch=" + arch, "-O3", "-D__HIP_PLATFORM_NVIDIA__"}, flags...)
+		// HIP's clang lets device code call constexpr host functions
+		// (std::min, numeric_limits<float>::infinity()); nvcc needs asking
+		a := append([]string{nvcc, "-x", "cu", "-cubin", "-arch=" + arch, "-O3", "--expt-relaxed-constexpr", "-D__HIP_PLATFORM_NVIDIA__"}, flags...)
 		a = append(append(a, "-I"+inc, "-o", out), ib.Flags...)
 		return append(a, in)
 	}

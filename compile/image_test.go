@@ -406,6 +406,7 @@ func TestImageTreeSource(t *testing.T) {
 	assert.Equal(t, tr.Dir, c.Dir)
 	assert.Contains(t, c.Argv, "-Isrc")
 	assert.Contains(t, c.Argv, "-Irocmk")
+	assert.Contains(t, c.Argv, "--expt-relaxed-constexpr", "HIP code calls constexpr host functions (std::min) on the device")
 	assert.Equal(t, filepath.Join("src", "k.cu"), c.Argv[len(c.Argv)-1])
 
 	nv := &fakeNVRTC{id: "12.6"}

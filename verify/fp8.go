@@ -39,6 +39,26 @@ func F64ToE4M3(v float64, sat bool) uint8 { return e4m3.encode(v, sat) }
 // F64ToE5M2 converts v to E5M2 (see above); sat selects __NV_SATFINITE.
 func F64ToE5M2(v float64, sat bool) uint8 { return e5m2.encode(v, sat) }
 
+// F64ToE4M3Double and F64ToE5M2Double are CUDA's __nv_cvt_double_to_fp8:
+// as above, except that a NaN keeps its sign (and in E5M2 the top bit of
+// its payload, quieted) where the float conversion makes it 0x7f.
+func F64ToE4M3Double(v float64, sat bool) uint8 { return e4m3.encodeDouble(v, sat) }
+
+// F64ToE5M2Double: see F64ToE4M3Double.
+func F64ToE5M2Double(v float64, sat bool) uint8 { return e5m2.encodeDouble(v, sat) }
+
+func (f fp8Format) encodeDouble(v float64, sat bool) uint8 {
+	if !math.IsNaN(v) {
+		return f.encode(v, sat)
+	}
+	b := math.Float64bits(v)
+	sign := uint8(b >> 56 & 0x80)
+	if f.inf != 0 {
+		return sign | 0x7e | uint8(b>>50&1)
+	}
+	return sign | fp8NaN
+}
+
 // E4M3ToF64 decodes an E4M3 code exactly (0x7f and 0xff are NaN).
 func E4M3ToF64(b uint8) float64 { return e4m3.decode(b) }
 

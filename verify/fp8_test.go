@@ -255,3 +255,30 @@ func BenchmarkFP8Encode(b *testing.B) {
 	}
 	_ = sink
 }
+
+// CUDA's double -> fp8 keeps a NaN's sign (and in E5M2 its payload's top
+// bit): results of __nv_cvt_double_to_fp8 on the H100
+// (testdata/hipify/compat/run-h100.sh, group fp8d).
+func TestF64ToFP8DoubleNaN(t *testing.T) {
+	for _, c := range []struct {
+		bits        uint64
+		e5m2        bool
+		sat         bool
+		cuda, canon uint8
+	}{
+		{0xfffb15a5c0000000, false, false, 0xff, 0x7f},
+		{0xfff890ba00000000, false, true, 0xff, 0x7f},
+		{0xfffe2bf9c0000000, true, true, 0xff, 0x7f},
+		{0xfff98c3860000000, true, true, 0xfe, 0x7f},
+		{0x7ff8142920000000, true, false, 0x7e, 0x7f},
+	} {
+		v := math.Float64frombits(c.bits)
+		enc, dbl := F64ToE4M3, F64ToE4M3Double
+		if c.e5m2 {
+			enc, dbl = F64ToE5M2, F64ToE5M2Double
+		}
+		assert.Equal(t, c.cuda, dbl(v, c.sat), "%#x", c.bits)
+		assert.Equal(t, c.canon, enc(v, c.sat), "%#x: the float conversion", c.bits)
+	}
+	assert.Equal(t, F64ToE4M3(1.5, true), F64ToE4M3Double(1.5, true), "numbers as the float conversion")
+}

@@ -154,6 +154,7 @@ var functions = []expr.Option{
 	fn1("to_f32", verify.F32.Round), fn1("to_f16", verify.F16.Round), fn1("to_bf16", verify.BF16.Round),
 	fn1("to_e4m3", verify.E4M3.Round), fn1("to_e5m2", verify.E5M2.Round),
 	fp8Bits("bits_e4m3", verify.F64ToE4M3), fp8Bits("bits_e5m2", verify.F64ToE5M2),
+	fp8Bits("bits_e4m3_f64", verify.F64ToE4M3Double), fp8Bits("bits_e5m2_f64", verify.F64ToE5M2Double),
 	fp8Value("from_e4m3", verify.E4M3ToF64), fp8Value("from_e5m2", verify.E5M2ToF64),
 	expr.Function("isnan", func(p ...any) (any, error) { return math.IsNaN(toF(p[0])), nil }, new(func(float64) bool)),
 	expr.Function("isinf", func(p ...any) (any, error) { return math.IsInf(toF(p[0]), 0), nil }, new(func(float64) bool)),
@@ -183,7 +184,7 @@ func init() {
 		"cbrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "erf", "erfc",
 		"sigmoid", "relu", "gelu", "trunc", "sign", "pow", "atan2", "fmod", "fmin", "fmax", "hypot",
 		"cdiv", "clamp", "argmax", "argmin", "col", "to_f32", "to_f16", "to_bf16", "to_e4m3", "to_e5m2",
-		"bits_e4m3", "bits_e5m2", "from_e4m3", "from_e5m2", "isnan", "isinf",
+		"bits_e4m3", "bits_e5m2", "bits_e4m3_f64", "bits_e5m2_f64", "from_e4m3", "from_e5m2", "isnan", "isinf",
 		"abs", "ceil", "floor", "round", "int", "float", "max", "min", "sum", "mean", "median",
 		"map", "filter", "len", "let", "true", "false", "nil", "in", "and", "or", "not"} {
 		reservedNames[n] = struct{}{}

@@ -634,7 +634,7 @@ func TestFP8CheckSpec(t *testing.T) {
 	for _, s := range f.Specs[:3] {
 		assert.Equal(t, in.Size()/4, s.Sizes["n"], "%s: n is every input", s.Label())
 	}
-	encode := func(f64 bool, e4 func(float64, bool) uint8) fakeKernel {
+	encode := func(f64 bool, e4, e5 func(float64, bool) uint8) fakeKernel {
 		return func(rt *fakeRuntime, g, b verify.Dim3, args []verify.Arg) error {
 			x := rt.bytes(args[0])
 			for i := 0; i < argInt(args[5]); i++ {
@@ -644,15 +644,15 @@ func TestFP8CheckSpec(t *testing.T) {
 				}
 				rt.bytes(args[1])[i] = e4(v, true)
 				rt.bytes(args[2])[i] = e4(v, false)
-				rt.bytes(args[3])[i] = verify.F64ToE5M2(v, true)
-				rt.bytes(args[4])[i] = verify.F64ToE5M2(v, false)
+				rt.bytes(args[3])[i] = e5(v, true)
+				rt.bytes(args[4])[i] = e5(v, false)
 			}
 			return nil
 		}
 	}
 	kernels := map[string]fakeKernel{
-		"fp8_encode":     encode(false, verify.F64ToE4M3),
-		"fp8_encode_f64": encode(true, verify.F64ToE4M3),
+		"fp8_encode":     encode(false, verify.F64ToE4M3, verify.F64ToE5M2),
+		"fp8_encode_f64": encode(true, verify.F64ToE4M3Double, verify.F64ToE5M2Double), // as __nv_cvt_double_to_fp8
 		"fp8_construct": func(rt *fakeRuntime, g, b verify.Dim3, args []verify.Arg) error {
 			for i := 0; i < argInt(args[3]); i++ {
 				v := float64(getF32(rt.bytes(args[0]), i))
@@ -686,7 +686,7 @@ func TestFP8CheckSpec(t *testing.T) {
 		}
 		return c
 	}
-	res, _, err := runInline(t, f.Specs[0], map[string]fakeKernel{"fp8_encode": encode(false, away)})
+	res, _, err := runInline(t, f.Specs[0], map[string]fakeKernel{"fp8_encode": encode(false, away, verify.F64ToE5M2)})
 	require.NoError(t, err)
 	assert.False(t, res.OK)
 	assert.Greater(t, res.Worst.Comparison.Mismatches, 10)
