@@ -63,7 +63,7 @@ if [ "$(count '"compiler": "nvcc"' "$OUT/nvcc-cold.out")" -gt 0 ] || [ "$(count 
   real=$(command -v nvcc)
   printf '#!/bin/sh\nif [ "$1" = --version ]; then "%s" --version; echo "rocmk reshape check: upgraded"; exit; fi\nexec "%s" "$@"\n' "$real" "$real" > "$OUT/nvcc"
   chmod +x "$OUT/nvcc"
-  NVCC=$PWD/$OUT/nvcc run nvcc-upgraded verify --json -v --kernel binary_add_f32
+  NVCC=$(cd "$OUT" && pwd)/nvcc run nvcc-upgraded verify --json -v --kernel binary_add_f32
   if [ "$(count '"compiler": "nvcc"' "$OUT/nvcc-cold.out")" -gt 0 ]; then
     check nvcc-upgrade-rebuilds $([ "$rc" = 0 ] && [ "$(count '"cached": true' "$OUT/nvcc-upgraded.out")" = 0 ]; echo $?) "the nvcc image is rebuilt after the nvcc change"
   else
