@@ -32,6 +32,8 @@ typedef cudaFuncAttributes hipFuncAttributes;
 #define hipMalloc cudaMalloc
 #define hipMallocManaged cudaMallocManaged
 #define hipFree cudaFree
+#define hipMallocAsync cudaMallocAsync
+#define hipFreeAsync cudaFreeAsync
 #define hipHostMalloc cudaHostAlloc
 #define hipHostFree cudaFreeHost
 #define hipMemcpy cudaMemcpy
