@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rocmk/rocmk/hipify"
 )
@@ -383,8 +384,8 @@ func Draft(file string, src []byte, names []string) ([]byte, error) {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Drafted by rocmk spec init from %s: fill in every TODO, then run\n", file)
-	fmt.Fprintf(&b, "#   rocmk port %s --spec THIS_FILE\n", file)
+	fmt.Fprintf(&b, "# Drafted by rocmk spec init from %s: fill in every TODO, then run\n", commentSafe(file))
+	fmt.Fprintf(&b, "#   rocmk port %s --spec THIS_FILE\n", commentSafe(file))
 	b.WriteString("# Keys and expressions: docs/port.md.\n")
 	used := map[string]int{}
 	for _, s := range pick {
@@ -444,7 +445,7 @@ func draftOne(b *strings.Builder, file string, s Signature, structs map[string]s
 		for _, p := range s.Template {
 			ps = append(ps, p.Type+" "+p.Name)
 		}
-		fmt.Fprintf(b, "  # TODO: the instance to verify (template <%s>)", strings.Join(ps, ", "))
+		fmt.Fprintf(b, "  # TODO: the instance to verify (template <%s>)", commentSafe(strings.Join(ps, ", ")))
 	}
 	b.WriteString("\n")
 	switch len(sizes) {
@@ -540,7 +541,7 @@ func draftOne(b *strings.Builder, file string, s Signature, structs map[string]s
 func writeArg(b *strings.Builder, line, comment string) {
 	b.WriteString(line)
 	if comment != "" {
-		b.WriteString("  # " + comment)
+		b.WriteString("  # " + commentSafe(comment))
 	}
 	b.WriteString("\n")
 }
@@ -568,4 +569,15 @@ func placeholder(d string) string {
 		return "1.0"
 	}
 	return "1"
+}
+
+// commentSafe is s for a TOML comment, which may hold no control
+// characters and only UTF-8: source text (a type, a file name) can.
+func commentSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' || r == 0x7f || r == utf8.RuneError {
+			return '?'
+		}
+		return r
+	}, strings.ToValidUTF8(s, "?"))
 }
