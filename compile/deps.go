@@ -284,36 +284,24 @@ func (s *pathMemo) reset() {
 }
 
 // listing is dirListing, once per path per build.
-func (s *pathMemo) listing(p string) string {
-	s.mu.Lock()
-	l, ok := s.lists[p]
-	s.mu.Unlock()
-	if ok {
-		return l
-	}
-	l = dirListing(p)
-	s.mu.Lock()
-	if s.lists == nil {
-		s.lists = map[string]string{}
-	}
-	s.lists[p] = l
-	s.mu.Unlock()
-	return l
-}
+func (s *pathMemo) listing(p string) string { return memoized(&s.mu, &s.lists, p, dirListing) }
 
-func (s *pathMemo) stat(p string) pathInfo {
-	s.mu.Lock()
-	r, ok := s.m[p]
-	s.mu.Unlock()
+func (s *pathMemo) stat(p string) pathInfo { return memoized(&s.mu, &s.m, p, statPath) }
+
+// memoized is (*m)[p], computed by f outside the lock the first time.
+func memoized[V any](mu *sync.Mutex, m *map[string]V, p string, f func(string) V) V {
+	mu.Lock()
+	v, ok := (*m)[p]
+	mu.Unlock()
 	if ok {
-		return r
+		return v
 	}
-	r = statPath(p)
-	s.mu.Lock()
-	if s.m == nil {
-		s.m = map[string]pathInfo{}
+	v = f(p)
+	mu.Lock()
+	if *m == nil {
+		*m = map[string]V{}
 	}
-	s.m[p] = r
-	s.mu.Unlock()
-	return r
+	(*m)[p] = v
+	mu.Unlock()
+	return v
 }
