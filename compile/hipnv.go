@@ -16,7 +16,7 @@ import (
 // hipnvFS holds rocmk's HIP-on-NVIDIA headers (hipnv/hip) and the C and C++
 // headers NVRTC lacks (hipnv/libc); see hipnv/README.md.
 //
-//go:embed hipnv/hip hipnv/libc
+//go:embed hipnv/hip hipnv/hipcub hipnv/libc
 var hipnvFS embed.FS
 
 var hipnv struct {

@@ -178,3 +178,35 @@ func TestCompatHeaderOnNVIDIA(t *testing.T) {
 		"-I", filepath.Join(dir, "rocmk"), "-I", filepath.Join(dir, "cuda"), "-I", dir, filepath.Join(dir, "k.cu")).CombinedOutput()
 	require.NoError(t, err, "%s", strings.TrimSpace(string(out)))
 }
+
+// A translated CUB user (hipify makes cub:: hipcub:: and cub/cub.cuh
+// hipcub/hipcub.hpp) compiles over the toolkit's CUB: hipcub:: names are
+// CUB's. CUB is stood for by a minimal header in an inline namespace, as
+// CCCL's.
+func TestHipcubOverCUB(t *testing.T) {
+	cxx := clangxx(t)
+	dir := t.TempDir()
+	for name, text := range nvrtcHeaders() {
+		writeFiles(t, filepath.Join(dir, "rocmk"), map[string]string{name: text})
+	}
+	writeFiles(t, dir, map[string]string{
+		"cuda/cccl/cub/cub.cuh": "#pragma once\nnamespace cub { inline namespace CUB_300 {\n" +
+			"template <class T, int N> struct BlockScan { struct TempStorage { T t[N]; }; };\nstruct Sum {};\n} }\n",
+		"k.cu": nvrtcPrelude + "#include <hipcub/hipcub.hpp>\n" +
+			"__global__ void k() { typedef hipcub::BlockScan<int, 128> S; __shared__ typename S::TempStorage s; (void)s; hipcub::Sum op; (void)op; }\n",
+	})
+	out, err := exec.Command(cxx, "-x", "c++", "-std=c++17", "-fsyntax-only", "-nostdinc", "-nostdinc++", "-Wall", "-Werror", "-D__shared__=",
+		"-I", filepath.Join(dir, "rocmk"), "-I", filepath.Join(dir, "cuda"), "-I", filepath.Join(dir, "cuda", "cccl"), filepath.Join(dir, "k.cu")).CombinedOutput()
+	require.NoError(t, err, "%s", strings.TrimSpace(string(out)))
+	assert.Contains(t, hipnvFiles(t), "hipcub/hipcub.hpp", "nvcc's tree has it too")
+}
+
+func hipnvFiles(t *testing.T) []string {
+	tr, err := hipnvTree(t.TempDir())
+	require.NoError(t, err)
+	var names []string
+	for _, f := range tr.Files {
+		names = append(names, f.Rel)
+	}
+	return names
+}
