@@ -379,13 +379,23 @@ func hipccClangMajor(o FindOptions, dir string) int {
 
 var reClangVersion = regexp.MustCompile(`clang version (\d+)\.(\d+)\.(\d+)`)
 
+// parseClangVersion reads "19.1.7" and 19 from `clang++ --version` output
+// ("", 0 when it has no version line).
+func parseClangVersion(out []byte) (string, int) {
+	m := reClangVersion.FindSubmatch(out)
+	if m == nil {
+		return "", 0
+	}
+	major, _ := strconv.Atoi(string(m[1]))
+	return fmt.Sprintf("%s.%s.%s", m[1], m[2], m[3]), major
+}
+
 // clangVersion runs `clang++ --version`; when that fails it falls back on
 // the lib/clang/N directory name.
 func clangVersion(o FindOptions, in *Installation) {
 	if out, err := o.run(o.path(in.Clang), "--version"); err == nil {
-		if m := reClangVersion.FindSubmatch(out); m != nil {
-			in.ClangVersion = fmt.Sprintf("%s.%s.%s", m[1], m[2], m[3])
-			in.ClangMajor, _ = strconv.Atoi(string(m[1]))
+		if v, major := parseClangVersion(out); major != 0 {
+			in.ClangVersion, in.ClangMajor = v, major
 			return
 		}
 	}

@@ -284,8 +284,6 @@ func (s *Session) candidate(ctx context.Context, base *Clang, clang, from, dir s
 	return c
 }
 
-var reClangVersionLine = regexp.MustCompile(`clang version (\d+)\.\d+\.\d+`)
-
 // clangVersion is clang's version ("19.1.7") and major, from its --version,
 // remembered per binary (see remember).
 func (s *Session) clangVersion(ctx context.Context, clang string) (string, int) {
@@ -297,12 +295,7 @@ func (s *Session) clangVersion(ctx context.Context, clang string) (string, int) 
 	if err != nil {
 		return "", 0
 	}
-	m := reClangVersion.FindStringSubmatch(out)
-	if m == nil {
-		return "", 0
-	}
-	major, _ := strconv.Atoi(m[1])
-	return m[1] + "." + m[2] + "." + m[3], major
+	return parseClangVersion([]byte(out))
 }
 
 var reLLVMDir = regexp.MustCompile(`/lib/llvm-(\d+)/bin/clang\+\+$`)
