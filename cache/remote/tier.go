@@ -18,6 +18,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -166,6 +167,12 @@ func (t *Tier) call(f func(ctx context.Context) error) error {
 	})
 	if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
 		return errBreakerOpen
+	}
+	var ne net.Error
+	if err != nil && t.ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()) {
+		// the transport's header timeout and the request's deadline race:
+		// one wording whichever fires first
+		err = fmt.Errorf("no answer within %v (remote timeout): %w", t.cfg.Timeout, err)
 	}
 	return err
 }
