@@ -80,6 +80,7 @@ hipify-clang's and hipify-perl's option names are accepted (-roc, -inplace, -o=F
 			&cli.StringFlag{Name: "cuda-macros", Value: "map", Usage: "CUDA's guard, version and __CUDA_ARCH__ macros in #if: `map` them to what holds under HIP, or keep them (reported either way)"},
 			&cli.StringFlag{Name: "cuda-arch", Value: "sm_80", Usage: "the CUDA `arch` HIP device code is taken to have when mapping __CUDA_ARCH__ tests"},
 			&cli.StringFlag{Name: "cuda-version", Value: "12.0", Usage: "the CUDA `X.Y` that CUDART_VERSION, __CUDACC_VER_MAJOR__... tests are evaluated as"},
+			&cli.StringSliceFlag{Name: "rocm-switch", Usage: "a project macro meaning \"building for ROCm\", whose branches are taken (`NAME`, repeatable; default USE_ROCM, GGML_USE_HIP, GGML_USE_HIPBLAS; none: no switch)"},
 			&cli.BoolFlag{Name: "no-compat", Usage: "never use rocmk_hip_compat.h: report what the target HIP lacks as unsupported"},
 		},
 		Action: func(c *cli.Context) error {
@@ -123,6 +124,9 @@ func hipifyOptionsFrom(c *cli.Context) (hipifyOptions, error) {
 	}
 	o.Tree.Translate.NoCompat = c.Bool("no-compat")
 	var err error
+	if o.Tree.Translate.ROCmSwitches, err = hipify.ParseROCmSwitches(c.StringSlice("rocm-switch")); err != nil {
+		return o, usagef("--rocm-switch %v", err)
+	}
 	if o.Tree.Translate.Defines, err = hipify.ParseDefines(c.StringSlice("D")); err != nil {
 		return o, usagef("-D %v", err)
 	}

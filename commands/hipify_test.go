@@ -391,7 +391,17 @@ func TestHipifyStatsKernelParity(t *testing.T) {
 	assert.Empty(t, doc.Files[0].Kernels["cuda_device"], "sm_70 does not define k")
 	assert.Len(t, doc.Files[0].Conditionals, 1)
 	assert.Equal(t, []string{"vsimd"}, doc.Files[0].Compat)
-	for _, bad := range [][]string{{"--cuda-macros", "drop"}, {"--cuda-arch", "gfx90a"}, {"--cuda-version", "twelve"}} {
+	for _, bad := range [][]string{{"--cuda-macros", "drop"}, {"--cuda-arch", "gfx90a"}, {"--cuda-version", "twelve"}, {"--rocm-switch", "A-B"}} {
 		assert.Equal(t, 2, runHipifyCmd(t, append(bad, in)...).code, bad)
 	}
+	// the project's ROCm switch: taken by default, named with --rocm-switch, none with none
+	sw := filepath.Join(dir, "sw.cu")
+	require.NoError(t, os.WriteFile(sw, []byte("#ifdef USE_ROCM\n#endif\n#ifdef MY_HIP\n#endif\n"), 0o644))
+	r = runHipifyCmd(t, sw)
+	assert.Equal(t, "#include <hip/hip_runtime.h>\n#if defined(USE_ROCM) || defined(__HIP__)\n#endif\n#ifdef MY_HIP\n#endif\n", r.stdout)
+	assert.Contains(t, r.stderr, "sw.cu:1:1: conditional: [rocm-switch] `#ifdef USE_ROCM`")
+	r = runHipifyCmd(t, "--rocm-switch", "MY_HIP", sw)
+	assert.Equal(t, "#include <hip/hip_runtime.h>\n#ifdef USE_ROCM\n#endif\n#if defined(MY_HIP) || defined(__HIP__)\n#endif\n", r.stdout)
+	r = runHipifyCmd(t, "--rocm-switch", "none", sw)
+	assert.Equal(t, "#include <hip/hip_runtime.h>\n#ifdef USE_ROCM\n#endif\n#ifdef MY_HIP\n#endif\n", r.stdout)
 }

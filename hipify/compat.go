@@ -84,7 +84,7 @@ var compatPieces = []*compatPiece{
 	{name: "atomic16", macro: "ROCMK_COMPAT_ATOMIC16", with: halfTypes16, idents: names(Version{}, "atomicAdd")},
 	{name: "bf16", macro: "ROCMK_COMPAT_BF16", native: v60, idents: names(Version{},
 		"__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162", "nv_bfloat162", "__nv_bfloat16_raw", "__nv_bfloat162_raw",
-		"hip_bfloat16", "__hip_bfloat162", "__hip_bfloat16_raw", "__hip_bfloat162_raw",
+		"hip_bfloat16", "__hip_bfloat16", "__hip_bfloat162", "__hip_bfloat16_raw", "__hip_bfloat162_raw",
 		"__bfloat162float", "__float2bfloat16", "__float2bfloat16_rn", "__float2bfloat16_rz", "__float2bfloat16_ru", "__float2bfloat16_rd",
 		"__double2bfloat16", "__int2bfloat16_rn", "__uint2bfloat16_rn", "__short2bfloat16_rn", "__ushort2bfloat16_rn",
 		"__bfloat16_as_short", "__bfloat16_as_ushort", "__short_as_bfloat16", "__ushort_as_bfloat16",

@@ -210,3 +210,50 @@ func TestCompatVsCUDACompiles(t *testing.T) {
 		"-c", src, "-o", filepath.Join(t.TempDir(), "cvc.o")).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 }
+
+// A vLLM-style header (the CUDA branch inline PTX and __ldg, the project's
+// ROCm branch HIP 6's bf16 header and names) compiles for AMD once the
+// ROCm switch is taken, and does not when it is not.
+func TestROCmSwitchCompilesTheProjectsROCmBranch(t *testing.T) {
+	hipcc := hipccOrSkip(t)
+	src := `#include <cuda_runtime.h>
+#include <stdint.h>
+#ifndef USE_ROCM
+  #include <cuda_bf16.h>
+  typedef __nv_bfloat16 bf16_t;
+  #define LDG(p) __ldg(p)
+#else
+  #include <hip/hip_bf16.h>
+  typedef __hip_bfloat16 bf16_t;
+  #define LDG(p) *(p)
+#endif
+__device__ inline float h2f(uint16_t h) {
+  float f;
+#ifndef USE_ROCM
+  asm volatile("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+#else
+  asm volatile("v_cvt_f32_f16 %0, %1;" : "=v"(f) : "v"(h));
+#endif
+  return f;
+}
+extern "C" __global__ void k(const uint16_t* x, float* y, const bf16_t* b) { y[0] = h2f(LDG(x)) + __bfloat162float(b[0]); }
+`
+	for _, c := range []struct {
+		switches []string
+		compiles bool
+	}{{nil, true}, {[]string{}, false}} {
+		dir := t.TempDir()
+		out, _, err := Translate("k.cu", []byte(src), Options{HIPVersion: v52, ROCmSwitches: c.switches})
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, CompatHeaderName), compatHeader, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "k.hip"), out, 0o644))
+		msg, err := exec.Command(hipcc, "-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "--genco", "-I", dir,
+			filepath.Join(dir, "k.hip"), "-o", filepath.Join(dir, "k.hsaco")).CombinedOutput()
+		if c.compiles {
+			require.NoError(t, err, "%s\n%s", out, msg)
+		} else {
+			require.Error(t, err, "the CUDA branch's PTX reaches clang")
+			assert.Contains(t, string(msg), "in asm")
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package hipify
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -82,12 +84,45 @@ func (t *translator) cudaVersion() Version {
 type macroKind int
 
 const (
-	notCUDAMacro  macroKind = iota
-	archMacro               // __CUDA_ARCH__
-	versionMacro            // CUDART_VERSION, __CUDACC_VER_MAJOR__, ...
-	guardMacro              // include guards (and macros) of CUDA's headers
-	compilerMacro           // __CUDACC__, __NVCC__, __CUDACC_RTC__, ...
+	notCUDAMacro    macroKind = iota
+	archMacro                 // __CUDA_ARCH__
+	versionMacro              // CUDART_VERSION, __CUDACC_VER_MAJOR__, ...
+	guardMacro                // include guards (and macros) of CUDA's headers
+	compilerMacro             // __CUDACC__, __NVCC__, __CUDACC_RTC__, ...
+	rocmSwitchMacro           // USE_ROCM, GGML_USE_HIP: the project's own "building for ROCm"
 )
+
+// DefaultROCmSwitches are the macros projects define themselves when they
+// build their CUDA code for ROCm, guarding the code they wrote for AMD:
+// PyTorch's extension builder passes -DUSE_ROCM=1 (vLLM, SGLang, FlashInfer
+// and mistral.rs test it), ggml's HIP build GGML_USE_HIP (GGML_USE_HIPBLAS
+// before). Translated code is HIP code, so those branches are the ones to
+// take; left alone, the CUDA branch (inline PTX, __ldg...) is compiled.
+var DefaultROCmSwitches = []string{"USE_ROCM", "GGML_USE_HIP", "GGML_USE_HIPBLAS"}
+
+// ParseROCmSwitches reads --rocm-switch values: macro names, or "none"
+// alone for no switch at all. No values keeps the defaults (nil).
+func ParseROCmSwitches(list []string) ([]string, error) {
+	if len(list) == 1 && list[0] == "none" {
+		return []string{}, nil
+	}
+	for _, name := range list {
+		for i, r := range name {
+			if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+				return nil, fmt.Errorf("%q: want a macro name (or none)", name)
+			}
+		}
+		if name == "" {
+			return nil, errors.New(`"": want a macro name (or none)`)
+		}
+	}
+	return list, nil
+}
+
+// hipLanguage is what clang predefines for HIP code, host and device pass
+// (hipcc on Debian does not define __HIP_PLATFORM_AMD__ before a HIP
+// header is included; nvcc, HIP's NVIDIA path, defines neither).
+const hipLanguage = "__HIP__"
 
 // cudaGuards maps the include guards of CUDA's headers (and macros those
 // headers define that code tests the same way) to the guard of the HIP
@@ -133,6 +168,23 @@ var compilerMacros = map[string]string{
 	"__CUDACC_RDC__":     "__CLANG_RDC__",
 	"__NVCC__":           "",
 	"__CUDA_ARCH_LIST__": "",
+}
+
+// classify is classifyMacro plus the project's ROCm switches.
+func (t *translator) classify(name string) macroKind {
+	if k := classifyMacro(name); k != notCUDAMacro {
+		return k
+	}
+	switches := DefaultROCmSwitches
+	if t.opt.ROCmSwitches != nil {
+		switches = t.opt.ROCmSwitches
+	}
+	for _, s := range switches {
+		if s == name {
+			return rocmSwitchMacro
+		}
+	}
+	return notCUDAMacro
 }
 
 func classifyMacro(name string) macroKind {
@@ -211,14 +263,23 @@ func (t *translator) cudaMacros() {
 
 func (t *translator) cudaConditional(h, end int) {
 	var args []int
-	kind := notCUDAMacro
+	testsHIP := false // a conditional that tests __HIP__ already decides for HIP (and stays idempotent)
 	for j := h + 1; j < end; j++ {
-		if t.toks[j].kind == COMMENT {
-			continue
+		if t.toks[j].kind != COMMENT {
+			args = append(args, j)
+			testsHIP = testsHIP || t.toks[j].kind == IDENT && t.toks[j].lit == hipLanguage
 		}
-		args = append(args, j)
+	}
+	classify := func(name string) macroKind {
+		if k := t.classify(name); k != rocmSwitchMacro || !testsHIP {
+			return k
+		}
+		return notCUDAMacro
+	}
+	kind := notCUDAMacro
+	for _, j := range args {
 		if t.toks[j].kind == IDENT {
-			if k := classifyMacro(t.toks[j].lit); k != notCUDAMacro && (kind == notCUDAMacro || k < kind) {
+			if k := classify(t.toks[j].lit); k != notCUDAMacro && (kind == notCUDAMacro || k < kind) {
 				kind = k
 			}
 		}
@@ -226,14 +287,19 @@ func (t *translator) cudaConditional(h, end int) {
 	if kind == notCUDAMacro || len(args) == 0 {
 		return
 	}
-	code := map[macroKind]string{archMacro: "cuda-arch", versionMacro: "cuda-version", guardMacro: "cuda-guard", compilerMacro: "cuda-compiler"}[kind]
+	code := map[macroKind]string{archMacro: "cuda-arch", versionMacro: "cuda-version", guardMacro: "cuda-guard", compilerMacro: "cuda-compiler",
+		rocmSwitchMacro: "rocm-switch"}[kind]
 	last := args[len(args)-1]
 	orig := string(t.src[t.toks[h].pos.Offset:t.endOf(last)])
 	if t.opt.CUDAMacros == MacrosKeep {
 		for _, j := range args {
 			t.toks[j].done = true
 		}
-		t.diag(t.toks[h].pos, SevConditional, code, "", "`"+orig+"` left as is (--cuda-macros keep): CUDA's macros are never defined under HIP")
+		why := "CUDA's macros are never defined under HIP"
+		if kind == rocmSwitchMacro {
+			why = "the project's ROCm switch holds only where its build defines it"
+		}
+		t.diag(t.toks[h].pos, SevConditional, code, "", "`"+orig+"` left as is (--cuda-macros keep): "+why)
 		return
 	}
 	var edits []macroEdit
@@ -245,9 +311,18 @@ func (t *translator) cudaConditional(h, end int) {
 		if x.kind != IDENT {
 			return
 		}
-		switch classifyMacro(x.lit) {
+		switch classify(x.lit) {
 		case archMacro:
 			edits = append(edits, macroEdit{x.pos.Offset, t.endOf(args[0]), hipDevice})
+		case rocmSwitchMacro:
+			kw, text := "#if", "defined("+x.lit+") || defined("+hipLanguage+")"
+			if strings.HasPrefix(dir, "#el") {
+				kw = "#elif"
+			}
+			if dir == "#ifndef" || dir == "#elifndef" {
+				text = "!defined(" + x.lit + ") && !defined(" + hipLanguage + ")"
+			}
+			edits = append(edits, macroEdit{t.toks[h].pos.Offset, t.endOf(args[0]), kw + " " + text})
 		case versionMacro:
 			neg := dir == "#ifndef" || dir == "#elifndef"
 			val, cond, kw := "1", "defined(", "#if"
@@ -290,9 +365,11 @@ func (t *translator) cudaConditional(h, end int) {
 					}
 					closeIdx = n + 1
 				}
-				switch classifyMacro(y.lit) {
+				switch classify(y.lit) {
 				case archMacro:
 					edits = append(edits, macroEdit{y.pos.Offset, t.endOf(args[n]), hipDevice})
+				case rocmSwitchMacro:
+					edits = append(edits, macroEdit{x.pos.Offset, t.endOf(args[closeIdx]), "(defined(" + y.lit + ") || defined(" + hipLanguage + "))"})
 				case versionMacro:
 					edits = append(edits, macroEdit{x.pos.Offset, t.endOf(args[closeIdx]), "1 /* defined(" + y.lit + ") */"})
 				case guardMacro, compilerMacro:
@@ -306,7 +383,9 @@ func (t *translator) cudaConditional(h, end int) {
 				k = closeIdx
 				continue
 			}
-			switch classifyMacro(x.lit) {
+			switch classify(x.lit) {
+			case rocmSwitchMacro:
+				edits = append(edits, macroEdit{x.pos.Offset, t.endOf(j), "(defined(" + hipLanguage + ") || " + x.lit + ")"})
 			case archMacro:
 				if e, n, ok := t.foldArch(args, k); ok {
 					edits = append(edits, e)

@@ -160,3 +160,65 @@ func TestParseCUDAArchAndPolicy(t *testing.T) {
 	_, ok := ParseMacroPolicy("drop")
 	assert.False(t, ok)
 }
+
+// The project's own ROCm switch (USE_ROCM, GGML_USE_HIP) is taken as
+// defined in HIP code, in every form of conditional, and stays idempotent.
+func TestROCmSwitchesTakeTheProjectsROCmBranch(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"#ifdef USE_ROCM\n", "#if defined(USE_ROCM) || defined(__HIP__)\n"},
+		{"#ifndef USE_ROCM\n", "#if !defined(USE_ROCM) && !defined(__HIP__)\n"},
+		{"#elifdef GGML_USE_HIP\n", "#elif defined(GGML_USE_HIP) || defined(__HIP__)\n"},
+		{"#elifndef GGML_USE_HIPBLAS\n", "#elif !defined(GGML_USE_HIPBLAS) && !defined(__HIP__)\n"},
+		{"#if defined(USE_ROCM) && X\n", "#if (defined(USE_ROCM) || defined(__HIP__)) && X\n"},
+		{"#if !defined USE_ROCM\n", "#if !(defined(USE_ROCM) || defined(__HIP__))\n"},
+		{"#if USE_ROCM\n", "#if (defined(__HIP__) || USE_ROCM)\n"},
+		{"#if defined(USE_ROCM) && __CUDA_ARCH__ >= 800\n", "#if (defined(USE_ROCM) || defined(__HIP__)) && defined(__HIP_DEVICE_COMPILE__) /* __CUDA_ARCH__ >= 800 */\n"},
+	} {
+		out, rep := trLines(t, c.in, Options{})
+		assert.Equal(t, c.want, out, c.in)
+		require.NotEmpty(t, rep.Conditionals, c.in)
+		again, rep2 := trLines(t, out, Options{})
+		assert.Equal(t, out, again, "idempotent: %s", c.in)
+		assert.Empty(t, rep2.Conditionals, c.in)
+	}
+	_, rep := trLines(t, "\n#ifndef USE_ROCM\n", Options{})
+	assert.Equal(t, []string{"t.cu:2:1 rocm-switch"}, condWhere(rep))
+	assert.Contains(t, rep.Conditionals[0].Msg, "`#ifndef USE_ROCM` -> `#if !defined(USE_ROCM) && !defined(__HIP__)`")
+
+	// a conditional that already tests __HIP__ decides for HIP itself
+	src := "#if defined(USE_ROCM) || defined(__HIP__)\n#endif\n"
+	out, rep := trLines(t, src, Options{})
+	assert.Equal(t, src, out)
+	assert.Empty(t, rep.Conditionals)
+	// --cuda-macros keep: reported, left alone
+	out, rep = trLines(t, "#ifdef USE_ROCM\n#endif\n", Options{CUDAMacros: MacrosKeep})
+	assert.Equal(t, "#ifdef USE_ROCM\n#endif\n", out)
+	require.Len(t, rep.Conditionals, 1)
+	assert.Contains(t, rep.Conditionals[0].Msg, "ROCm switch holds only where its build defines it")
+	// the project's own switch, and none
+	out, _ = trLines(t, "#ifdef MYPROJ_HIP\n#endif\n#ifdef USE_ROCM\n#endif\n", Options{ROCmSwitches: []string{"MYPROJ_HIP"}})
+	assert.Equal(t, "#if defined(MYPROJ_HIP) || defined(__HIP__)\n#endif\n#ifdef USE_ROCM\n#endif\n", out)
+	out, rep = trLines(t, "#ifdef USE_ROCM\n#endif\n", Options{ROCmSwitches: []string{}})
+	assert.Equal(t, "#ifdef USE_ROCM\n#endif\n", out)
+	assert.Empty(t, rep.Conditionals)
+	// a switch's name inside a word or a comment is not a switch
+	out, _ = trLines(t, "#ifdef USE_ROCM_X /* USE_ROCM */\n#endif\n", Options{})
+	assert.Equal(t, "#ifdef USE_ROCM_X /* USE_ROCM */\n#endif\n", out)
+}
+
+func TestParseROCmSwitches(t *testing.T) {
+	got, err := ParseROCmSwitches(nil)
+	require.NoError(t, err)
+	assert.Nil(t, got, "no flag: the defaults")
+	got, err = ParseROCmSwitches([]string{"none"})
+	require.NoError(t, err)
+	assert.NotNil(t, got)
+	assert.Empty(t, got)
+	got, err = ParseROCmSwitches([]string{"A_1", "_B"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"A_1", "_B"}, got)
+	for _, bad := range []string{"", "1A", "a-b", "a b"} {
+		_, err := ParseROCmSwitches([]string{bad})
+		assert.Error(t, err, bad)
+	}
+}

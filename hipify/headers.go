@@ -141,6 +141,14 @@ func headerNote(name string) (kind, why string, ok bool) {
 
 // mapHeader returns the HIP header for a CUDA header name and whether there is one.
 func mapHeader(name string, o *Options) (string, bool) {
+	if name == "hip/hip_bf16.h" {
+		// a project's own ROCm branch (#ifdef USE_ROCM): HIP before 6.0
+		// has hip_bfloat16.h, and the compat header the rest of the API
+		if !o.HIPVersion.IsZero() && o.HIPVersion.Less(Version{Major: 6}) {
+			return "hip/hip_bfloat16.h", true
+		}
+		return "", false
+	}
 	h, ok := headers[name]
 	if !ok && strings.HasPrefix(name, "cub/") {
 		h, ok = header{hip: "hipcub/hipcub.hpp"}, true // hipcub.hpp has all of CUB

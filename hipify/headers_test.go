@@ -86,3 +86,39 @@ func TestUnmappedAndFalsePositiveNames(t *testing.T) {
 	out, _ = trLines(t, "#define CUDART_CB\nint x = s.CUDART_CB;\n", Options{})
 	assert.Equal(t, "#define CUDART_CB\nint x = s.CUDART_CB;\n", out)
 }
+
+// A duplicate include is dropped only where the earlier one certainly came
+// first: the same header in an #if branch and its #else is included by
+// whichever branch is taken.
+func TestDuplicateIncludesPerBranch(t *testing.T) {
+	src := "#ifdef A\n#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_fp16.h>\n#else\n#include <cuda.h>\n#include <cuda_fp16.h>\n#endif\n" +
+		"#include <cuda_fp16.h>\n#include <cuda_runtime.h>\n"
+	out, _ := trLines(t, src, Options{})
+	assert.Equal(t, "#ifdef A\n#include <hip/hip_runtime.h>\n#include <hip/hip_fp16.h>\n\n#else\n#include <hip/hip_runtime.h>\n#include <hip/hip_fp16.h>\n#endif\n"+
+		"#include <hip/hip_fp16.h>\n#include <hip/hip_runtime.h>\n", out)
+	// once at file level, later ones anywhere are duplicates
+	out, _ = trLines(t, "#include <cuda_fp16.h>\n#if X\n#include <cuda_fp16.h>\n#endif\n", Options{})
+	assert.Equal(t, "#include <hip/hip_fp16.h>\n#if X\n\n#endif\n", out)
+	// branch numbers are not prefixes of each other (branch 1 vs 12)
+	var b branchPath
+	for i := 0; i < 12; i++ {
+		b.directive("#if")
+		b.directive("#endif")
+	}
+	b.directive("#if")
+	assert.Equal(t, ".13.", b.String())
+	assert.False(t, b.within(".1."))
+	assert.True(t, b.within("."))
+}
+
+// hip/hip_bf16.h in a project's own ROCm branch: HIP before 6.0 has
+// hip_bfloat16.h, and the compat header HIP 6's names.
+func TestHIPBF16HeaderOnOlderHIP(t *testing.T) {
+	src := "#include <hip/hip_bf16.h>\ntypedef __hip_bfloat16 bf;\n"
+	out, rep := trLines(t, src, Options{})
+	assert.Equal(t, "#define ROCMK_COMPAT_BF16 1\n#include \"rocmk_hip_compat.h\"\n#include <hip/hip_bfloat16.h>\ntypedef __hip_bfloat16 bf;\n", out)
+	assert.Equal(t, []string{"bf16"}, rep.Compat)
+	out, rep = trLines(t, src, Options{HIPVersion: Version{6, 2, 0}})
+	assert.Equal(t, src, out, "HIP 6 has it")
+	assert.False(t, rep.Changed)
+}

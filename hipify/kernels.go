@@ -36,7 +36,7 @@ var (
 	cudaOnly = []string{"__CUDA_ARCH__", "__CUDACC__", "__NVCC__", "CUDART_VERSION", "CUDA_VERSION", "__CUDACC_VER_MAJOR__",
 		"__CUDACC_VER_MINOR__", "__CUDACC_VER_BUILD__", "__CUDACC_RTC__", "__CUDACC_RDC__", "__CUDA_ARCH_LIST__"}
 	hipOnly = []string{"__HIPCC__", "__HIP__", "__HIP_DEVICE_COMPILE__", "__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__",
-		"__HIPCC_RTC__", "ROCMK_CUDA_ARCH", "USE_ROCM"}
+		"__HIPCC_RTC__", "ROCMK_CUDA_ARCH", "USE_ROCM", "GGML_USE_HIP", "GGML_USE_HIPBLAS"}
 )
 
 // CUDAConfig is nvcc's device pass for arch (800 for sm_80), or its host

@@ -2,6 +2,7 @@ package hipify
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 )
 
@@ -66,11 +67,15 @@ func (t *translator) findTemplateKernels() {
 func (t *translator) translateTokens() {
 	haveRuntime := false
 	runtimeIncludes := 0
-	emitted := map[string]bool{}
+	emitted := map[string]string{} // header -> the branch it was emitted in (see branchPath)
+	var branches branchPath
 	hazards := !t.opt.NoHazards
 	// first pass: includes, to know whether hip_runtime.h is already there
 	for i := 0; i < len(t.toks); i++ {
 		tk := &t.toks[i]
+		if tk.kind == HASH && !tk.skip {
+			branches.directive(tk.lit)
+		}
 		if tk.kind != HASH || tk.lit != "#include" || tk.skip {
 			continue
 		}
@@ -101,6 +106,9 @@ func (t *translator) translateTokens() {
 		if name == hipRuntimeH {
 			runtimeIncludes++
 			haveRuntime = true
+			if _, ok := emitted[hipRuntimeH]; !ok {
+				emitted[hipRuntimeH] = branches.String()
+			}
 			t.anchorAfter(end)
 			continue
 		}
@@ -131,12 +139,12 @@ func (t *translator) translateTokens() {
 			ls := tk.pos.Offset - (tk.pos.Column - 1)
 			t.fixed = append(t.fixed, edit{start: ls, end: ls, text: "#include <" + hipRuntimeH + ">\n"})
 			haveRuntime = true
-			emitted[hipRuntimeH] = true
+			emitted[hipRuntimeH] = branches.String()
 			if t.anchor < 0 {
 				t.anchor, t.anchorNL = ls, false
 			}
 		}
-		if mapped == hipRuntimeH && haveRuntime || mapped == "" || emitted[mapped] {
+		if at, ok := emitted[mapped]; mapped == "" || ok && branches.within(at) {
 			// drop the duplicate (or header-less) include, keep the line
 			t.addEdit(tk.pos.Offset, t.endOf(end), "")
 		} else {
@@ -145,7 +153,9 @@ func (t *translator) translateTokens() {
 				t.anchorAfter(end)
 			}
 			haveRuntime = haveRuntime || mapped == hipRuntimeH
-			emitted[mapped] = true
+			if _, ok := emitted[mapped]; !ok {
+				emitted[mapped] = branches.String()
+			}
 		}
 		t.rep.Replaced["include"]++
 	}
@@ -704,3 +714,43 @@ func (t *translator) kernelNameStart(i int) int {
 		j = pp
 	}
 }
+
+// branchPath is where a line is in the file's #if structure: one number
+// per open conditional, a new one for each of its branches. An include
+// is a duplicate of an earlier one only when the earlier one's branch
+// encloses it: the same header in an #if and its #else is included by
+// whichever branch is taken, so neither is dropped.
+type branchPath struct {
+	open []int
+	next int
+}
+
+func (b *branchPath) directive(d string) {
+	switch d {
+	case "#if", "#ifdef", "#ifndef":
+		b.next++
+		b.open = append(b.open, b.next)
+	case "#elif", "#else", "#elifdef", "#elifndef":
+		if n := len(b.open); n > 0 {
+			b.next++
+			b.open[n-1] = b.next
+		}
+	case "#endif":
+		if n := len(b.open); n > 0 {
+			b.open = b.open[:n-1]
+		}
+	}
+}
+
+func (b *branchPath) String() string {
+	var s strings.Builder
+	s.WriteByte('.')
+	for _, n := range b.open {
+		s.WriteString(strconv.Itoa(n))
+		s.WriteByte('.')
+	}
+	return s.String()
+}
+
+// within reports whether the current branch is at, or inside, branch at.
+func (b *branchPath) within(at string) bool { return strings.HasPrefix(b.String(), at) }

@@ -41,6 +41,10 @@ type Options struct {
 	// CUDAVersion is the CUDA toolkit version tests are evaluated as
 	// (--cuda-version; zero: DefaultCUDAVersion).
 	CUDAVersion Version
+	// ROCmSwitches are the project macros whose #if branches are the code
+	// written for ROCm (nil: DefaultROCmSwitches; empty: none). Under
+	// CUDAMacros' map they are taken as defined in HIP code.
+	ROCmSwitches []string
 
 	// NoCompat never uses rocmk's compatibility header: what the target HIP
 	// lacks is reported as unsupported (--no-compat).

@@ -419,6 +419,8 @@ struct __attribute__((aligned(4))) __hip_bfloat162 {
   __hip_bfloat162() = default;
   __host__ __device__ __hip_bfloat162(hip_bfloat16 a, hip_bfloat16 b) : x(a), y(b) {}
 };
+// HIP 6's name for the scalar (a project's own ROCm branch uses it).
+typedef hip_bfloat16 __hip_bfloat16;
 typedef struct { unsigned short x; } __hip_bfloat16_raw;
 typedef struct { unsigned short x, y; } __hip_bfloat162_raw;
 
