@@ -257,3 +257,52 @@ extern "C" __global__ void k(const uint16_t* x, float* y, const bf16_t* b) { y[0
 		}
 	}
 }
+
+// PTX behind a conditional with a portable #else (an arch test, a feature
+// macro) compiles for AMD after translation: HIP takes the #else.
+func TestPTXFallbackCompilesForAMD(t *testing.T) {
+	hipcc := hipccOrSkip(t)
+	src := `#include <cuda_runtime.h>
+__device__ float fast_tanh(float x) {
+#if (__CUDACC_VER_MAJOR__ >= 11) && (__CUDA_ARCH__ >= 750)
+  float y;
+  asm volatile("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+#else
+  return tanhf(x);
+#endif
+}
+#if __CUDA_ARCH__ >= 800
+#define CP_ASYNC_ENABLED
+#endif
+__device__ void load_128b(float4* smem, const float4* gmem) {
+#ifdef CP_ASYNC_ENABLED
+  unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(16));
+#else
+  *smem = *gmem;
+#endif
+}
+extern "C" __global__ void k(const float4* g, float* y) {
+  __shared__ float4 s[64];
+  load_128b(&s[threadIdx.x], &g[threadIdx.x]);
+  __syncthreads();
+  y[threadIdx.x] = fast_tanh(s[threadIdx.x].x);
+}
+`
+	dir := t.TempDir()
+	out, rep, err := Translate("k.cu", []byte(src), Options{HIPVersion: v52})
+	require.NoError(t, err)
+	var fallbacks int
+	for _, d := range rep.Conditionals {
+		if d.Code == "ptx-fallback" {
+			fallbacks++
+		}
+	}
+	assert.Equal(t, 2, fallbacks)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, CompatHeaderName), compatHeader, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "k.hip"), out, 0o644))
+	msg, err := exec.Command(hipcc, "-x", "hip", "--offload-arch=gfx90a", "--offload-arch=gfx1030", "-std=c++17", "--genco", "-I", dir,
+		filepath.Join(dir, "k.hip"), "-o", filepath.Join(dir, "k.hsaco")).CombinedOutput()
+	require.NoError(t, err, "%s\n%s", out, msg)
+}

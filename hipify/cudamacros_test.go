@@ -222,3 +222,62 @@ func TestParseROCmSwitches(t *testing.T) {
 		assert.Error(t, err, bad)
 	}
 }
+
+// A branch holding inline PTX, in a conditional that ends in a real #else,
+// is not taken in HIP code; a trap-only #else, or none, keeps the PTX.
+func TestPTXBranchesTakeTheFallback(t *testing.T) {
+	const asm = "asm volatile(\"mov.b32 %0, %0;\" : \"+r\"(a));\n"
+	for _, c := range []struct{ name, in, want string }{
+		{"ifdef", "#ifdef CP\n" + asm + "#else\na = 1;\n#endif\n", "#if defined(CP) && !defined(__HIP__)\n" + asm + "#else\na = 1;\n#endif\n"},
+		{"ifndef", "#ifndef NO_PTX\n" + asm + "#else\na = 1;\n#endif\n", "#if !defined(NO_PTX) && !defined(__HIP__)\n" + asm + "#else\na = 1;\n#endif\n"},
+		{"if and elif", "#if A > 1\n" + asm + "#elif B\n" + asm + "#elif C\na = 2;\n#else\na = 1;\n#endif\n",
+			"#if (A > 1) && !defined(__HIP__)\n" + asm + "#elif (B) && !defined(__HIP__)\n" + asm + "#elif C\na = 2;\n#else\na = 1;\n#endif\n"},
+		{"arch test mapped first", "#if __CUDA_ARCH__ >= 750 // tensor cores\n" + asm + "#else\na = 1;\n#endif\n",
+			"#if (defined(__HIP_DEVICE_COMPILE__) /* __CUDA_ARCH__ >= 750 */) && !defined(__HIP__) // tensor cores\n" + asm + "#else\na = 1;\n#endif\n"},
+		{"nested, no inner fallback", "#if OUTER\n#if INNER\n" + asm + "#endif\n#else\na = 1;\n#endif\n",
+			"#if (OUTER) && !defined(__HIP__)\n#if INNER\n" + asm + "#endif\n#else\na = 1;\n#endif\n"},
+		{"trap-only else", "#ifdef MMA\n" + asm + "#else\nNO_DEVICE_CODE;\n#endif\n", ""},
+		{"else traps", "#ifdef MMA\n" + asm + "#else\n__trap();\n#endif\n", ""},
+		{"error else", "#ifdef MMA\n" + asm + "#else\n#error no mma\n#endif\n", ""},
+		{"no else", "#ifdef MMA\n" + asm + "#endif\n", ""},
+		{"PTX in the else", "#ifdef SLOW\na = 1;\n#else\n" + asm + "#endif\n", ""},
+		{"decides for HIP itself", "#if defined(USE_ROCM)\nasm volatile(\"v_mov_b32 %0, %0\" : \"+v\"(a));\n#else\n" + asm + "#endif\n",
+			"#if (defined(USE_ROCM) || defined(__HIP__))\nasm volatile(\"v_mov_b32 %0, %0\" : \"+v\"(a));\n#else\n" + asm + "#endif\n"},
+	} {
+		out, rep := trLines(t, c.in, Options{NoCompat: true})
+		want := c.want
+		if want == "" {
+			want = c.in
+		}
+		assert.Equal(t, want, out, c.name)
+		var fallbacks, asmHazards int
+		for _, d := range rep.Conditionals {
+			if d.Code == "ptx-fallback" {
+				fallbacks++
+			}
+		}
+		for _, d := range rep.Hazards {
+			if d.Code == "inline-asm" {
+				asmHazards++
+			}
+		}
+		if c.want == "" || c.name == "decides for HIP itself" {
+			assert.Zero(t, fallbacks, c.name)
+			assert.NotZero(t, asmHazards, "%s: the PTX HIP still compiles is reported", c.name)
+		} else {
+			assert.NotZero(t, fallbacks, c.name)
+			assert.Zero(t, asmHazards, "%s: PTX HIP no longer compiles is no hazard", c.name)
+		}
+		again, rep2 := trLines(t, out, Options{NoCompat: true})
+		assert.Equal(t, out, again, "idempotent: %s", c.name)
+		for _, d := range rep2.Conditionals {
+			assert.NotEqual(t, "ptx-fallback", d.Code, c.name)
+		}
+	}
+	_, rep := trLines(t, "\n#ifdef CP\n"+asm+"#else\na = 1;\n#endif\n", Options{})
+	var msgs []string
+	for _, d := range rep.Conditionals {
+		msgs = append(msgs, d.String())
+	}
+	assert.Contains(t, msgs, "t.cu:2:1: conditional: `#ifdef CP` -> `#if defined(CP) && !defined(__HIP__)`: the branch has inline PTX (line 3), which HIP cannot compile; HIP takes the #else at line 4")
+}

@@ -203,6 +203,7 @@ func Translate(name string, src []byte, opt Options) ([]byte, *Report, error) {
 	tr.cudaMacros()
 	tr.findTemplateKernels()
 	tr.translateTokens()
+	tr.ptxFallbacks()
 	out := tr.apply()
 	rep.Lines = bytes.Count(src, []byte{'\n'})
 	if len(src) > 0 && src[len(src)-1] != '\n' {

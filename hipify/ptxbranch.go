@@ -1,0 +1,208 @@
+package hipify
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Inline PTX behind a conditional with a portable fallback:
+//
+//	#if __CUDA_ARCH__ >= 750            #ifdef CP_ASYNC_ENABLED
+//	  asm("tanh.approx.f32 ...");          asm("cp.async.cg.shared.global ...");
+//	#else                               #else
+//	  return tanhf(x);                     *(uint4*)smem = *(uint4*)gmem;
+//	#endif                              #endif
+//
+// clang cannot compile PTX for AMD, so a branch holding it is a certain
+// compile error under HIP. When the conditional ends in an #else that is
+// real code, HIP takes that #else instead: each branch with PTX gets
+// `&& !defined(__HIP__)` (reported), and nvcc, HIP's NVIDIA path, keeps
+// the PTX. An #else that only traps (__trap, NO_DEVICE_CODE, assert,
+// #error...) is no fallback, and a conditional without #else has none:
+// those keep the PTX and its compile error, as a loud failure beats a
+// kernel that traps or computes nothing. A conditional that tests HIP
+// itself (__HIP__, __HIP_PLATFORM_AMD__, a ROCm switch) already decides.
+// PTX that a conditional could not route around counts for the branch
+// around it, so an outer conditional with a fallback can.
+
+type ptxBranch struct {
+	hash int    // the directive's HASH token
+	dir  string // "#if", "#elifdef", "#else"...
+	asm  []int  // the asm tokens in the branch (nested ones included)
+	trap bool   // the branch only traps (see trapNames)
+}
+
+type ptxGroup struct {
+	branches []*ptxBranch
+	decided  bool // a directive of the group tests HIP itself
+}
+
+// trapNames mark a branch that is no fallback: it stops the kernel, or the
+// build, instead of computing what the PTX computes.
+var trapNames = map[string]bool{
+	"__trap": true, "__builtin_trap": true, "__builtin_unreachable": true, "abort": true,
+	"assert": true, "__assert_fail": true, "NO_DEVICE_CODE": true, "static_assert": true,
+}
+
+func isTrapName(s string) bool {
+	return trapNames[s] || strings.Contains(s, "NO_DEVICE_CODE") || strings.Contains(s, "UNREACHABLE")
+}
+
+// hipDeciders are the names by which a conditional tests for HIP.
+var hipDeciders = map[string]bool{hipLanguage: true, "__HIP_PLATFORM_AMD__": true, "__HIP_PLATFORM_HCC__": true}
+
+// ptxFallbacks routes HIP around inline PTX where a fallback exists. It
+// runs last, over the edits of the other passes.
+func (t *translator) ptxFallbacks() {
+	var stack []*ptxGroup
+	cur := func() *ptxBranch {
+		if len(stack) == 0 {
+			return nil
+		}
+		g := stack[len(stack)-1]
+		return g.branches[len(g.branches)-1]
+	}
+	t.sortEdits()
+	for i := 0; i < len(t.toks); i++ {
+		tk := &t.toks[i]
+		if tk.skip {
+			continue
+		}
+		if tk.kind == HASH {
+			switch tk.lit {
+			case "#if", "#ifdef", "#ifndef":
+				stack = append(stack, &ptxGroup{branches: []*ptxBranch{{hash: i, dir: tk.lit}}})
+			case "#elif", "#elifdef", "#elifndef", "#else":
+				if len(stack) > 0 {
+					g := stack[len(stack)-1]
+					g.branches = append(g.branches, &ptxBranch{hash: i, dir: tk.lit})
+				}
+			case "#endif":
+				if len(stack) > 0 {
+					g := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					if left := t.routePTX(g); len(left) > 0 && cur() != nil {
+						cur().asm = append(cur().asm, left...)
+					}
+				}
+				continue
+			case "#error":
+				if b := cur(); b != nil {
+					b.trap = true
+				}
+			}
+			if len(stack) > 0 && (strings.HasPrefix(tk.lit, "#if") || strings.HasPrefix(tk.lit, "#el")) {
+				t.markDecided(stack[len(stack)-1], i)
+			}
+			continue
+		}
+		b := cur()
+		if b == nil || tk.kind != IDENT {
+			continue
+		}
+		switch {
+		case tk.lit == "asm" || tk.lit == "__asm__" || tk.lit == "__asm":
+			n := t.next(i)
+			if n < len(t.toks) && (t.isPunct(n, "(") || t.toks[n].lit == "volatile" || t.toks[n].lit == "__volatile__") {
+				b.asm = append(b.asm, i)
+			}
+		case isTrapName(tk.lit):
+			b.trap = true
+		}
+	}
+}
+
+// markDecided notes a directive at h that tests HIP itself.
+func (t *translator) markDecided(g *ptxGroup, h int) {
+	switches := DefaultROCmSwitches
+	if t.opt.ROCmSwitches != nil {
+		switches = t.opt.ROCmSwitches
+	}
+	for j := h + 1; j < len(t.toks) && t.toks[j].kind != PPEND; j++ {
+		if lit := t.toks[j].lit; t.toks[j].kind == IDENT && (hipDeciders[lit] || slices.Contains(switches, lit)) {
+			g.decided = true
+		}
+	}
+}
+
+// routePTX rewrites a closed group's branches that hold PTX when it ends
+// in a real #else; otherwise it returns the PTX tokens, for the branch
+// around it.
+func (t *translator) routePTX(g *ptxGroup) []int {
+	if g.decided {
+		return nil
+	}
+	var asm []int
+	for _, b := range g.branches {
+		asm = append(asm, b.asm...)
+	}
+	if len(asm) == 0 {
+		return nil
+	}
+	last := g.branches[len(g.branches)-1]
+	if last.dir != "#else" || len(last.asm) > 0 || last.trap {
+		return asm
+	}
+	for _, b := range g.branches[:len(g.branches)-1] {
+		if len(b.asm) > 0 {
+			t.notOnHIP(b, last)
+		}
+	}
+	t.dropPTXHazards(asm)
+	return nil
+}
+
+// notOnHIP adds `&& !defined(__HIP__)` to the condition of b's directive,
+// as the other passes left it.
+func (t *translator) notOnHIP(b, fallback *ptxBranch) {
+	h := b.hash
+	last := -1
+	for j := h + 1; j < len(t.toks) && t.toks[j].kind != PPEND; j++ {
+		if t.toks[j].kind != COMMENT {
+			last = j
+		}
+	}
+	if last < 0 {
+		return
+	}
+	start, end := t.toks[h].pos.Offset, t.endOf(last)
+	orig := string(t.src[start:end])
+	text := strings.TrimLeft(strings.TrimPrefix(t.render(start, end), "#"), " \t")
+	kw := text
+	if n := strings.IndexAny(text, " \t(!"); n >= 0 {
+		kw = text[:n]
+	}
+	cond := strings.TrimSpace(text[len(kw):])
+	var out string
+	switch kw {
+	case "if", "elif":
+		out = "#" + kw + " (" + cond + ")"
+	case "ifdef", "elifdef":
+		out = "#" + strings.TrimSuffix(kw, "def") + " defined(" + cond + ")"
+	case "ifndef", "elifndef":
+		out = "#" + strings.TrimSuffix(kw, "ndef") + " !defined(" + cond + ")"
+	default:
+		return
+	}
+	out += " && !defined(" + hipLanguage + ")"
+	t.addOuter(start, end, out)
+	t.diag(t.toks[h].pos, SevConditional, "ptx-fallback", "", "`"+orig+"` -> `"+out+"`: the branch has inline PTX (line "+
+		strconv.Itoa(t.position(t.toks[b.asm[0]].pos).Line)+"), which HIP cannot compile; HIP takes the #else at line "+
+		strconv.Itoa(t.position(t.toks[fallback.hash].pos).Line))
+}
+
+// dropPTXHazards removes the inline-asm hazards of PTX that HIP no longer compiles.
+func (t *translator) dropPTXHazards(asm []int) {
+	at := map[int]bool{}
+	for _, i := range asm {
+		at[t.toks[i].pos.Offset] = true
+	}
+	kept := t.rep.Hazards[:0]
+	for _, d := range t.rep.Hazards {
+		if d.Code != "inline-asm" || !at[d.Pos.Offset] {
+			kept = append(kept, d)
+		}
+	}
+	t.rep.Hazards = kept
+}
