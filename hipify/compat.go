@@ -106,6 +106,7 @@ var compatPieces = []*compatPiece{
 		"__cvta_generic_to_shared", "__cvta_shared_to_generic", "__cvta_generic_to_global", "__cvta_global_to_generic",
 		"__cvta_generic_to_constant", "__cvta_constant_to_generic", "__cvta_generic_to_local", "__cvta_local_to_generic")},
 	{name: "ldg", macro: "ROCMK_COMPAT_LDG", with: []string{"ushort4"}, idents: names(Version{}, "__ldg")},
+	{name: "ptx", macro: "ROCMK_COMPAT_PTX", idents: names(Version{}, ptxFuncs...)},
 }
 
 func mergeNames(ms ...map[string]Version) map[string]Version {

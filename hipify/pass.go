@@ -210,6 +210,7 @@ func (t *translator) translateTokens() {
 		}
 		t.flushOuter()
 	}
+	t.translatePTX()
 	t.placeCompat()
 }
 

@@ -102,7 +102,7 @@ func (t *translator) ptxFallbacks() {
 			continue
 		}
 		switch {
-		case tk.lit == "asm" || tk.lit == "__asm__" || tk.lit == "__asm":
+		case (tk.lit == "asm" || tk.lit == "__asm__" || tk.lit == "__asm") && !t.ptxTranslated[i]:
 			n := t.next(i)
 			if n < len(t.toks) && (t.isPunct(n, "(") || t.toks[n].lit == "volatile" || t.toks[n].lit == "__volatile__") {
 				b.asm = append(b.asm, i)

@@ -157,6 +157,8 @@ type translator struct {
 	rep    *Report
 	serrs  ErrorList
 	seenHz map[string]bool
+	// ptxTranslated are the asm tokens translatePTX replaced
+	ptxTranslated map[int]bool
 	perms  []pendingPerm
 	fixed  []edit // insertions that never become part of an enclosing edit (the hip_runtime.h include)
 	outer  []edit // enclosing edits of the current phase (see flushOuter)

@@ -23,6 +23,7 @@
 //   ROCMK_COMPAT_REDUCE      __reduce_{add,min,max,and,or,xor}_sync (per 32-lane group)
 //   ROCMK_COMPAT_CVTA        __cvta_generic_to_shared and the other address conversions
 //   ROCMK_COMPAT_LDG         __ldg overloads HIP lacks (ushort4)
+//   ROCMK_COMPAT_PTX         rocmk_ptx_*: single PTX instructions that inline asm used
 //
 // Every function follows CUDA's documented semantics. The implementations
 // (rocmk_*) are plain C++ on bit patterns, so the same code compiles with
@@ -887,3 +888,74 @@ static inline __device__ void *__cvta_local_to_generic(size_t a) {
 static inline __device__ ushort4 __ldg(const ushort4 *p) { return *p; }
 #endif
 #endif  // AMD
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_PTX: what `rocmk hipify` writes for single-instruction
+// inline PTX (asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)) becomes
+// y = rocmk_ptx_ex2_approx_f32(x)), on every platform: each function has the
+// instruction's semantics, approximations computed exactly; f16 operands are
+// their bits, as the asm's "h" (16-bit) and "r" (f16x2) registers hold them.
+// testdata/hipify/compat/compat_vs_cuda.cu (group ptx) compares each with
+// the PTX instruction on an NVIDIA GPU.
+#if defined(ROCMK_COMPAT_PTX) && !defined(ROCMK_COMPAT_PTX_DONE)
+#define ROCMK_COMPAT_PTX_DONE 1
+#ifndef ROCMK_PTX_SHFL_XOR32
+#if defined(__HIP_PLATFORM_NVIDIA__) || defined(__CUDACC__) && !defined(__HIP__)
+#define ROCMK_PTX_SHFL_XOR32(v, m) __shfl_xor_sync(0xffffffffu, (v), (m), 32)
+#else
+#define ROCMK_PTX_SHFL_XOR32(v, m) __shfl_xor((v), (m), 32)
+#endif
+#endif
+static inline __device__ float rocmk_ptx_ex2_approx_f32(float x) { return exp2f(x); }
+static inline __device__ float rocmk_ptx_lg2_approx_f32(float x) { return log2f(x); }
+static inline __device__ float rocmk_ptx_rcp_approx_f32(float x) { return 1.0f / x; }
+static inline __device__ float rocmk_ptx_rsqrt_approx_f32(float x) { return 1.0f / sqrtf(x); }
+static inline __device__ float rocmk_ptx_sqrt_approx_f32(float x) { return sqrtf(x); }
+static inline __device__ float rocmk_ptx_sin_approx_f32(float x) { return sinf(x); }
+static inline __device__ float rocmk_ptx_cos_approx_f32(float x) { return cosf(x); }
+static inline __device__ float rocmk_ptx_tanh_approx_f32(float x) { return tanhf(x); }
+static inline __device__ float rocmk_ptx_cvt_f32_f16(unsigned short h) { return __half2float(__ushort_as_half(h)); }
+static inline __device__ unsigned short rocmk_ptx_cvt_rn_f16_f32(float f) { return __half_as_ushort(__float2half_rn(f)); }
+// cvt.rn.f16x2.f32 d, a, b: a to the upper half, b to the lower
+static inline __device__ unsigned int rocmk_ptx_cvt_rn_f16x2_f32(float a, float b) {
+  return (unsigned int)rocmk_ptx_cvt_rn_f16_f32(b) | (unsigned int)rocmk_ptx_cvt_rn_f16_f32(a) << 16;
+}
+static inline __device__ unsigned short rocmk_ptx_ex2_approx_f16(unsigned short h) {
+  return rocmk_ptx_cvt_rn_f16_f32(exp2f(rocmk_ptx_cvt_f32_f16(h)));
+}
+static inline __device__ unsigned short rocmk_ptx_tanh_approx_f16(unsigned short h) {
+  return rocmk_ptx_cvt_rn_f16_f32(tanhf(rocmk_ptx_cvt_f32_f16(h)));
+}
+static inline __device__ unsigned int rocmk_ptx_ex2_approx_f16x2(unsigned int x) {
+  return (unsigned int)rocmk_ptx_ex2_approx_f16((unsigned short)x) | (unsigned int)rocmk_ptx_ex2_approx_f16((unsigned short)(x >> 16)) << 16;
+}
+static inline __device__ unsigned int rocmk_ptx_tanh_approx_f16x2(unsigned int x) {
+  return (unsigned int)rocmk_ptx_tanh_approx_f16((unsigned short)x) | (unsigned int)rocmk_ptx_tanh_approx_f16((unsigned short)(x >> 16)) << 16;
+}
+// mov.b32 d, {lo, hi} and mov.b32 {lo, hi}, d: the first element is the low half
+static inline __device__ unsigned int rocmk_ptx_mov_b32_pack(unsigned short lo, unsigned short hi) {
+  return (unsigned int)lo | (unsigned int)hi << 16;
+}
+template <class T>
+static inline __device__ void rocmk_ptx_mov_b32_unpack(unsigned int v, T *lo, T *hi) {
+  *lo = (T)(unsigned short)v;
+  *hi = (T)(unsigned short)(v >> 16);
+}
+// shfl.sync.bfly.b32 d, a, lanemask, 0x1f, membermask: a butterfly within
+// each 32-lane group (the member mask is HIP's whole wavefront, as hipify's
+// *_sync translation); other clamp values trap.
+template <class T>
+static inline __device__ T rocmk_ptx_shfl_sync_bfly_b32(T a, int lanemask, int clamp, unsigned int membermask) {
+  (void)membermask;
+  if (clamp != 0x1f) __builtin_trap();
+  return ROCMK_PTX_SHFL_XOR32(a, lanemask);
+}
+// No dependent launches, no asynchronous copies left to wait for, and a
+// prefetch is a hint: nothing to do.
+static inline __device__ void rocmk_ptx_griddepcontrol_wait() {}
+static inline __device__ void rocmk_ptx_griddepcontrol_launch_dependents() {}
+static inline __device__ void rocmk_ptx_cp_async_commit_group() {}
+static inline __device__ void rocmk_ptx_cp_async_wait_all() {}
+static inline __device__ void rocmk_ptx_cp_async_wait_group(int) {}
+static inline __device__ void rocmk_ptx_prefetch_global_L2(const void *) {}
+#endif  // ROCMK_COMPAT_PTX

@@ -6,7 +6,7 @@
 // hashed random inputs elsewhere. Build and run: run-h100.sh [GROUP...].
 //
 // Tests come in groups (simd dp hmaxmin f2bf d2bf bfarith bffma fp8 fp8d
-// reduce); -DT_<GROUP> compiles only the groups named (none: all), so a run
+// reduce ptx); -DT_<GROUP> compiles only the groups named (none: all), so a run
 // of a few groups compiles and finishes sooner. Each result line is printed
 // (and flushed) as its test ends, with its time.
 //
@@ -18,7 +18,8 @@
 #include <chrono>
 
 #if !defined(T_SIMD) && !defined(T_DP) && !defined(T_HMAXMIN) && !defined(T_F2BF) && !defined(T_D2BF) && \
-    !defined(T_BFARITH) && !defined(T_BFFMA) && !defined(T_FP8) && !defined(T_FP8D) && !defined(T_REDUCE)
+    !defined(T_BFARITH) && !defined(T_BFFMA) && !defined(T_FP8) && !defined(T_FP8D) && !defined(T_REDUCE) && \
+    !defined(T_PTX)
 #define T_SIMD 1
 #define T_DP 1
 #define T_HMAXMIN 1
@@ -29,6 +30,7 @@
 #define T_FP8 1
 #define T_FP8D 1
 #define T_REDUCE 1
+#define T_PTX 1
 #endif
 
 #define ROCMK_COMPAT_VSIMD 1
@@ -37,6 +39,7 @@
 #define ROCMK_COMPAT_FP8 1
 #define ROCMK_COMPAT_DP4A 1
 #define ROCMK_COMPAT_REDUCE 1
+#define ROCMK_COMPAT_PTX 1
 
 #ifdef __HIPCC__
 #include "rocmk_hip_compat.h"
@@ -286,6 +289,127 @@ __global__ void t_reduce(Result *r, u64 count) {
 
 #endif
 
+#ifdef T_PTX
+// ---- single PTX instructions (hipify's ptx piece) against the instruction
+// itself. Exact ones bit for bit; approximations within what PTX documents
+// for the instruction (rocmk computes them exactly), recorded as mismatches
+// only outside it. On ROCm the "PTX" side is rocmk's (a syntax check).
+#ifdef __HIPCC__
+#define PTX_F(op, fn, y, x) y = fn(x)
+#define PTX_H(op, fn, y, x) y = fn(x)
+#define PTX_R(op, fn, y, x) y = fn(x)
+#define PTX_HF(op, fn, y, x) y = fn(x)
+#define PTX_FH(op, fn, y, x) y = fn(x)
+#else
+#define PTX_F(op, fn, y, x) asm(op " %0, %1;" : "=f"(y) : "f"(x))
+#define PTX_H(op, fn, y, x) asm(op " %0, %1;" : "=h"(y) : "h"(x))
+#define PTX_R(op, fn, y, x) asm(op " %0, %1;" : "=r"(y) : "r"(x))
+#define PTX_HF(op, fn, y, x) asm(op " %0, %1;" : "=h"(y) : "f"(x))
+#define PTX_FH(op, fn, y, x) asm(op " %0, %1;" : "=f"(y) : "h"(x))
+#endif
+__device__ inline unsigned fbits(float f) { return __float_as_uint(f); }
+// |got - want| <= rel * max(1, |want|); NaN matches NaN; flushed subnormals match 0
+__device__ inline bool near(float got, float want, float rel) {
+  if (got != got || want != want) return got != got && want != want;
+  if (got == want) return true;
+  if (fabsf(want) < 1.2e-38f && fabsf(got) < 1.2e-38f) return true;
+  return fabsf(got - want) <= rel * fmaxf(1.0f, fabsf(want));
+}
+// half results: within ulps of each other (same sign), or both NaN
+__device__ inline bool nearh(unsigned short got, unsigned short want, int ulps) {
+  bool gn = (got & 0x7c00) == 0x7c00 && (got & 0x3ff), wn = (want & 0x7c00) == 0x7c00 && (want & 0x3ff);
+  if (gn || wn) return gn && wn;
+  if ((got ^ want) & 0x8000) return ((got | want) & 0x7fff) == 0;
+  int d = (int)(got & 0x7fff) - (int)(want & 0x7fff);
+  return d <= ulps && d >= -ulps;
+}
+#define PTXF(name, op, fn, lo, hi, rel)                                                       \
+  __global__ void t_ptx_##name(Result *r, u64 count) {                                      \
+    for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) { \
+      float x = lo + (hi - lo) * (float)((double)(mix(i) >> 11) * (1.0 / 9007199254740992.0)); \
+      if (i < 8) x = i == 0 ? 0.0f : i == 1 ? -0.0f : i == 2 ? 1.0f : i == 3 ? lo : hi;        \
+      float want, got = fn(x);                                                               \
+      PTX_F(op, fn, want, x);                                                                \
+      record(r, fbits(x), 0, 0, near(got, want, rel) ? fbits(want) : fbits(got), fbits(want)); \
+    }                                                                                        \
+  }
+PTXF(ex2, "ex2.approx.ftz.f32", rocmk_ptx_ex2_approx_f32, -130.0f, 128.0f, 1e-6f)
+PTXF(lg2, "lg2.approx.ftz.f32", rocmk_ptx_lg2_approx_f32, 1e-30f, 1e30f, 1e-6f)
+PTXF(rcp, "rcp.approx.ftz.f32", rocmk_ptx_rcp_approx_f32, -1e30f, 1e30f, 1e-6f)
+PTXF(rsqrt, "rsqrt.approx.ftz.f32", rocmk_ptx_rsqrt_approx_f32, 1e-30f, 1e30f, 1e-6f)
+PTXF(sqrt, "sqrt.approx.ftz.f32", rocmk_ptx_sqrt_approx_f32, 0.0f, 1e30f, 1e-6f)
+PTXF(sin, "sin.approx.ftz.f32", rocmk_ptx_sin_approx_f32, -314.0f, 314.0f, 1e-6f)
+PTXF(cos, "cos.approx.ftz.f32", rocmk_ptx_cos_approx_f32, -314.0f, 314.0f, 1e-6f)
+PTXF(tanh, "tanh.approx.f32", rocmk_ptx_tanh_approx_f32, -20.0f, 20.0f, 1e-3f)
+#undef PTXF
+// every half: cvt.f32.f16 exact, ex2/tanh.approx.f16 within 1 ulp
+__global__ void t_ptx_f16(Result *r, u64 count) {
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
+    unsigned short h = (unsigned short)i, hy;
+    float f;
+    PTX_FH("cvt.f32.f16", rocmk_ptx_cvt_f32_f16, f, h);
+    float g = rocmk_ptx_cvt_f32_f16(h);
+    record(r, h, 0, 0, (f != f && g != g) ? fbits(f) : fbits(g), fbits(f));
+    PTX_H("ex2.approx.f16", rocmk_ptx_ex2_approx_f16, hy, h);
+    unsigned short e = rocmk_ptx_ex2_approx_f16(h);
+    record(r, h, 0, 1, nearh(e, hy, 2) ? hy : e, hy);  // PTX: relative error 2^-9.9
+    PTX_H("tanh.approx.f16", rocmk_ptx_tanh_approx_f16, hy, h);
+    unsigned short th = rocmk_ptx_tanh_approx_f16(h);  // PTX: absolute error 2^-10.987
+    record(r, h, 0, 2, nearh(th, hy, 1) || near(rocmk_ptx_cvt_f32_f16(th), rocmk_ptx_cvt_f32_f16(hy), 1e-3f) ? hy : th, hy);
+  }
+}
+// float -> half (round to nearest even) on hashed floats, and the packing moves
+__global__ void t_ptx_cvt(Result *r, u64 count) {
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
+    u64 m = mix(i);
+    float a = __uint_as_float((unsigned)m), b = __uint_as_float((unsigned)(m >> 32));
+    if ((i & 3) == 0) a = (float)(int)(m & 0xffff) * 0.001f;  // finite values in half's range too
+    unsigned short ha;
+    PTX_HF("cvt.rn.f16.f32", rocmk_ptx_cvt_rn_f16_f32, ha, a);
+    record(r, fbits(a), 0, 0, rocmk_ptx_cvt_rn_f16_f32(a), ha);
+    unsigned p;
+#ifdef __HIPCC__
+    p = rocmk_ptx_cvt_rn_f16x2_f32(a, b);
+#else
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(p) : "f"(a), "f"(b));
+#endif
+    record(r, fbits(a), fbits(b), 1, rocmk_ptx_cvt_rn_f16x2_f32(a, b), p);
+    unsigned short lo = (unsigned short)m, hi = (unsigned short)(m >> 16), l2, h2;
+#ifdef __HIPCC__
+    p = rocmk_ptx_mov_b32_pack(lo, hi);
+    rocmk_ptx_mov_b32_unpack((unsigned)m, &l2, &h2);
+#else
+    asm("mov.b32 %0, {%1, %2};" : "=r"(p) : "h"(lo), "h"(hi));
+    asm("mov.b32 {%0, %1}, %2;" : "=h"(l2), "=h"(h2) : "r"((unsigned)m));
+#endif
+    record(r, lo, hi, 2, rocmk_ptx_mov_b32_pack(lo, hi), p);
+    unsigned short l3, h3;
+    rocmk_ptx_mov_b32_unpack((unsigned)m, &l3, &h3);
+    record(r, (unsigned)m, 0, 3, (u64)l3 | (u64)h3 << 16, (u64)l2 | (u64)h2 << 16);
+    unsigned x2 = (unsigned)m, y2;
+    PTX_R("ex2.approx.f16x2", rocmk_ptx_ex2_approx_f16x2, y2, x2);
+    unsigned e2 = rocmk_ptx_ex2_approx_f16x2(x2);
+    bool ok = nearh((unsigned short)e2, (unsigned short)y2, 2) && nearh((unsigned short)(e2 >> 16), (unsigned short)(y2 >> 16), 2);
+    record(r, x2, 0, 4, ok ? y2 : e2, y2);
+  }
+}
+// the butterfly shuffle, every lane mask
+__global__ void t_ptx_shfl(Result *r, u64 count) {
+  for (u64 base = blockIdx.x * (u64)blockDim.x; base < count; base += (u64)gridDim.x * blockDim.x) {
+    u64 i = base + threadIdx.x;
+    unsigned v = (unsigned)mix(i);
+    int lm = (int)((base / 32) % 32);
+    unsigned want;
+#ifdef __HIPCC__
+    want = rocmk_ptx_shfl_sync_bfly_b32(v, lm, 0x1f, 0xffffffffu);
+#else
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(want) : "r"(v), "r"(lm));
+#endif
+    record(r, v, lm, 0, rocmk_ptx_shfl_sync_bfly_b32(v, lm, 0x1f, 0xffffffffu), want);
+  }
+}
+#endif
+
 typedef void (*kernel)(Result *, u64);
 struct Test {
   const char *name;
@@ -333,6 +457,19 @@ int main() {
 #endif
 #ifdef T_REDUCE
       {"__reduce_*_sync", t_reduce, many},
+#endif
+#ifdef T_PTX
+      {"ptx ex2.approx.ftz.f32 (rel 1e-6)", t_ptx_ex2, many},
+      {"ptx lg2.approx.ftz.f32 (rel 1e-6)", t_ptx_lg2, many},
+      {"ptx rcp.approx.ftz.f32 (rel 1e-6)", t_ptx_rcp, many},
+      {"ptx rsqrt.approx.ftz.f32 (rel 1e-6)", t_ptx_rsqrt, many},
+      {"ptx sqrt.approx.ftz.f32 (rel 1e-6)", t_ptx_sqrt, many},
+      {"ptx sin.approx.ftz.f32 (abs 1e-6)", t_ptx_sin, many},
+      {"ptx cos.approx.ftz.f32 (abs 1e-6)", t_ptx_cos, many},
+      {"ptx tanh.approx.f32 (abs 1e-3)", t_ptx_tanh, many},
+      {"ptx cvt.f32.f16, ex2.approx.f16 (2 ulp), tanh.approx.f16 (abs 1e-3), every half", t_ptx_f16, 1ull << 16},
+      {"ptx cvt.rn.f16(x2).f32, mov.b32 pack/unpack, ex2.approx.f16x2", t_ptx_cvt, many},
+      {"ptx shfl.sync.bfly.b32", t_ptx_shfl, many},
 #endif
   };
   setvbuf(stdout, NULL, _IOLBF, 0);  // each line as its test ends: a run cut short keeps what it did

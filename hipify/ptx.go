@@ -1,0 +1,305 @@
+package hipify
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Single-instruction inline PTX, the wrappers ML kernels keep in their
+// math headers (FasterTransformer, vLLM, FlashInfer):
+//
+//	asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+//
+// becomes a call of the compatibility header's function for that
+// instruction, on the same operands:
+//
+//	(y) = rocmk_ptx_ex2_approx_f32((x));
+//
+// Only the instructions of ptxOps are translated, each to CUDA's semantics
+// (approximations are computed exactly: the result is at least as close);
+// anything else (several instructions, predicates, registers declared in
+// the asm, operands the table does not expect) stays PTX and reported.
+
+// ptxOp is how one PTX instruction maps: fn is the compat function, dsts
+// the leading operands it writes (scalars assigned from fn's result; a
+// vector {a, b} passed as pointers), and the rest are its arguments in
+// order ([addr] operands without the brackets).
+type ptxOp struct {
+	fn   string
+	dsts int
+	args int // operands after the destinations
+	// vecDst: the destination is a {lo, hi} vector passed as pointers
+	vecDst bool
+}
+
+var ptxOps = map[string]ptxOp{}
+
+// ptxFuncs are the compat header's functions for them (its ptx piece).
+var ptxFuncs = []string{"rocmk_ptx_ex2_approx_f32", "rocmk_ptx_lg2_approx_f32", "rocmk_ptx_rcp_approx_f32",
+	"rocmk_ptx_rsqrt_approx_f32", "rocmk_ptx_sqrt_approx_f32", "rocmk_ptx_sin_approx_f32", "rocmk_ptx_cos_approx_f32",
+	"rocmk_ptx_tanh_approx_f32", "rocmk_ptx_ex2_approx_f16", "rocmk_ptx_ex2_approx_f16x2", "rocmk_ptx_tanh_approx_f16",
+	"rocmk_ptx_tanh_approx_f16x2", "rocmk_ptx_cvt_f32_f16", "rocmk_ptx_cvt_rn_f16_f32", "rocmk_ptx_cvt_rn_f16x2_f32",
+	"rocmk_ptx_mov_b32_pack", "rocmk_ptx_mov_b32_unpack", "rocmk_ptx_shfl_sync_bfly_b32", "rocmk_ptx_griddepcontrol_wait",
+	"rocmk_ptx_griddepcontrol_launch_dependents", "rocmk_ptx_cp_async_commit_group", "rocmk_ptx_cp_async_wait_all",
+	"rocmk_ptx_cp_async_wait_group", "rocmk_ptx_prefetch_global_L2"}
+
+func init() {
+	for fn, names := range map[string][]string{
+		"rocmk_ptx_ex2_approx_f32":    {"ex2.approx.f32", "ex2.approx.ftz.f32"},
+		"rocmk_ptx_lg2_approx_f32":    {"lg2.approx.f32", "lg2.approx.ftz.f32"},
+		"rocmk_ptx_rcp_approx_f32":    {"rcp.approx.f32", "rcp.approx.ftz.f32"},
+		"rocmk_ptx_rsqrt_approx_f32":  {"rsqrt.approx.f32", "rsqrt.approx.ftz.f32"},
+		"rocmk_ptx_sqrt_approx_f32":   {"sqrt.approx.f32", "sqrt.approx.ftz.f32"},
+		"rocmk_ptx_sin_approx_f32":    {"sin.approx.f32", "sin.approx.ftz.f32"},
+		"rocmk_ptx_cos_approx_f32":    {"cos.approx.f32", "cos.approx.ftz.f32"},
+		"rocmk_ptx_tanh_approx_f32":   {"tanh.approx.f32"},
+		"rocmk_ptx_ex2_approx_f16":    {"ex2.approx.f16"},
+		"rocmk_ptx_ex2_approx_f16x2":  {"ex2.approx.f16x2"},
+		"rocmk_ptx_tanh_approx_f16":   {"tanh.approx.f16"},
+		"rocmk_ptx_tanh_approx_f16x2": {"tanh.approx.f16x2"},
+		"rocmk_ptx_cvt_f32_f16":       {"cvt.f32.f16"},
+		"rocmk_ptx_cvt_rn_f16_f32":    {"cvt.rn.f16.f32"},
+	} {
+		for _, n := range names {
+			ptxOps[n] = ptxOp{fn: fn, dsts: 1, args: 1}
+		}
+	}
+	ptxOps["cvt.rn.f16x2.f32"] = ptxOp{fn: "rocmk_ptx_cvt_rn_f16x2_f32", dsts: 1, args: 2}
+	ptxOps["mov.b32"] = ptxOp{fn: "rocmk_ptx_mov_b32_pack", dsts: 1, args: 2} // mov.b32 d, {lo, hi}
+	ptxOps["mov.b32 unpack"] = ptxOp{fn: "rocmk_ptx_mov_b32_unpack", dsts: 2, args: 1, vecDst: true}
+	ptxOps["shfl.sync.bfly.b32"] = ptxOp{fn: "rocmk_ptx_shfl_sync_bfly_b32", dsts: 1, args: 4}
+	for fn, names := range map[string][]string{
+		"rocmk_ptx_griddepcontrol_wait":              {"griddepcontrol.wait"},
+		"rocmk_ptx_griddepcontrol_launch_dependents": {"griddepcontrol.launch_dependents"},
+		"rocmk_ptx_cp_async_commit_group":            {"cp.async.commit_group"},
+		"rocmk_ptx_cp_async_wait_all":                {"cp.async.wait_all"},
+	} {
+		for _, n := range names {
+			ptxOps[n] = ptxOp{fn: fn}
+		}
+	}
+	ptxOps["cp.async.wait_group"] = ptxOp{fn: "rocmk_ptx_cp_async_wait_group", args: 1}
+	ptxOps["prefetch.global.L2"] = ptxOp{fn: "rocmk_ptx_prefetch_global_L2", args: 1}
+	ptxOps["prefetch.global.L1"] = ptxOp{fn: "rocmk_ptx_prefetch_global_L2", args: 1}
+}
+
+// asmStmt is one asm statement: its tokens and parsed parts.
+type asmStmt struct {
+	at, close int      // the asm token, the closing parenthesis
+	template  string   // the instruction text, escapes decoded
+	operands  [][2]int // each operand's expression: token range [start, end)
+	outputs   int      // how many of the operands are outputs
+}
+
+// translatePTX rewrites the asm statements whose one instruction ptxOps
+// knows. It runs after the identifier pass (operand expressions are
+// rendered with its edits) and before the compat block is placed.
+func (t *translator) translatePTX() {
+	if t.opt.NoCompat {
+		return
+	}
+	for i := range t.toks {
+		tk := &t.toks[i]
+		if tk.skip || tk.kind != IDENT || tk.lit != "asm" && tk.lit != "__asm__" && tk.lit != "__asm" {
+			continue
+		}
+		st, ok := t.parseAsm(i)
+		if !ok {
+			continue
+		}
+		text, op, ok := t.ptxCall(st)
+		if !ok {
+			continue
+		}
+		t.addOuter(tk.pos.Offset, t.endOf(st.close), text)
+		t.ptxDone(i)
+		t.needCompat(compatByName["ptx"])
+		t.rep.Replaced["ptx"]++
+		msg := "inline PTX `" + strings.TrimSuffix(op, " unpack") + "` -> " + ptxOps[op].fn + " (rocmk_hip_compat.h), with the instruction's semantics"
+		if strings.Contains(op, ".approx") {
+			msg += "; the approximation is computed exactly"
+		}
+		t.hazardOnce(tk.pos, "ptx", op, msg)
+	}
+	t.flushOuter()
+}
+
+// ptxDone marks the asm token at i as translated: ptxFallbacks no longer
+// counts it, and its inline-asm hazard goes.
+func (t *translator) ptxDone(i int) {
+	if t.ptxTranslated == nil {
+		t.ptxTranslated = map[int]bool{}
+	}
+	t.ptxTranslated[i] = true
+	t.dropPTXHazards([]int{i})
+}
+
+// parseAsm reads asm [volatile] ( "..." ["..."] [: outs [: ins [: clobbers]]] ).
+func (t *translator) parseAsm(i int) (asmStmt, bool) {
+	st := asmStmt{at: i}
+	n := t.next(i)
+	for n < len(t.toks) && (t.toks[n].lit == "volatile" || t.toks[n].lit == "__volatile__" || t.toks[n].lit == "__volatile") {
+		n = t.next(n)
+	}
+	if !t.isPunct(n, "(") {
+		return st, false
+	}
+	st.close = t.matching(n)
+	if st.close < 0 {
+		return st, false
+	}
+	j := t.next(n)
+	var tmpl strings.Builder
+	for j < st.close && t.toks[j].kind == STRING {
+		s, ok := cString(t.toks[j].lit)
+		if !ok {
+			return st, false
+		}
+		tmpl.WriteString(s)
+		j = t.next(j)
+	}
+	st.template = tmpl.String()
+	section := 0 // 0 template, 1 outputs, 2 inputs, 3 clobbers
+	for j < st.close {
+		switch {
+		case t.isPunct(j, ":"):
+			section++
+			j = t.next(j)
+			continue
+		case t.isPunct(j, "::"):
+			section += 2
+			j = t.next(j)
+			continue
+		case t.isPunct(j, ","):
+			j = t.next(j)
+			continue
+		}
+		if section == 0 || section > 3 || t.toks[j].kind != STRING {
+			return st, false
+		}
+		if section == 3 { // clobbers: "memory", "cc"
+			j = t.next(j)
+			continue
+		}
+		p := t.next(j)
+		if !t.isPunct(p, "(") {
+			return st, false
+		}
+		q := t.matching(p)
+		if q < 0 || q > st.close {
+			return st, false
+		}
+		st.operands = append(st.operands, [2]int{t.next(p), q})
+		if section == 1 {
+			st.outputs++
+		}
+		j = t.next(q)
+	}
+	return st, true
+}
+
+// cString decodes a plain C string literal ("" with \n, \t, \\, \").
+func cString(lit string) (string, bool) {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return "", false // prefixed or raw literals: left alone
+	}
+	s, err := strconv.Unquote(lit)
+	if err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// ptxCall returns the C++ that replaces st, the instruction's name, and
+// whether st is one instruction ptxOps knows with the operands it expects.
+// Nothing is rendered (so no edit is consumed) until st is known good.
+func (t *translator) ptxCall(st asmStmt) (string, string, bool) {
+	ins := strings.TrimSpace(st.template)
+	ins = strings.TrimSpace(strings.TrimSuffix(ins, ";"))
+	if ins == "" || strings.ContainsAny(ins, ";@") || strings.Contains(ins, "%%") {
+		return "", "", false // several instructions, predicates, literal %
+	}
+	name, rest := ins, ""
+	if k := strings.IndexAny(ins, " \t\n"); k >= 0 {
+		name, rest = ins[:k], ins[k+1:]
+	}
+	ops := ptxOperands(rest)
+	if strings.ContainsAny(rest, "{}") && name != "mov.b32" {
+		return "", "", false
+	}
+	if name == "mov.b32" && len(ops) == 2 && strings.HasPrefix(ops[0], "{") {
+		name = "mov.b32 unpack"
+	}
+	op, ok := ptxOps[name]
+	if !ok {
+		return "", "", false
+	}
+	var flat []string // vectors {lo, hi} flattened
+	for _, o := range ops {
+		if strings.HasPrefix(o, "{") && strings.HasSuffix(o, "}") {
+			for _, e := range strings.Split(o[1:len(o)-1], ",") {
+				flat = append(flat, strings.TrimSpace(e))
+			}
+			continue
+		}
+		flat = append(flat, strings.TrimSuffix(strings.TrimPrefix(o, "["), "]"))
+	}
+	if len(flat) != op.dsts+op.args {
+		return "", "", false
+	}
+	refs := make([]int, len(flat)) // operand index, or -1 for a number
+	for k, o := range flat {
+		if n, err := strconv.Atoi(strings.TrimPrefix(o, "%")); strings.HasPrefix(o, "%") && err == nil && n >= 0 && n < len(st.operands) &&
+			st.operands[n][0] < st.operands[n][1] && (k >= op.dsts || n < st.outputs) {
+			refs[k] = n
+		} else if _, err := strconv.ParseInt(o, 0, 64); err == nil && k >= op.dsts {
+			refs[k] = -1
+		} else {
+			return "", "", false
+		}
+	}
+	t.sortEdits()
+	exprs := make([]string, len(flat))
+	for k, n := range refs {
+		exprs[k] = flat[k]
+		if n >= 0 {
+			r := st.operands[n]
+			exprs[k] = "(" + strings.TrimSpace(t.render(t.toks[r[0]].pos.Offset, t.endOf(r[1]-1))) + ")"
+		}
+	}
+	dsts, args := exprs[:op.dsts], exprs[op.dsts:]
+	if op.vecDst {
+		for _, d := range dsts {
+			args = append(args, "&"+d)
+		}
+		return op.fn + "(" + strings.Join(args, ", ") + ")", name, true
+	}
+	call := op.fn + "(" + strings.Join(args, ", ") + ")"
+	if op.dsts == 1 {
+		call = dsts[0] + " = " + call
+	}
+	return call, name, true
+}
+
+// ptxOperands splits an instruction's operands at top-level commas.
+func ptxOperands(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for k := 0; k < len(s); k++ {
+		switch s[k] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:k]))
+				start = k + 1
+			}
+		}
+	}
+	if rest := strings.TrimSpace(s[start:]); rest != "" {
+		out = append(out, rest)
+	}
+	return out
+}

@@ -1,0 +1,132 @@
+package hipify
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func ptxCodes(rep *Report) (ptx, asm int) {
+	for _, d := range rep.Hazards {
+		switch d.Code {
+		case "ptx":
+			ptx++
+		case "inline-asm":
+			asm++
+		}
+	}
+	return
+}
+
+// Single-instruction PTX that the table knows becomes a compat call on the
+// same operands; everything else stays PTX, reported.
+func TestPTXInstructionsTranslate(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));`, `(y) = rocmk_ptx_ex2_approx_f32((x));`},
+		{`asm("tanh.approx.f32 %0, %1; " : "=f"(y) : "f"(x * 2.0f));`, `(y) = rocmk_ptx_tanh_approx_f32((x * 2.0f));`},
+		{`asm volatile("cvt.f32.f16 %0, %1;\n" : "=f"(f) : "h"(h));`, `(f) = rocmk_ptx_cvt_f32_f16((h));`},
+		{`asm volatile("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));`, `(h) = rocmk_ptx_cvt_rn_f16_f32((f));`},
+		{`asm volatile("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(p) : "f"(a), "f"(b));`, `(p) = rocmk_ptx_cvt_rn_f16x2_f32((a), (b));`},
+		{`asm volatile("mov.b32 %0, {%1, %1};" : "=r"(b) : "h"(a));`, `(b) = rocmk_ptx_mov_b32_pack((a), (a));`},
+		{`asm volatile("mov.b32 {%0, %1}, %2;" : "=h"(lo), "=h"(hi) : "r"(v));`, `rocmk_ptx_mov_b32_unpack((v), &(lo), &(hi));`},
+		{`asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(y) : "f"(x), "r"(m));`,
+			`(y) = rocmk_ptx_shfl_sync_bfly_b32((x), (m), 0x1f, 0xffffffff);`},
+		{`asm volatile("griddepcontrol.wait;" ::: "memory");`, `rocmk_ptx_griddepcontrol_wait();`},
+		{`asm volatile("cp.async.wait_group %0;\n" ::"n"(N));`, `rocmk_ptx_cp_async_wait_group((N));`},
+		{`asm volatile("prefetch.global.L2 [%0];" :: "l"(p));`, `rocmk_ptx_prefetch_global_L2((p));`},
+		{`asm volatile("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(cudaFoo(x)));`, `(y) = rocmk_ptx_ex2_approx_f32((cudaFoo(x)));`},
+	} {
+		src := "__device__ void f() { " + c.in + " }\n"
+		out, rep := trLines(t, src, Options{})
+		assert.Contains(t, out, "__device__ void f() { "+c.want+" }\n", c.in)
+		assert.Contains(t, out, "#define ROCMK_COMPAT_PTX 1\n", c.in)
+		ptx, asm := ptxCodes(rep)
+		assert.Equal(t, 1, ptx, c.in)
+		assert.Zero(t, asm, c.in)
+		again, rep2 := trLines(t, out, Options{})
+		assert.Equal(t, out, again, "idempotent: %s", c.in)
+		assert.False(t, rep2.Changed, c.in)
+	}
+	// operands are translated like any code
+	out, _ := trLines(t, `__device__ void f() { asm("rcp.approx.f32 %0, %1;" : "=f"(y) : "f"((float)cudaGetLastError())); }`+"\n", Options{})
+	assert.Contains(t, out, "(y) = rocmk_ptx_rcp_approx_f32(((float)hipGetLastError()));")
+	for _, keep := range []string{
+		`asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p cp.async.cg.shared.global [%1], [%2], 16; }" :: "r"(a), "r"(s), "l"(g));`,
+		`asm volatile("ex2.approx.f32 %0, %1; ex2.approx.f32 %0, %0;" : "=f"(y) : "f"(x));`, // two instructions
+		`asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};" : "=f"(a) : "r"(b));`,
+		`asm volatile("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x), "f"(z));`,            // operand count fine, extra operand unused: still fine?
+		`asm volatile("ex2.approx.f32 %1, %0;" : "=f"(y) : "f"(x));`,                    // writes an input
+		`asm volatile("ex2.approx.f32 %0, %r1;" : "=f"(y) : "f"(x));`,                   // a named register
+		`asm volatile(R"(ex2.approx.f32 %0, %1;)" : "=f"(y) : "f"(x));`,                 // raw literal
+		`asm volatile("ex2.approx.f32 %0, %5;" : "=f"(y) : "f"(x));`,                    // no such operand
+	} {
+		src := "__device__ void f() { " + keep + " }\n"
+		out, rep := trLines(t, src, Options{})
+		if keep == `asm volatile("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x), "f"(z));` {
+			assert.Contains(t, out, "rocmk_ptx_ex2_approx_f32((x))", "an unused extra operand is harmless")
+			continue
+		}
+		assert.Equal(t, src, out, keep)
+		ptx, asm := ptxCodes(rep)
+		assert.Zero(t, ptx, keep)
+		assert.Equal(t, 1, asm, keep)
+	}
+	// --no-compat: PTX stays
+	src := "__device__ void f() { asm(\"ex2.approx.f32 %0, %1;\" : \"=f\"(y) : \"f\"(x)); }\n"
+	out, _ = trLines(t, src, Options{NoCompat: true})
+	assert.Equal(t, src, out)
+}
+
+// A FlashInfer/FasterTransformer-style math header compiles for AMD after
+// translation: every wrapper is one PTX instruction.
+func TestPTXTranslationCompilesForAMD(t *testing.T) {
+	hipcc := hipccOrSkip(t)
+	src := `#include <cuda_fp16.h>
+#include <stdint.h>
+__forceinline__ __device__ float ptx_exp2(float x) { float y; asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+__forceinline__ __device__ float ptx_log2(float x) { float y; asm volatile("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+__forceinline__ __device__ float ptx_rcp(float x) { float y; asm volatile("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+__forceinline__ __device__ float ptx_tanh(float x) { float y; asm volatile("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+__forceinline__ __device__ half ptx_exp2(half x) {
+  ushort y_u16;
+  asm volatile("ex2.approx.f16 %0, %1;" : "=h"(y_u16) : "h"(__half_as_ushort(x)));
+  return __ushort_as_half(y_u16);
+}
+__forceinline__ __device__ uint32_t ptx_tanh2(uint32_t x) { uint32_t y; asm volatile("tanh.approx.f16x2 %0, %1;" : "=r"(y) : "r"(x)); return y; }
+inline __device__ uint32_t h0_h0(uint16_t a) { uint32_t b; asm volatile("mov.b32 %0, {%1, %1};" : "=r"(b) : "h"(a)); return b; }
+inline __device__ float2 half2_to_float2(uint32_t v) {
+  uint16_t lo, hi;
+  asm volatile("mov.b32 {%0, %1}, %2;\n" : "=h"(lo), "=h"(hi) : "r"(v));
+  float2 r;
+  asm volatile("cvt.f32.f16 %0, %1;\n" : "=f"(r.x) : "h"(lo));
+  asm volatile("cvt.f32.f16 %0, %1;\n" : "=f"(r.y) : "h"(hi));
+  return r;
+}
+__forceinline__ __device__ float shfl_xor_sync(float x, int lane_mask) {
+  float y;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(y) : "f"(x), "r"(lane_mask));
+  return y;
+}
+extern "C" __global__ void k(float* y, const float* x) {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  float v = ptx_exp2(x[threadIdx.x]) + ptx_log2(2.0f) + ptx_rcp(4.0f) + ptx_tanh(0.5f);
+  v += __half2float(ptx_exp2(__float2half(1.0f))) + half2_to_float2(h0_h0(0x3c00) ^ ptx_tanh2(0)).x;
+  y[threadIdx.x] = shfl_xor_sync(v, 1);
+}
+`
+	dir := t.TempDir()
+	out, rep, err := Translate("math.cu", []byte(src), Options{HIPVersion: v52})
+	require.NoError(t, err)
+	ptx, asm := ptxCodes(rep)
+	assert.Equal(t, 11, ptx, "one note per instruction")
+	assert.Zero(t, asm)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, CompatHeaderName), compatHeader, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "math.hip"), out, 0o644))
+	msg, err := exec.Command(hipcc, "-x", "hip", "--offload-arch=gfx90a", "--offload-arch=gfx1030", "-std=c++17", "--genco", "-I", dir,
+		filepath.Join(dir, "math.hip"), "-o", filepath.Join(dir, "math.hsaco")).CombinedOutput()
+	require.NoError(t, err, "%s\n%s", out, msg)
+}
