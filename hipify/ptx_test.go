@@ -58,11 +58,11 @@ func TestPTXInstructionsTranslate(t *testing.T) {
 		`asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p cp.async.cg.shared.global [%1], [%2], 16; }" :: "r"(a), "r"(s), "l"(g));`,
 		`asm volatile("ex2.approx.f32 %0, %1; ex2.approx.f32 %0, %0;" : "=f"(y) : "f"(x));`, // two instructions
 		`asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};" : "=f"(a) : "r"(b));`,
-		`asm volatile("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x), "f"(z));`,            // operand count fine, extra operand unused: still fine?
-		`asm volatile("ex2.approx.f32 %1, %0;" : "=f"(y) : "f"(x));`,                    // writes an input
-		`asm volatile("ex2.approx.f32 %0, %r1;" : "=f"(y) : "f"(x));`,                   // a named register
-		`asm volatile(R"(ex2.approx.f32 %0, %1;)" : "=f"(y) : "f"(x));`,                 // raw literal
-		`asm volatile("ex2.approx.f32 %0, %5;" : "=f"(y) : "f"(x));`,                    // no such operand
+		`asm volatile("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x), "f"(z));`, // operand count fine, extra operand unused: still fine?
+		`asm volatile("ex2.approx.f32 %1, %0;" : "=f"(y) : "f"(x));`,         // writes an input
+		`asm volatile("ex2.approx.f32 %0, %r1;" : "=f"(y) : "f"(x));`,        // a named register
+		`asm volatile(R"(ex2.approx.f32 %0, %1;)" : "=f"(y) : "f"(x));`,      // raw literal
+		`asm volatile("ex2.approx.f32 %0, %5;" : "=f"(y) : "f"(x));`,         // no such operand
 	} {
 		src := "__device__ void f() { " + keep + " }\n"
 		out, rep := trLines(t, src, Options{})

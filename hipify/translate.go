@@ -159,10 +159,10 @@ type translator struct {
 	seenHz map[string]bool
 	// ptxTranslated are the asm tokens translatePTX replaced
 	ptxTranslated map[int]bool
-	perms  []pendingPerm
-	fixed  []edit // insertions that never become part of an enclosing edit (the hip_runtime.h include)
-	outer  []edit // enclosing edits of the current phase (see flushOuter)
-	rocLib bool   // the file includes a cuBLAS/cuSPARSE/cuSOLVER header
+	perms         []pendingPerm
+	fixed         []edit // insertions that never become part of an enclosing edit (the hip_runtime.h include)
+	outer         []edit // enclosing edits of the current phase (see flushOuter)
+	rocLib        bool   // the file includes a cuBLAS/cuSPARSE/cuSOLVER header
 	// cublas.h (the legacy API) included without cublas_v2.h
 	cublasV1, cublasV2 bool
 
