@@ -106,6 +106,11 @@ var compatPieces = []*compatPiece{
 		"__cvta_generic_to_shared", "__cvta_shared_to_generic", "__cvta_generic_to_global", "__cvta_global_to_generic",
 		"__cvta_generic_to_constant", "__cvta_constant_to_generic", "__cvta_generic_to_local", "__cvta_local_to_generic")},
 	{name: "ldg", macro: "ROCMK_COMPAT_LDG", with: []string{"ushort4"}, idents: names(Version{}, "__ldg")},
+	{name: "atomic-int", macro: "ROCMK_COMPAT_ATOMIC_INT", with: []string{"short", "long"}, idents: names(Version{}, "atomicCAS", "atomicMax", "atomicMin")},
+	{name: "coords", macro: "ROCMK_COMPAT_COORDS", with: []string{"blockDim", "gridDim", "threadIdx", "blockIdx"}, idents: names(Version{}, "min", "max")},
+	{name: "ldst", macro: "ROCMK_COMPAT_LDST", native: v60, idents: names(Version{}, "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv",
+		"__stcs", "__stcg", "__stwb", "__stwt")},
+	{name: "hostmath", macro: "ROCMK_COMPAT_HOSTMATH", idents: names(Version{}, "isfinite", "isnan", "isinf", "signbit")},
 	{name: "ptx", macro: "ROCMK_COMPAT_PTX", idents: names(Version{}, ptxFuncs...)},
 }
 

@@ -1,6 +1,7 @@
 package hipify
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -307,4 +308,90 @@ extern "C" __global__ void k(const float4* g, float* y) {
 	msg, err := exec.Command(hipcc, "-x", "hip", "--offload-arch=gfx90a", "--offload-arch=gfx1030", "-std=c++17", "--genco", "-I", dir,
 		filepath.Join(dir, "k.hip"), "-o", filepath.Join(dir, "k.hsaco")).CombinedOutput()
 	require.NoError(t, err, "%s\n%s", out, msg)
+}
+
+// candle-style helpers: 16-bit atomicCAS and 64-bit signed atomicMax/Min
+// (CUDA has them, HIP 5.2 not), and min/max of an integer and blockDim.x
+// (ambiguous with HIP's coordinate proxies) compile once translated, and
+// fail without the compat header's pieces.
+func TestAtomicIntAndCoordsCompileForAMD(t *testing.T) {
+	hipcc := hipccOrSkip(t)
+	src := `#include <cuda_fp16.h>
+__device__ __half hmax_atomic(__half* address, __half val) {
+  unsigned short int* casted = (unsigned short int*)address;
+  unsigned short int old = *casted, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(casted, assumed, __half_as_ushort(__hmax(val, __ushort_as_half(assumed))));
+  } while (assumed != old);
+  return __ushort_as_half(old);
+}
+__device__ double dmax_atomic(double* addr, double v) { return __longlong_as_double(atomicMax((long long int*)addr, __double_as_longlong(v))); }
+__device__ double dmin_atomic(double* addr, double v) { return __longlong_as_double(atomicMin((long long int*)addr, __double_as_longlong(v))); }
+extern "C" __global__ void k(unsigned* out, unsigned n, __half* h, double* d) {
+  unsigned chunk = min((unsigned int)(n - threadIdx.x), blockDim.x);
+  size_t m = max((size_t)n, blockDim.y) + min(3, threadIdx.x) + max(blockDim.x, gridDim.x);
+  hmax_atomic(h, __float2half(1.0f));
+  dmax_atomic(d, 2.0);
+  dmin_atomic(d, -2.0);
+  out[0] = chunk + (unsigned)m;
+}
+`
+	out, rep, err := Translate("k.cu", []byte(src), Options{HIPVersion: v52})
+	require.NoError(t, err)
+	assert.Subset(t, rep.Compat, []string{"atomic-int", "coords"})
+	for _, with := range []bool{true, false} {
+		dir := t.TempDir()
+		text := out
+		if !with {
+			text = bytes.ReplaceAll(bytes.ReplaceAll(out, []byte("#define ROCMK_COMPAT_ATOMIC_INT 1\n"), nil), []byte("#define ROCMK_COMPAT_COORDS 1\n"), nil)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, CompatHeaderName), compatHeader, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "k.hip"), text, 0o644))
+		msg, err := exec.Command(hipcc, "-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "--genco", "-I", dir,
+			filepath.Join(dir, "k.hip"), "-o", filepath.Join(dir, "k.hsaco")).CombinedOutput()
+		if with {
+			require.NoError(t, err, "%s\n%s", text, msg)
+			continue
+		}
+		require.Error(t, err)
+		assert.Contains(t, string(msg), "no matching function for call to 'atomicCAS'")
+		assert.Contains(t, string(msg), "is ambiguous")
+	}
+}
+
+// llm.c-style helpers: cache-hinted 128-bit loads and stores on int4, and
+// isfinite in host code, compile once translated (host and device), and
+// fail without the ldst and hostmath pieces.
+func TestLoadStoreHintsAndHostMathCompile(t *testing.T) {
+	hipcc := hipccOrSkip(t)
+	src := `#include <cuda_runtime.h>
+#include <stdio.h>
+__device__ int4 load128cs(const float* a) { return __ldcs(reinterpret_cast<const int4*>(a)); }
+__device__ void store128(float* a, int4 v) { __stcs(reinterpret_cast<int4*>(a), v); __stcg(reinterpret_cast<int4*>(a + 4), v); }
+__global__ void k(float* a) { store128(a + 8, load128cs(a)); }
+bool validate(float x) { return isfinite(x) && !isnan(x); }
+int main() { printf("%d\n", validate(1.0f)); return 0; }
+`
+	out, rep, err := Translate("k.cu", []byte(src), Options{HIPVersion: v52})
+	require.NoError(t, err)
+	assert.Subset(t, rep.Compat, []string{"ldst", "hostmath"})
+	for _, with := range []bool{true, false} {
+		dir := t.TempDir()
+		text := out
+		if !with {
+			text = bytes.ReplaceAll(bytes.ReplaceAll(out, []byte("#define ROCMK_COMPAT_LDST 1\n"), nil), []byte("#define ROCMK_COMPAT_HOSTMATH 1\n"), nil)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, CompatHeaderName), compatHeader, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "k.hip"), text, 0o644))
+		msg, err := exec.Command(hipcc, "-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "-c", "-I", dir,
+			filepath.Join(dir, "k.hip"), "-o", filepath.Join(dir, "k.o")).CombinedOutput()
+		if with {
+			require.NoError(t, err, "%s\n%s", text, msg)
+			continue
+		}
+		require.Error(t, err)
+		assert.Contains(t, string(msg), "no matching function for call to '__ldcs'")
+		assert.Contains(t, string(msg), "isfinite")
+	}
 }

@@ -23,6 +23,10 @@
 //   ROCMK_COMPAT_REDUCE      __reduce_{add,min,max,and,or,xor}_sync (per 32-lane group)
 //   ROCMK_COMPAT_CVTA        __cvta_generic_to_shared and the other address conversions
 //   ROCMK_COMPAT_LDG         __ldg overloads HIP lacks (ushort4)
+//   ROCMK_COMPAT_ATOMIC_INT  atomicCAS on unsigned short, atomicMax/atomicMin on long long
+//   ROCMK_COMPAT_COORDS      min/max of an integer and blockDim.x (HIP's coordinate proxies)
+//   ROCMK_COMPAT_LDST        __ldcs/__ldcg/__ldca/__ldlu/__ldcv, __stcs/__stcg/__stwb/__stwt on any type
+//   ROCMK_COMPAT_HOSTMATH    isfinite/isnan/isinf/signbit in host code (<math.h>)
 //   ROCMK_COMPAT_PTX         rocmk_ptx_*: single PTX instructions that inline asm used
 //
 // Every function follows CUDA's documented semantics. The implementations
@@ -883,6 +887,102 @@ static inline __device__ void *__cvta_local_to_generic(size_t a) {
 
 // ---------------------------------------------------------------------------
 // ROCMK_COMPAT_LDG: the __ldg overloads CUDA has and HIP 5.2 lacks.
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_ATOMIC_INT: CUDA's atomicCAS on unsigned short (sm_70) and
+// atomicMax/atomicMin on long long, which HIP 5.2 lacks. Templates that
+// accept only those types: where HIP declares the function itself, its
+// non-template wins and these are never used.
+#if defined(ROCMK_COMPAT_ATOMIC_INT) && !defined(ROCMK_COMPAT_ATOMIC_INT_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
+#define ROCMK_COMPAT_ATOMIC_INT_DONE 1
+#include <type_traits>
+// the 16-bit CAS on the aligned word holding it
+template <class T, typename std::enable_if<std::is_same<T, unsigned short>::value, int>::type = 0>
+static inline __device__ T atomicCAS(T *address, T compare, T val) {
+  unsigned int *word = (unsigned int *)((char *)address - ((size_t)address & 2));
+  unsigned int shift = ((size_t)address & 2) ? 16u : 0u;
+  unsigned int old = *word, assumed;
+  do {
+    assumed = old;
+    if ((unsigned short)(assumed >> shift) != compare) break;
+    old = atomicCAS(word, assumed, (assumed & ~(0xffffu << shift)) | ((unsigned int)val << shift));
+  } while (assumed != old);
+  return (unsigned short)(old >> shift);
+}
+#define ROCMK_ATOMIC_LL(name, keep)                                                             \
+  template <class T, typename std::enable_if<std::is_same<T, long long>::value, int>::type = 0> \
+  static inline __device__ T name(T *address, T val) {                                         \
+    unsigned long long *a = (unsigned long long *)address;                                     \
+    unsigned long long old = *a, assumed;                                                      \
+    do {                                                                                       \
+      assumed = old;                                                                           \
+      if ((long long)assumed keep val) break;                                                  \
+      old = atomicCAS(a, assumed, (unsigned long long)val);                                    \
+    } while (assumed != old);                                                                  \
+    return (long long)old;                                                                     \
+  }
+ROCMK_ATOMIC_LL(atomicMax, >=)
+ROCMK_ATOMIC_LL(atomicMin, <=)
+#undef ROCMK_ATOMIC_LL
+#endif
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_LDST: CUDA's cache-hinted loads and stores on any type (HIP
+// 5.2 has __ldcs and kin for __half and __half2 only, no stores): a plain
+// load or store, as the hints only steer caching.
+#if defined(ROCMK_COMPAT_LDST) && !defined(ROCMK_COMPAT_LDST_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY) && \
+    HIP_VERSION_MAJOR < 6
+#define ROCMK_COMPAT_LDST_DONE 1
+#define ROCMK_LD(name) \
+  template <class T> static inline __device__ T name(const T *p) { return *p; }
+#define ROCMK_ST(name) \
+  template <class T> static inline __device__ void name(T *p, T v) { *p = v; }
+ROCMK_LD(__ldcs) ROCMK_LD(__ldcg) ROCMK_LD(__ldca) ROCMK_LD(__ldlu) ROCMK_LD(__ldcv)
+ROCMK_ST(__stcs) ROCMK_ST(__stcg) ROCMK_ST(__stwb) ROCMK_ST(__stwt)
+#undef ROCMK_LD
+#undef ROCMK_ST
+#endif
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_HOSTMATH: nvcc declares isfinite, isnan, isinf and signbit
+// for host and device; HIP's clang headers only for the device, so host code
+// calling them needs the C library's (which <math.h> brings in).
+#if defined(ROCMK_COMPAT_HOSTMATH) && !defined(ROCMK_COMPAT_IMPL_ONLY)
+#include <math.h>
+#endif
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_COORDS: on HIP, blockDim.x and its kin are proxy objects that
+// convert to unsigned int, so min(n, blockDim.x) matches every integer
+// overload equally (ambiguous) where CUDA's blockDim.x is an unsigned int.
+// These templates take the proxy (an empty class that converts to unsigned
+// int) and compute in the type CUDA's overloads would.
+#if defined(ROCMK_COMPAT_COORDS) && !defined(ROCMK_COMPAT_COORDS_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
+#define ROCMK_COMPAT_COORDS_DONE 1
+#include <type_traits>
+template <class C>
+struct rocmk_is_coord : std::integral_constant<bool, std::is_class<C>::value && std::is_empty<C>::value &&
+                                                         std::is_convertible<C, unsigned int>::value> {};
+#define ROCMK_COORD_MINMAX(name, op)                                                                        \
+  template <class T, class C, typename std::enable_if<std::is_integral<T>::value && rocmk_is_coord<C>::value, int>::type = 0> \
+  static inline __device__ typename std::common_type<T, unsigned int>::type name(T a, C b) {             \
+    typedef typename std::common_type<T, unsigned int>::type R;                                       \
+    R x = (R)a, y = (R)(unsigned int)b;                                                               \
+    return y op x ? y : x;                                                                            \
+  }                                                                                                   \
+  template <class C, class T, typename std::enable_if<std::is_integral<T>::value && rocmk_is_coord<C>::value, int>::type = 0> \
+  static inline __device__ typename std::common_type<T, unsigned int>::type name(C a, T b) {             \
+    return name(b, a);                                                                                \
+  }                                                                                                   \
+  template <class C, class D, typename std::enable_if<rocmk_is_coord<C>::value && rocmk_is_coord<D>::value, int>::type = 0> \
+  static inline __device__ unsigned int name(C a, D b) {                                               \
+    unsigned int x = a, y = b;                                                                        \
+    return y op x ? y : x;                                                                            \
+  }
+ROCMK_COORD_MINMAX(min, <)
+ROCMK_COORD_MINMAX(max, >)
+#undef ROCMK_COORD_MINMAX
+#endif
+
 #if defined(ROCMK_COMPAT_LDG) && !defined(ROCMK_COMPAT_LDG_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
 #define ROCMK_COMPAT_LDG_DONE 1
 static inline __device__ ushort4 __ldg(const ushort4 *p) { return *p; }
