@@ -122,3 +122,10 @@ func TestHIPBF16HeaderOnOlderHIP(t *testing.T) {
 	assert.Equal(t, src, out, "HIP 6 has it")
 	assert.False(t, rep.Changed)
 }
+
+// Parts of the CUDA runtime that code includes directly are hip_runtime.h.
+func TestCUDARuntimePartsAreHIPRuntime(t *testing.T) {
+	out, rep := trLines(t, "#include <cuda_device_runtime_api.h>\n#include \"device_launch_parameters.h\"\n#include <sm_32_intrinsics.h>\n", Options{})
+	assert.Equal(t, "#include <hip/hip_runtime.h>\n\n\n", out)
+	assert.Empty(t, rep.Unsupported)
+}

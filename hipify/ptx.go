@@ -1,6 +1,7 @@
 package hipify
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -30,6 +31,52 @@ type ptxOp struct {
 	args int // operands after the destinations
 	// vecDst: the destination is a {lo, hi} vector passed as pointers
 	vecDst bool
+	// addr is the operand that is an address (ld/st; -1: none), cast to addrCast
+	addr     int
+	addrCast string
+}
+
+// reLdSt matches the loads and stores translated: generic or global state
+// space, any cache hint, weak, volatile, relaxed, acquire or release, scalar
+// or .v2/.v4, 8 to 64 bits. Shared-memory addresses (32-bit windows) are not.
+var reLdSt = regexp.MustCompile(`^(ld|st)((?:\.(?:global|weak|volatile|relaxed|acquire|release|cta|cluster|gpu|sys|` +
+	`cs|cg|ca|lu|cv|nc|wb|wt|L1::no_allocate|L1::evict_[a-z_]+|L2::[0-9A-Za-z_]+))*)(?:\.v([24]))?\.([bsuf])(8|16|32|64)$`)
+
+var ptxCTypes = map[string]string{"b8": "unsigned char", "u8": "unsigned char", "s8": "signed char", "b16": "unsigned short",
+	"u16": "unsigned short", "s16": "short", "f16": "unsigned short", "b32": "unsigned int", "u32": "unsigned int", "s32": "int",
+	"f32": "float", "b64": "unsigned long long", "u64": "unsigned long long", "s64": "long long", "f64": "double"}
+
+// ldstOp maps ld/st instructions: rocmk_ptx_ld<T, order>(addr, &d...) and
+// rocmk_ptx_st<T, order>(addr, v...), order 0 weak, 1 volatile or relaxed,
+// 2 acquire (ld) or release (st).
+func ldstOp(name string) (ptxOp, bool) {
+	m := reLdSt.FindStringSubmatch(name)
+	if m == nil {
+		return ptxOp{}, false
+	}
+	typ, ok := ptxCTypes[m[4]+m[5]]
+	if !ok {
+		return ptxOp{}, false
+	}
+	order := "0"
+	switch {
+	case strings.Contains(m[2], ".acquire") || strings.Contains(m[2], ".release"):
+		order = "2"
+	case strings.Contains(m[2], ".volatile") || strings.Contains(m[2], ".relaxed"):
+		order = "1"
+	}
+	if m[1] == "ld" && strings.Contains(m[2], ".release") || m[1] == "st" && strings.Contains(m[2], ".acquire") {
+		return ptxOp{}, false
+	}
+	n := 1
+	if m[3] != "" {
+		n = int(m[3][0] - '0')
+	}
+	fn := "rocmk_ptx_" + m[1] + "<" + typ + ", " + order + ">"
+	if m[1] == "ld" {
+		return ptxOp{fn: fn, dsts: n, args: 1, vecDst: true, addr: n, addrCast: "const void *"}, true
+	}
+	return ptxOp{fn: fn, args: 1 + n, addr: 0, addrCast: "void *"}, true
 }
 
 var ptxOps = map[string]ptxOp{}
@@ -41,7 +88,7 @@ var ptxFuncs = []string{"rocmk_ptx_ex2_approx_f32", "rocmk_ptx_lg2_approx_f32", 
 	"rocmk_ptx_tanh_approx_f16x2", "rocmk_ptx_cvt_f32_f16", "rocmk_ptx_cvt_rn_f16_f32", "rocmk_ptx_cvt_rn_f16x2_f32",
 	"rocmk_ptx_mov_b32_pack", "rocmk_ptx_mov_b32_unpack", "rocmk_ptx_shfl_sync_bfly_b32", "rocmk_ptx_griddepcontrol_wait",
 	"rocmk_ptx_griddepcontrol_launch_dependents", "rocmk_ptx_cp_async_commit_group", "rocmk_ptx_cp_async_wait_all",
-	"rocmk_ptx_cp_async_wait_group", "rocmk_ptx_prefetch_global_L2"}
+	"rocmk_ptx_cp_async_wait_group", "rocmk_ptx_prefetch_global_L2", "rocmk_ptx_ld", "rocmk_ptx_st"}
 
 func init() {
 	for fn, names := range map[string][]string{
@@ -79,8 +126,8 @@ func init() {
 		}
 	}
 	ptxOps["cp.async.wait_group"] = ptxOp{fn: "rocmk_ptx_cp_async_wait_group", args: 1}
-	ptxOps["prefetch.global.L2"] = ptxOp{fn: "rocmk_ptx_prefetch_global_L2", args: 1}
-	ptxOps["prefetch.global.L1"] = ptxOp{fn: "rocmk_ptx_prefetch_global_L2", args: 1}
+	ptxOps["prefetch.global.L2"] = ptxOp{fn: "rocmk_ptx_prefetch_global_L2", args: 1, addrCast: "const void *"}
+	ptxOps["prefetch.global.L1"] = ptxOp{fn: "rocmk_ptx_prefetch_global_L2", args: 1, addrCast: "const void *"}
 }
 
 // asmStmt is one asm statement: its tokens and parsed parts.
@@ -107,7 +154,7 @@ func (t *translator) translatePTX() {
 		if !ok {
 			continue
 		}
-		text, op, ok := t.ptxCall(st)
+		text, op, fn, ok := t.ptxCall(st)
 		if !ok {
 			continue
 		}
@@ -115,7 +162,7 @@ func (t *translator) translatePTX() {
 		t.ptxDone(i)
 		t.needCompat(compatByName["ptx"])
 		t.rep.Replaced["ptx"]++
-		msg := "inline PTX `" + strings.TrimSuffix(op, " unpack") + "` -> " + ptxOps[op].fn + " (rocmk_hip_compat.h), with the instruction's semantics"
+		msg := "inline PTX `" + strings.TrimSuffix(op, " unpack") + "` -> " + fn + " (rocmk_hip_compat.h), with the instruction's semantics"
 		if strings.Contains(op, ".approx") {
 			msg += "; the approximation is computed exactly"
 		}
@@ -213,26 +260,28 @@ func cString(lit string) (string, bool) {
 // ptxCall returns the C++ that replaces st, the instruction's name, and
 // whether st is one instruction ptxOps knows with the operands it expects.
 // Nothing is rendered (so no edit is consumed) until st is known good.
-func (t *translator) ptxCall(st asmStmt) (string, string, bool) {
+func (t *translator) ptxCall(st asmStmt) (text, name, fn string, ok bool) {
 	ins := strings.TrimSpace(st.template)
 	ins = strings.TrimSpace(strings.TrimSuffix(ins, ";"))
 	if ins == "" || strings.ContainsAny(ins, ";@") || strings.Contains(ins, "%%") {
-		return "", "", false // several instructions, predicates, literal %
+		return "", "", "", false // several instructions, predicates, literal %
 	}
 	name, rest := ins, ""
 	if k := strings.IndexAny(ins, " \t\n"); k >= 0 {
 		name, rest = ins[:k], ins[k+1:]
 	}
 	ops := ptxOperands(rest)
-	if strings.ContainsAny(rest, "{}") && name != "mov.b32" {
-		return "", "", false
-	}
-	if name == "mov.b32" && len(ops) == 2 && strings.HasPrefix(ops[0], "{") {
-		name = "mov.b32 unpack"
-	}
-	op, ok := ptxOps[name]
+	op, ok := ldstOp(name)
 	if !ok {
-		return "", "", false
+		if strings.ContainsAny(rest, "{}") && name != "mov.b32" {
+			return "", "", "", false
+		}
+		if name == "mov.b32" && len(ops) == 2 && strings.HasPrefix(ops[0], "{") {
+			name = "mov.b32 unpack"
+		}
+		if op, ok = ptxOps[name]; !ok {
+			return "", "", "", false
+		}
 	}
 	var flat []string // vectors {lo, hi} flattened
 	for _, o := range ops {
@@ -245,7 +294,7 @@ func (t *translator) ptxCall(st asmStmt) (string, string, bool) {
 		flat = append(flat, strings.TrimSuffix(strings.TrimPrefix(o, "["), "]"))
 	}
 	if len(flat) != op.dsts+op.args {
-		return "", "", false
+		return "", "", "", false
 	}
 	refs := make([]int, len(flat)) // operand index, or -1 for a number
 	for k, o := range flat {
@@ -255,7 +304,7 @@ func (t *translator) ptxCall(st asmStmt) (string, string, bool) {
 		} else if _, err := strconv.ParseInt(o, 0, 64); err == nil && k >= op.dsts {
 			refs[k] = -1
 		} else {
-			return "", "", false
+			return "", "", "", false
 		}
 	}
 	t.sortEdits()
@@ -268,17 +317,20 @@ func (t *translator) ptxCall(st asmStmt) (string, string, bool) {
 		}
 	}
 	dsts, args := exprs[:op.dsts], exprs[op.dsts:]
+	if op.addrCast != "" { // an address, whatever its C type (pointer or integer)
+		exprs[op.addr] = "(" + op.addrCast + ")" + exprs[op.addr]
+	}
 	if op.vecDst {
 		for _, d := range dsts {
 			args = append(args, "&"+d)
 		}
-		return op.fn + "(" + strings.Join(args, ", ") + ")", name, true
+		return op.fn + "(" + strings.Join(args, ", ") + ")", name, op.fn, true
 	}
 	call := op.fn + "(" + strings.Join(args, ", ") + ")"
 	if op.dsts == 1 {
 		call = dsts[0] + " = " + call
 	}
-	return call, name, true
+	return call, name, op.fn, true
 }
 
 // ptxOperands splits an instruction's operands at top-level commas.

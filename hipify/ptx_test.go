@@ -37,8 +37,15 @@ func TestPTXInstructionsTranslate(t *testing.T) {
 			`(y) = rocmk_ptx_shfl_sync_bfly_b32((x), (m), 0x1f, 0xffffffff);`},
 		{`asm volatile("griddepcontrol.wait;" ::: "memory");`, `rocmk_ptx_griddepcontrol_wait();`},
 		{`asm volatile("cp.async.wait_group %0;\n" ::"n"(N));`, `rocmk_ptx_cp_async_wait_group((N));`},
-		{`asm volatile("prefetch.global.L2 [%0];" :: "l"(p));`, `rocmk_ptx_prefetch_global_L2((p));`},
+		{`asm volatile("prefetch.global.L2 [%0];" :: "l"(p));`, `rocmk_ptx_prefetch_global_L2((const void *)(p));`},
 		{`asm volatile("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(cudaFoo(x)));`, `(y) = rocmk_ptx_ex2_approx_f32((cudaFoo(x)));`},
+		{`asm volatile("ld.global.cs.v2.b32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(addr));`,
+			`rocmk_ptx_ld<unsigned int, 0>((const void *)(addr), &(v.x), &(v.y));`},
+		{`asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(f) : "l"(p));`, `rocmk_ptx_ld<float, 0>((const void *)(p), &(f));`},
+		{`asm volatile("st.global.cs.b32 [%0], %1;" ::"l"(addr), "r"(val));`, `rocmk_ptx_st<unsigned int, 0>((void *)(addr), (val));`},
+		{`asm volatile("st.release.global.sys.v4.b32 [%4], {%0, %1, %2, %3};" ::"r"(a), "r"(b), "r"(c), "r"(d), "l"(p));`,
+			`rocmk_ptx_st<unsigned int, 2>((void *)(p), (a), (b), (c), (d));`},
+		{`asm volatile("ld.volatile.global.u16 %0, [%1];" : "=h"(h) : "l"(p));`, `rocmk_ptx_ld<unsigned short, 1>((const void *)(p), &(h));`},
 	} {
 		src := "__device__ void f() { " + c.in + " }\n"
 		out, rep := trLines(t, src, Options{})
@@ -58,11 +65,14 @@ func TestPTXInstructionsTranslate(t *testing.T) {
 		`asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p cp.async.cg.shared.global [%1], [%2], 16; }" :: "r"(a), "r"(s), "l"(g));`,
 		`asm volatile("ex2.approx.f32 %0, %1; ex2.approx.f32 %0, %0;" : "=f"(y) : "f"(x));`, // two instructions
 		`asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};" : "=f"(a) : "r"(b));`,
-		`asm volatile("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x), "f"(z));`, // operand count fine, extra operand unused: still fine?
-		`asm volatile("ex2.approx.f32 %1, %0;" : "=f"(y) : "f"(x));`,         // writes an input
-		`asm volatile("ex2.approx.f32 %0, %r1;" : "=f"(y) : "f"(x));`,        // a named register
-		`asm volatile(R"(ex2.approx.f32 %0, %1;)" : "=f"(y) : "f"(x));`,      // raw literal
-		`asm volatile("ex2.approx.f32 %0, %5;" : "=f"(y) : "f"(x));`,         // no such operand
+		`asm volatile("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x), "f"(z));`,  // operand count fine, extra operand unused: still fine?
+		`asm volatile("ex2.approx.f32 %1, %0;" : "=f"(y) : "f"(x));`,          // writes an input
+		`asm volatile("ex2.approx.f32 %0, %r1;" : "=f"(y) : "f"(x));`,         // a named register
+		`asm volatile(R"(ex2.approx.f32 %0, %1;)" : "=f"(y) : "f"(x));`,       // raw literal
+		`asm volatile("ex2.approx.f32 %0, %5;" : "=f"(y) : "f"(x));`,          // no such operand
+		`asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(smem));`,      // a shared-window address
+		`asm volatile("ld.global.b32 %0, [%1+4];" : "=r"(v) : "l"(p));`,       // an offset
+		`asm volatile("ld.release.global.b32 %0, [%1];" : "=r"(v) : "l"(p));`, // no such load
 	} {
 		src := "__device__ void f() { " + keep + " }\n"
 		out, rep := trLines(t, src, Options{})

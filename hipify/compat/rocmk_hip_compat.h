@@ -1050,6 +1050,69 @@ static inline __device__ T rocmk_ptx_shfl_sync_bfly_b32(T a, int lanemask, int c
   if (clamp != 0x1f) __builtin_trap();
   return ROCMK_PTX_SHFL_XOR32(a, lanemask);
 }
+// ld/st [.global] with any cache hint, scalar or .v2/.v4: T is the
+// instruction's type, O 0 weak, 1 volatile or relaxed, 2 acquire (ld) or
+// release (st; a system-scope fence, stronger than needed). A destination or value of T's size is
+// moved as bits ("=f" with .b32), others converted.
+template <class T, int O>
+static inline __device__ T rocmk_ptx_ld_elem(const void *p, int i) {
+  return O == 0 ? ((const T *)p)[i] : ((const volatile T *)p)[i];
+}
+template <class T, class D>
+static inline __device__ void rocmk_ptx_put(D *d, T v) {
+  if (sizeof(D) == sizeof(T)) __builtin_memcpy(d, &v, sizeof(T));
+  else *d = (D)v;
+}
+template <class T, class V>
+static inline __device__ T rocmk_ptx_get(V v) {
+  T t;
+  if (sizeof(V) == sizeof(T)) __builtin_memcpy(&t, &v, sizeof(T));
+  else t = (T)v;
+  return t;
+}
+template <class T, int O, class D>
+static inline __device__ void rocmk_ptx_ld(const void *p, D *a) {
+  rocmk_ptx_put<T>(a, rocmk_ptx_ld_elem<T, O>(p, 0));
+  if (O == 2) __threadfence_system();
+}
+template <class T, int O, class D>
+static inline __device__ void rocmk_ptx_ld(const void *p, D *a, D *b) {
+  rocmk_ptx_put<T>(a, rocmk_ptx_ld_elem<T, O>(p, 0));
+  rocmk_ptx_put<T>(b, rocmk_ptx_ld_elem<T, O>(p, 1));
+  if (O == 2) __threadfence_system();
+}
+template <class T, int O, class D>
+static inline __device__ void rocmk_ptx_ld(const void *p, D *a, D *b, D *c, D *d) {
+  rocmk_ptx_put<T>(a, rocmk_ptx_ld_elem<T, O>(p, 0));
+  rocmk_ptx_put<T>(b, rocmk_ptx_ld_elem<T, O>(p, 1));
+  rocmk_ptx_put<T>(c, rocmk_ptx_ld_elem<T, O>(p, 2));
+  rocmk_ptx_put<T>(d, rocmk_ptx_ld_elem<T, O>(p, 3));
+  if (O == 2) __threadfence_system();
+}
+template <class T, int O>
+static inline __device__ void rocmk_ptx_st_elem(void *p, int i, T v) {
+  if (O == 0) ((T *)p)[i] = v;
+  else ((volatile T *)p)[i] = v;
+}
+template <class T, int O, class V>
+static inline __device__ void rocmk_ptx_st(void *p, V a) {
+  if (O == 2) __threadfence_system();
+  rocmk_ptx_st_elem<T, O>(p, 0, rocmk_ptx_get<T>(a));
+}
+template <class T, int O, class V>
+static inline __device__ void rocmk_ptx_st(void *p, V a, V b) {
+  if (O == 2) __threadfence_system();
+  rocmk_ptx_st_elem<T, O>(p, 0, rocmk_ptx_get<T>(a));
+  rocmk_ptx_st_elem<T, O>(p, 1, rocmk_ptx_get<T>(b));
+}
+template <class T, int O, class V>
+static inline __device__ void rocmk_ptx_st(void *p, V a, V b, V c, V d) {
+  if (O == 2) __threadfence_system();
+  rocmk_ptx_st_elem<T, O>(p, 0, rocmk_ptx_get<T>(a));
+  rocmk_ptx_st_elem<T, O>(p, 1, rocmk_ptx_get<T>(b));
+  rocmk_ptx_st_elem<T, O>(p, 2, rocmk_ptx_get<T>(c));
+  rocmk_ptx_st_elem<T, O>(p, 3, rocmk_ptx_get<T>(d));
+}
 // No dependent launches, no asynchronous copies left to wait for, and a
 // prefetch is a hint: nothing to do.
 static inline __device__ void rocmk_ptx_griddepcontrol_wait() {}

@@ -393,6 +393,31 @@ __global__ void t_ptx_cvt(Result *r, u64 count) {
     record(r, x2, 0, 4, ok ? y2 : e2, y2);
   }
 }
+// loads and stores with cache hints, scalar and vector, acquire/release
+__global__ void t_ptx_ldst(Result *r, u64 count) {
+  __shared__ unsigned buf[256 * 8];
+  unsigned *mine = buf + threadIdx.x * 8;
+  for (u64 i = blockIdx.x * (u64)blockDim.x + threadIdx.x; i < count; i += (u64)gridDim.x * blockDim.x) {
+    u64 m = mix(i);
+    for (int k = 0; k < 4; k++) mine[k] = (unsigned)(mix(m + k));
+    unsigned a, b, c, d, e, f, g, h;
+    rocmk_ptx_ld<unsigned int, 0>((const void *)mine, &a, &b);
+    rocmk_ptx_ld<unsigned int, 2>((const void *)mine, &c, &d, &e, &f);
+#ifdef __HIPCC__
+    g = mine[0];
+    h = mine[1];
+#else
+    asm volatile("ld.v2.b32 {%0, %1}, [%2];" : "=r"(g), "=r"(h) : "l"(mine));
+#endif
+    record(r, m, 0, 0, (u64)a | (u64)b << 32, (u64)g | (u64)h << 32);
+    record(r, m, 0, 1, (u64)(c ^ d ^ e ^ f), (u64)(mine[0] ^ mine[1] ^ mine[2] ^ mine[3]));
+    rocmk_ptx_st<unsigned int, 2>((void *)(mine + 4), a, b, c, d);
+    float fl;
+    rocmk_ptx_ld<unsigned int, 1>((const void *)(mine + 4), &fl);  // bits into a float ("=f" with .b32)
+    record(r, m, 0, 2, __float_as_uint(fl), a);
+    record(r, m, 0, 3, (u64)mine[5] | (u64)mine[7] << 32, (u64)b | (u64)d << 32);
+  }
+}
 // the butterfly shuffle, every lane mask
 __global__ void t_ptx_shfl(Result *r, u64 count) {
   for (u64 base = blockIdx.x * (u64)blockDim.x; base < count; base += (u64)gridDim.x * blockDim.x) {
@@ -470,6 +495,7 @@ int main() {
       {"ptx cvt.f32.f16, ex2.approx.f16 (2 ulp), tanh.approx.f16 (abs 1e-3), every half", t_ptx_f16, 1ull << 16},
       {"ptx cvt.rn.f16(x2).f32, mov.b32 pack/unpack, ex2.approx.f16x2", t_ptx_cvt, many},
       {"ptx shfl.sync.bfly.b32", t_ptx_shfl, many},
+      {"ptx ld/st (weak, volatile, acquire/release; v2, v4; bits)", t_ptx_ldst, many},
 #endif
   };
   setvbuf(stdout, NULL, _IOLBF, 0);  // each line as its test ends: a run cut short keeps what it did
