@@ -999,6 +999,11 @@ static inline __device__ ushort4 __ldg(const ushort4 *p) { return *p; }
 // the PTX instruction on an NVIDIA GPU.
 #if defined(ROCMK_COMPAT_PTX) && !defined(ROCMK_COMPAT_PTX_DONE)
 #define ROCMK_COMPAT_PTX_DONE 1
+#if defined(__CUDACC__) && !defined(__HIP__)
+#define ROCMK_PTX_TRAP() __trap()
+#else
+#define ROCMK_PTX_TRAP() __builtin_trap()
+#endif
 #ifndef ROCMK_PTX_SHFL_XOR32
 #if defined(__HIP_PLATFORM_NVIDIA__) || defined(__CUDACC__) && !defined(__HIP__)
 #define ROCMK_PTX_SHFL_XOR32(v, m) __shfl_xor_sync(0xffffffffu, (v), (m), 32)
@@ -1047,7 +1052,7 @@ static inline __device__ void rocmk_ptx_mov_b32_unpack(unsigned int v, T *lo, T 
 template <class T>
 static inline __device__ T rocmk_ptx_shfl_sync_bfly_b32(T a, int lanemask, int clamp, unsigned int membermask) {
   (void)membermask;
-  if (clamp != 0x1f) __builtin_trap();
+  if (clamp != 0x1f) ROCMK_PTX_TRAP();
   return ROCMK_PTX_SHFL_XOR32(a, lanemask);
 }
 // ld/st [.global] with any cache hint, scalar or .v2/.v4: T is the
@@ -1060,14 +1065,20 @@ static inline __device__ T rocmk_ptx_ld_elem(const void *p, int i) {
 }
 template <class T, class D>
 static inline __device__ void rocmk_ptx_put(D *d, T v) {
-  if (sizeof(D) == sizeof(T)) __builtin_memcpy(d, &v, sizeof(T));
-  else *d = (D)v;
+  if (sizeof(D) == sizeof(T)) {  // a byte copy: no memcpy needed (NVRTC has none)
+    for (unsigned i = 0; i < sizeof(T); i++) ((unsigned char *)d)[i] = ((const unsigned char *)&v)[i];
+  } else {
+    *d = (D)v;
+  }
 }
 template <class T, class V>
 static inline __device__ T rocmk_ptx_get(V v) {
   T t;
-  if (sizeof(V) == sizeof(T)) __builtin_memcpy(&t, &v, sizeof(T));
-  else t = (T)v;
+  if (sizeof(V) == sizeof(T)) {
+    for (unsigned i = 0; i < sizeof(T); i++) ((unsigned char *)&t)[i] = ((const unsigned char *)&v)[i];
+  } else {
+    t = (T)v;
+  }
   return t;
 }
 template <class T, int O, class D>
