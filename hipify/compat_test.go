@@ -337,26 +337,38 @@ extern "C" __global__ void k(unsigned* out, unsigned n, __half* h, double* d) {
   out[0] = chunk + (unsigned)m;
 }
 `
+	compileWithAndWithout(t, hipcc, src, "--genco", []string{"atomic-int", "coords"},
+		"no matching function for call to 'atomicCAS'", "is ambiguous")
+}
+
+// compileWithAndWithout translates src, which must ask for the compat
+// pieces named, and compiles it for gfx90a (flag: --genco or -c): it must
+// compile, and fail with each of wantErrs once the pieces are left out.
+func compileWithAndWithout(t *testing.T, hipcc, src, flag string, pieces []string, wantErrs ...string) {
+	t.Helper()
 	out, rep, err := Translate("k.cu", []byte(src), Options{HIPVersion: v52})
 	require.NoError(t, err)
-	assert.Subset(t, rep.Compat, []string{"atomic-int", "coords"})
+	assert.Subset(t, rep.Compat, pieces)
 	for _, with := range []bool{true, false} {
 		dir := t.TempDir()
 		text := out
-		if !with {
-			text = bytes.ReplaceAll(bytes.ReplaceAll(out, []byte("#define ROCMK_COMPAT_ATOMIC_INT 1\n"), nil), []byte("#define ROCMK_COMPAT_COORDS 1\n"), nil)
+		for _, p := range pieces {
+			if !with {
+				text = bytes.ReplaceAll(text, []byte("#define "+compatByName[p].macro+" 1\n"), nil)
+			}
 		}
 		require.NoError(t, os.WriteFile(filepath.Join(dir, CompatHeaderName), compatHeader, 0o644))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "k.hip"), text, 0o644))
-		msg, err := exec.Command(hipcc, "-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "--genco", "-I", dir,
-			filepath.Join(dir, "k.hip"), "-o", filepath.Join(dir, "k.hsaco")).CombinedOutput()
+		msg, err := exec.Command(hipcc, "-x", "hip", "--offload-arch=gfx90a", "-std=c++17", flag, "-I", dir,
+			filepath.Join(dir, "k.hip"), "-o", filepath.Join(dir, "k.out")).CombinedOutput()
 		if with {
 			require.NoError(t, err, "%s\n%s", text, msg)
 			continue
 		}
 		require.Error(t, err)
-		assert.Contains(t, string(msg), "no matching function for call to 'atomicCAS'")
-		assert.Contains(t, string(msg), "is ambiguous")
+		for _, want := range wantErrs {
+			assert.Contains(t, string(msg), want)
+		}
 	}
 }
 
@@ -373,25 +385,5 @@ __global__ void k(float* a) { store128(a + 8, load128cs(a)); }
 bool validate(float x) { return isfinite(x) && !isnan(x); }
 int main() { printf("%d\n", validate(1.0f)); return 0; }
 `
-	out, rep, err := Translate("k.cu", []byte(src), Options{HIPVersion: v52})
-	require.NoError(t, err)
-	assert.Subset(t, rep.Compat, []string{"ldst", "hostmath"})
-	for _, with := range []bool{true, false} {
-		dir := t.TempDir()
-		text := out
-		if !with {
-			text = bytes.ReplaceAll(bytes.ReplaceAll(out, []byte("#define ROCMK_COMPAT_LDST 1\n"), nil), []byte("#define ROCMK_COMPAT_HOSTMATH 1\n"), nil)
-		}
-		require.NoError(t, os.WriteFile(filepath.Join(dir, CompatHeaderName), compatHeader, 0o644))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "k.hip"), text, 0o644))
-		msg, err := exec.Command(hipcc, "-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "-c", "-I", dir,
-			filepath.Join(dir, "k.hip"), "-o", filepath.Join(dir, "k.o")).CombinedOutput()
-		if with {
-			require.NoError(t, err, "%s\n%s", text, msg)
-			continue
-		}
-		require.Error(t, err)
-		assert.Contains(t, string(msg), "no matching function for call to '__ldcs'")
-		assert.Contains(t, string(msg), "isfinite")
-	}
+	compileWithAndWithout(t, hipcc, src, "-c", []string{"ldst", "hostmath"}, "no matching function for call to '__ldcs'", "isfinite")
 }
