@@ -111,6 +111,7 @@ var compatPieces = []*compatPiece{
 	{name: "ldst", macro: "ROCMK_COMPAT_LDST", native: v60, idents: names(Version{}, "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv",
 		"__stcs", "__stcg", "__stwb", "__stwt")},
 	{name: "hostmath", macro: "ROCMK_COMPAT_HOSTMATH", idents: names(Version{}, "isfinite", "isnan", "isinf", "signbit")},
+	{name: "hip-macros", macro: "ROCMK_COMPAT_HIP_MACROS", idents: names(Version{}, "MASK1", "MASK2")},
 	{name: "ptx", macro: "ROCMK_COMPAT_PTX", idents: names(Version{}, ptxFuncs...)},
 }
 

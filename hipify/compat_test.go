@@ -387,3 +387,11 @@ int main() { printf("%d\n", validate(1.0f)); return 0; }
 `
 	compileWithAndWithout(t, hipcc, src, "-c", []string{"ldst", "hostmath"}, "no matching function for call to '__ldcs'", "isfinite")
 }
+
+// HIP 5.2 leaks MASK1 and MASK2 as macros: code naming its own constants so
+// (FlashInfer's fp8 conversions) compiles once translated, not without.
+func TestHIPLeakedMacrosCompile(t *testing.T) {
+	hipcc := hipccOrSkip(t)
+	src := "#include <cuda_runtime.h>\n__global__ void k(int* o) { constexpr int MASK1 = 0x80000000; constexpr int MASK2 = MASK1 >> 3; o[0] = MASK1 | MASK2; }\n"
+	compileWithAndWithout(t, hipcc, src, "--genco", []string{"hip-macros"}, "expected unqualified-id")
+}

@@ -27,6 +27,7 @@
 //   ROCMK_COMPAT_COORDS      min/max of an integer and blockDim.x (HIP's coordinate proxies)
 //   ROCMK_COMPAT_LDST        __ldcs/__ldcg/__ldca/__ldlu/__ldcv, __stcs/__stcg/__stwb/__stwt on any type
 //   ROCMK_COMPAT_HOSTMATH    isfinite/isnan/isinf/signbit in host code (<math.h>)
+//   ROCMK_COMPAT_HIP_MACROS  MASK1, MASK2 free for the code's own use (HIP 5.2 leaks them as macros)
 //   ROCMK_COMPAT_PTX         rocmk_ptx_*: single PTX instructions that inline asm used
 //
 // Every function follows CUDA's documented semantics. The implementations
@@ -940,6 +941,16 @@ ROCMK_LD(__ldcs) ROCMK_LD(__ldcg) ROCMK_LD(__ldca) ROCMK_LD(__ldlu) ROCMK_LD(__l
 ROCMK_ST(__stcs) ROCMK_ST(__stcg) ROCMK_ST(__stwb) ROCMK_ST(__stwt)
 #undef ROCMK_LD
 #undef ROCMK_ST
+#endif
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_HIP_MACROS: HIP 5.2's amd_device_functions.h leaves MASK1
+// and MASK2 defined as macros (its own helpers' constants), which breaks
+// code that names a variable so (constexpr int MASK1 = ...). Its helpers
+// are parsed by now: the macros can go.
+#if defined(ROCMK_COMPAT_HIP_MACROS) && !defined(ROCMK_COMPAT_IMPL_ONLY)
+#undef MASK1
+#undef MASK2
 #endif
 
 // ---------------------------------------------------------------------------
