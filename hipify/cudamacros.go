@@ -1,6 +1,7 @@
 package hipify
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -263,11 +264,12 @@ func (t *translator) cudaMacros() {
 
 func (t *translator) cudaConditional(h, end int) {
 	var args []int
-	testsHIP := false // a conditional that tests __HIP__ already decides for HIP (and stays idempotent)
+	// a conditional that tests __HIP__ already decides for HIP (and stays
+	// idempotent); the text is searched too, as a broken literal hides names
+	testsHIP := bytes.Contains(t.src[t.toks[h].pos.Offset:t.directiveEnd(end)], []byte(hipLanguage))
 	for j := h + 1; j < end; j++ {
 		if t.toks[j].kind != COMMENT {
 			args = append(args, j)
-			testsHIP = testsHIP || t.toks[j].kind == IDENT && t.toks[j].lit == hipLanguage
 		}
 	}
 	classify := func(name string) macroKind {

@@ -179,7 +179,9 @@ func (t *translator) translateTokens() {
 			if t.cudaMacroUse(i) || t.dropToken(i) {
 				continue
 			}
-			if _, ok := Lookup(tk.lit); !ok && tk.pp != "include" && !t.isMember(i) {
+			// (in an #if, a name after "." is no member: the mapping of the
+			// first pass did not treat it as one either)
+			if _, ok := Lookup(tk.lit); !ok && tk.pp != "include" && (tk.pp == "if" || tk.pp == "elif" || !t.isMember(i)) {
 				t.useCompat(tk.lit) // not a CUDA name: already HIP (a translated file), or rocmk's
 			}
 			if t.special(i) {

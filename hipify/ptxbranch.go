@@ -1,6 +1,7 @@
 package hipify
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,11 +120,24 @@ func (t *translator) markDecided(g *ptxGroup, h int) {
 	if t.opt.ROCmSwitches != nil {
 		switches = t.opt.ROCmSwitches
 	}
-	for j := h + 1; j < len(t.toks) && t.toks[j].kind != PPEND; j++ {
+	j := h + 1
+	for ; j < len(t.toks) && t.toks[j].kind != PPEND; j++ {
 		if lit := t.toks[j].lit; t.toks[j].kind == IDENT && (hipDeciders[lit] || slices.Contains(switches, lit)) {
 			g.decided = true
 		}
 	}
+	if end := t.directiveEnd(j); bytes.Contains(t.src[t.toks[h].pos.Offset:end], []byte(hipLanguage)) {
+		g.decided = true // also where a broken literal hid the name from the scanner
+	}
+}
+
+// directiveEnd is the source offset where the directive ending at token j
+// (its PPEND, or len(toks)) ends.
+func (t *translator) directiveEnd(j int) int {
+	if j < len(t.toks) {
+		return t.toks[j].pos.Offset
+	}
+	return len(t.src)
 }
 
 // routePTX rewrites a closed group's branches that hold PTX when it ends

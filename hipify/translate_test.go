@@ -264,6 +264,10 @@ func FuzzTranslate(f *testing.F) {
 		"__vsubss4(a, b); __trap();", "#define ROCMK_COMPAT_VSIMD 1\n#include \"rocmk_hip_compat.h\"\n__vadd2(a,b);",
 		"#define ROCMK_COMPAT_TRAP 1\n// rocmk-compat: begin (rocmk_hip_compat.h inlined)\n__trap();", "#include <cooperative_groups.h>\n#include <cuda_fp8.h>",
 		"#define K(N) __global__ void N##_f32(float *x) {}\nK(a) K(b)",
+		"#ifndef USE_ROCM\nasm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h));\n#elif defined GGML_USE_HIP\n#else\n#endif",
+		"#if __CUDA_ARCH__ >= 750\nasm volatile(\"tanh.approx.f32 %0, %1;\" : \"=f\"(y) : \"f\"(x));\n#else\ny = tanhf(x);\n#endif",
+		"asm volatile(\"ld.global.cs.v2.b32 {%0, %1}, [%2];\" : \"=r\"(a), \"=r\"(b) : \"l\"(p)); asm(\"mov.b32 {%0, %1}, %2;\" :: );",
+		"#include <hip/hip_bf16.h>\n__hip_bfloat16 x; atomicCAS((unsigned short*)p, a, b); min(n, blockDim.x); __ldcs(q); int MASK1;",
 	} {
 		f.Add([]byte(s), false)
 		f.Add([]byte(s), true)
