@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -176,16 +177,18 @@ func (t *translator) classify(name string) macroKind {
 	if k := classifyMacro(name); k != notCUDAMacro {
 		return k
 	}
-	switches := DefaultROCmSwitches
-	if t.opt.ROCmSwitches != nil {
-		switches = t.opt.ROCmSwitches
-	}
-	for _, s := range switches {
-		if s == name {
-			return rocmSwitchMacro
-		}
+	if slices.Contains(t.rocmSwitches(), name) {
+		return rocmSwitchMacro
 	}
 	return notCUDAMacro
+}
+
+// rocmSwitches are the options' ROCm switches, or the defaults.
+func (t *translator) rocmSwitches() []string {
+	if t.opt.ROCmSwitches != nil {
+		return t.opt.ROCmSwitches
+	}
+	return DefaultROCmSwitches
 }
 
 func classifyMacro(name string) macroKind {

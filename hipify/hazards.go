@@ -28,8 +28,7 @@ func (t *translator) identHazards(i int) {
 	tk := &t.toks[i]
 	switch tk.lit {
 	case "asm", "__asm__", "__asm":
-		n := t.next(i)
-		if n < len(t.toks) && (t.isPunct(n, "(") || t.toks[n].lit == "volatile" || t.toks[n].lit == "__volatile__") {
+		if t.isAsm(i) {
 			t.diag(tk.pos, SevHazard, "inline-asm", tk.lit, "inline PTX assembly does not compile for AMD GPUs: rewrite it with HIP intrinsics or builtins")
 		}
 	case "texture":

@@ -2,6 +2,8 @@ package hipify
 
 import (
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -31,7 +33,8 @@ type ptxOp struct {
 	args int // operands after the destinations
 	// vecDst: the destination is a {lo, hi} vector passed as pointers
 	vecDst bool
-	// addr is the operand that is an address (ld/st; -1: none), cast to addrCast
+	// addrCast, when set, is the cast of operand addr, an address (an "l"
+	// operand: a pointer or a 64-bit integer)
 	addr     int
 	addrCast string
 }
@@ -79,18 +82,22 @@ func ldstOp(name string) (ptxOp, bool) {
 	return ptxOp{fn: fn, args: 1 + n, addr: 0, addrCast: "void *"}, true
 }
 
-var ptxOps = map[string]ptxOp{}
+// ptxFuncs are the compat header's functions for them (its ptx piece):
+// those of ptxOps, and the load and store templates of ldstOp.
+var ptxFuncs = func() []string {
+	fns := []string{"rocmk_ptx_ld", "rocmk_ptx_st"}
+	for _, op := range ptxOps {
+		if !slices.Contains(fns, op.fn) {
+			fns = append(fns, op.fn)
+		}
+	}
+	sort.Strings(fns)
+	return fns
+}()
 
-// ptxFuncs are the compat header's functions for them (its ptx piece).
-var ptxFuncs = []string{"rocmk_ptx_ex2_approx_f32", "rocmk_ptx_lg2_approx_f32", "rocmk_ptx_rcp_approx_f32",
-	"rocmk_ptx_rsqrt_approx_f32", "rocmk_ptx_sqrt_approx_f32", "rocmk_ptx_sin_approx_f32", "rocmk_ptx_cos_approx_f32",
-	"rocmk_ptx_tanh_approx_f32", "rocmk_ptx_ex2_approx_f16", "rocmk_ptx_ex2_approx_f16x2", "rocmk_ptx_tanh_approx_f16",
-	"rocmk_ptx_tanh_approx_f16x2", "rocmk_ptx_cvt_f32_f16", "rocmk_ptx_cvt_rn_f16_f32", "rocmk_ptx_cvt_rn_f16x2_f32",
-	"rocmk_ptx_mov_b32_pack", "rocmk_ptx_mov_b32_unpack", "rocmk_ptx_shfl_sync_bfly_b32", "rocmk_ptx_griddepcontrol_wait",
-	"rocmk_ptx_griddepcontrol_launch_dependents", "rocmk_ptx_cp_async_commit_group", "rocmk_ptx_cp_async_wait_all",
-	"rocmk_ptx_cp_async_wait_group", "rocmk_ptx_prefetch_global_L2", "rocmk_ptx_ld", "rocmk_ptx_st"}
-
-func init() {
+// ptxOps are the single instructions translated (ld/st: ldstOp).
+var ptxOps = func() map[string]ptxOp {
+	ops := map[string]ptxOp{}
 	for fn, names := range map[string][]string{
 		"rocmk_ptx_ex2_approx_f32":    {"ex2.approx.f32", "ex2.approx.ftz.f32"},
 		"rocmk_ptx_lg2_approx_f32":    {"lg2.approx.f32", "lg2.approx.ftz.f32"},
@@ -108,13 +115,13 @@ func init() {
 		"rocmk_ptx_cvt_rn_f16_f32":    {"cvt.rn.f16.f32"},
 	} {
 		for _, n := range names {
-			ptxOps[n] = ptxOp{fn: fn, dsts: 1, args: 1}
+			ops[n] = ptxOp{fn: fn, dsts: 1, args: 1}
 		}
 	}
-	ptxOps["cvt.rn.f16x2.f32"] = ptxOp{fn: "rocmk_ptx_cvt_rn_f16x2_f32", dsts: 1, args: 2}
-	ptxOps["mov.b32"] = ptxOp{fn: "rocmk_ptx_mov_b32_pack", dsts: 1, args: 2} // mov.b32 d, {lo, hi}
-	ptxOps["mov.b32 unpack"] = ptxOp{fn: "rocmk_ptx_mov_b32_unpack", dsts: 2, args: 1, vecDst: true}
-	ptxOps["shfl.sync.bfly.b32"] = ptxOp{fn: "rocmk_ptx_shfl_sync_bfly_b32", dsts: 1, args: 4}
+	ops["cvt.rn.f16x2.f32"] = ptxOp{fn: "rocmk_ptx_cvt_rn_f16x2_f32", dsts: 1, args: 2}
+	ops["mov.b32"] = ptxOp{fn: "rocmk_ptx_mov_b32_pack", dsts: 1, args: 2} // mov.b32 d, {lo, hi}
+	ops["mov.b32 unpack"] = ptxOp{fn: "rocmk_ptx_mov_b32_unpack", dsts: 2, args: 1, vecDst: true}
+	ops["shfl.sync.bfly.b32"] = ptxOp{fn: "rocmk_ptx_shfl_sync_bfly_b32", dsts: 1, args: 4}
 	for fn, names := range map[string][]string{
 		"rocmk_ptx_griddepcontrol_wait":              {"griddepcontrol.wait"},
 		"rocmk_ptx_griddepcontrol_launch_dependents": {"griddepcontrol.launch_dependents"},
@@ -122,20 +129,22 @@ func init() {
 		"rocmk_ptx_cp_async_wait_all":                {"cp.async.wait_all"},
 	} {
 		for _, n := range names {
-			ptxOps[n] = ptxOp{fn: fn}
+			ops[n] = ptxOp{fn: fn}
 		}
 	}
-	ptxOps["cp.async.wait_group"] = ptxOp{fn: "rocmk_ptx_cp_async_wait_group", args: 1}
-	ptxOps["prefetch.global.L2"] = ptxOp{fn: "rocmk_ptx_prefetch_global_L2", args: 1, addrCast: "const void *"}
-	ptxOps["prefetch.global.L1"] = ptxOp{fn: "rocmk_ptx_prefetch_global_L2", args: 1, addrCast: "const void *"}
-}
+	ops["cp.async.wait_group"] = ptxOp{fn: "rocmk_ptx_cp_async_wait_group", args: 1}
+	ops["prefetch.global.L2"] = ptxOp{fn: "rocmk_ptx_prefetch_global_L2", args: 1, addrCast: "const void *"}
+	ops["prefetch.global.L1"] = ptxOp{fn: "rocmk_ptx_prefetch_global_L2", args: 1, addrCast: "const void *"}
+	return ops
+}()
 
 // asmStmt is one asm statement: its tokens and parsed parts.
 type asmStmt struct {
-	at, close int      // the asm token, the closing parenthesis
-	template  string   // the instruction text, escapes decoded
-	operands  [][2]int // each operand's expression: token range [start, end)
-	outputs   int      // how many of the operands are outputs
+	close       int      // the closing parenthesis
+	template    string   // the instruction text, escapes decoded
+	operands    [][2]int // each operand's expression: token range [start, end)
+	constraints []string // each operand's constraint ("=r", "l"...)
+	outputs     int      // how many of the operands are outputs
 }
 
 // translatePTX rewrites the asm statements whose one instruction ptxOps
@@ -147,7 +156,7 @@ func (t *translator) translatePTX() {
 	}
 	for i := range t.toks {
 		tk := &t.toks[i]
-		if tk.skip || tk.kind != IDENT || tk.lit != "asm" && tk.lit != "__asm__" && tk.lit != "__asm" {
+		if tk.skip || tk.kind != IDENT {
 			continue
 		}
 		st, ok := t.parseAsm(i)
@@ -183,9 +192,12 @@ func (t *translator) ptxDone(i int) {
 
 // parseAsm reads asm [volatile] ( "..." ["..."] [: outs [: ins [: clobbers]]] ).
 func (t *translator) parseAsm(i int) (asmStmt, bool) {
-	st := asmStmt{at: i}
+	var st asmStmt
+	if !t.isAsm(i) {
+		return st, false
+	}
 	n := t.next(i)
-	for n < len(t.toks) && (t.toks[n].lit == "volatile" || t.toks[n].lit == "__volatile__" || t.toks[n].lit == "__volatile") {
+	for n < len(t.toks) && isVolatile(t.toks[n].lit) {
 		n = t.next(n)
 	}
 	if !t.isPunct(n, "(") {
@@ -236,6 +248,8 @@ func (t *translator) parseAsm(i int) (asmStmt, bool) {
 		if q < 0 || q > st.close {
 			return st, false
 		}
+		c, _ := cString(t.toks[j].lit)
+		st.constraints = append(st.constraints, c)
 		st.operands = append(st.operands, [2]int{t.next(p), q})
 		if section == 1 {
 			st.outputs++
@@ -307,14 +321,22 @@ func (t *translator) ptxCall(st asmStmt) (text, name, fn string, ok bool) {
 			return "", "", "", false
 		}
 	}
+	if op.addrCast != "" && (refs[op.addr] < 0 || st.constraints[refs[op.addr]] != "l") {
+		return "", "", "", false // an address that is not a 64-bit register
+	}
 	t.sortEdits()
+	rendered := map[int]string{} // an operand named twice (mov.b32 %0, {%1, %1}): render consumes its edits once
 	exprs := make([]string, len(flat))
 	for k, n := range refs {
 		exprs[k] = flat[k]
-		if n >= 0 {
-			r := st.operands[n]
-			exprs[k] = "(" + strings.TrimSpace(t.render(t.toks[r[0]].pos.Offset, t.endOf(r[1]-1))) + ")"
+		if n < 0 {
+			continue
 		}
+		if _, ok := rendered[n]; !ok {
+			r := st.operands[n]
+			rendered[n] = "(" + strings.TrimSpace(t.render(t.toks[r[0]].pos.Offset, t.endOf(r[1]-1))) + ")"
+		}
+		exprs[k] = rendered[n]
 	}
 	dsts, args := exprs[:op.dsts], exprs[op.dsts:]
 	if op.addrCast != "" { // an address, whatever its C type (pointer or integer)
@@ -354,4 +376,17 @@ func ptxOperands(s string) []string {
 		out = append(out, rest)
 	}
 	return out
+}
+
+// isAsm reports whether the identifier at i starts an asm statement.
+func (t *translator) isAsm(i int) bool {
+	if lit := t.toks[i].lit; t.toks[i].kind != IDENT || lit != "asm" && lit != "__asm__" && lit != "__asm" {
+		return false
+	}
+	n := t.next(i)
+	return n < len(t.toks) && (t.isPunct(n, "(") || isVolatile(t.toks[n].lit))
+}
+
+func isVolatile(lit string) bool {
+	return lit == "volatile" || lit == "__volatile__" || lit == "__volatile"
 }

@@ -58,8 +58,11 @@ func TestPTXInstructionsTranslate(t *testing.T) {
 		assert.Equal(t, out, again, "idempotent: %s", c.in)
 		assert.False(t, rep2.Changed, c.in)
 	}
+	// an operand named twice is translated in both places
+	out, _ := trLines(t, `__device__ void f() { asm("mov.b32 %0, {%1, %1};" : "=r"(b) : "h"((unsigned short)cudaGetLastError())); }`+"\n", Options{})
+	assert.Contains(t, out, "(b) = rocmk_ptx_mov_b32_pack(((unsigned short)hipGetLastError()), ((unsigned short)hipGetLastError()));")
 	// operands are translated like any code
-	out, _ := trLines(t, `__device__ void f() { asm("rcp.approx.f32 %0, %1;" : "=f"(y) : "f"((float)cudaGetLastError())); }`+"\n", Options{})
+	out, _ = trLines(t, `__device__ void f() { asm("rcp.approx.f32 %0, %1;" : "=f"(y) : "f"((float)cudaGetLastError())); }`+"\n", Options{})
 	assert.Contains(t, out, "(y) = rocmk_ptx_rcp_approx_f32(((float)hipGetLastError()));")
 	for _, keep := range []string{
 		`asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p cp.async.cg.shared.global [%1], [%2], 16; }" :: "r"(a), "r"(s), "l"(g));`,
@@ -72,6 +75,7 @@ func TestPTXInstructionsTranslate(t *testing.T) {
 		`asm volatile("ex2.approx.f32 %0, %5;" : "=f"(y) : "f"(x));`,          // no such operand
 		`asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(smem));`,      // a shared-window address
 		`asm volatile("ld.global.b32 %0, [%1+4];" : "=r"(v) : "l"(p));`,       // an offset
+		`asm volatile("ld.global.b32 %0, [%1];" : "=r"(v) : "r"(p32));`,       // a 32-bit address
 		`asm volatile("ld.release.global.b32 %0, [%1];" : "=r"(v) : "l"(p));`, // no such load
 	} {
 		src := "__device__ void f() { " + keep + " }\n"

@@ -2,7 +2,6 @@ package hipify
 
 import (
 	"bytes"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -103,11 +102,8 @@ func (t *translator) ptxFallbacks() {
 			continue
 		}
 		switch {
-		case (tk.lit == "asm" || tk.lit == "__asm__" || tk.lit == "__asm") && !t.ptxTranslated[i]:
-			n := t.next(i)
-			if n < len(t.toks) && (t.isPunct(n, "(") || t.toks[n].lit == "volatile" || t.toks[n].lit == "__volatile__") {
-				b.asm = append(b.asm, i)
-			}
+		case t.isAsm(i) && !t.ptxTranslated[i]:
+			b.asm = append(b.asm, i)
 		case isTrapName(tk.lit):
 			b.trap = true
 		}
@@ -116,13 +112,9 @@ func (t *translator) ptxFallbacks() {
 
 // markDecided notes a directive at h that tests HIP itself.
 func (t *translator) markDecided(g *ptxGroup, h int) {
-	switches := DefaultROCmSwitches
-	if t.opt.ROCmSwitches != nil {
-		switches = t.opt.ROCmSwitches
-	}
 	j := h + 1
 	for ; j < len(t.toks) && t.toks[j].kind != PPEND; j++ {
-		if lit := t.toks[j].lit; t.toks[j].kind == IDENT && (hipDeciders[lit] || slices.Contains(switches, lit)) {
+		if lit := t.toks[j].lit; t.toks[j].kind == IDENT && (hipDeciders[lit] || t.classify(lit) == rocmSwitchMacro) {
 			g.decided = true
 		}
 	}
