@@ -9,6 +9,37 @@ import (
 	"runtime"
 )
 
+// Location is where the cache is, and what said so.
+type Location struct {
+	Dir    string // absolute; "" when Off
+	Off    bool
+	Source string // "--cache-dir", "ROCMK_CACHE=off", "ROCMK_CACHE_DIR" or "default"
+}
+
+// ResolveDir is the one answer to "which cache": the --cache-dir flag
+// (flag, "" when not given) wins over the environment, as every rocmk
+// flag does; then ROCMK_CACHE=off, ROCMK_CACHE_DIR and the default
+// (DefaultDir). --no-cache is the flag that turns it off.
+func ResolveDir(flag string, getenv func(string) string) (Location, error) {
+	if flag != "" {
+		abs, err := filepath.Abs(flag)
+		if err != nil {
+			return Location{}, fmt.Errorf("--cache-dir: %w", err)
+		}
+		return Location{Dir: abs, Source: "--cache-dir"}, nil
+	}
+	dir, off, err := DefaultDir(getenv)
+	switch {
+	case err != nil:
+		return Location{}, err
+	case off:
+		return Location{Off: true, Source: "ROCMK_CACHE=off"}, nil
+	case getenv != nil && getenv("ROCMK_CACHE_DIR") != "" || getenv == nil && os.Getenv("ROCMK_CACHE_DIR") != "":
+		return Location{Dir: dir, Source: "ROCMK_CACHE_DIR"}, nil
+	}
+	return Location{Dir: dir, Source: "default"}, nil
+}
+
 // DefaultDir returns the cache directory rocmk uses and whether caching is
 // off, reading the environment through getenv:
 //

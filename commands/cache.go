@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/rocmk/rocmk/commands/term"
@@ -44,13 +43,8 @@ func cacheCommand() *cli.Command {
 // cacheDir resolves the cache directory: --cache-dir, else DefaultDir
 // (ROCMK_CACHE=off, ROCMK_CACHE_DIR, the user cache dir).
 func cacheDir(c *cli.Context) (dir string, off bool, err error) {
-	env := envOf(c)
-	g := globals(c)
-	if g.CacheDir != "" && g.CacheDir != env.Getenv("ROCMK_CACHE_DIR") {
-		dir, err := filepath.Abs(g.CacheDir)
-		return dir, false, err
-	}
-	return cache.DefaultDir(env.Getenv)
+	loc, err := cache.ResolveDir(globals(c).CacheDir, envOf(c).Getenv)
+	return loc.Dir, loc.Off, err
 }
 
 // openCache opens the cache for a cache subcommand, on the command's clock.

@@ -1,8 +1,10 @@
 package commands
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"github.com/rocmk/rocmk/compile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -289,4 +291,53 @@ func TestCacheLsEscapesNames(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.NotContains(t, r.Stdout, "\x1b")
 	assert.Contains(t, r.Stdout, `k\x1b]0;owned\x07\x1b[2J.hip`)
+}
+
+// TestCacheDirOneAnswer (issue 19): `cache` subcommands, builds (a
+// Session) and doctor resolve the cache directory the same way: the
+// --cache-dir flag, then ROCMK_CACHE=off, then ROCMK_CACHE_DIR, then the
+// default. ROCMK_CACHE=off with --cache-dir X listed X while build used no
+// cache. (rocmk.toml has no local cache setting: its [cache] table is the
+// remote tier's.)
+func TestCacheDirOneAnswer(t *testing.T) {
+	tmp := t.TempDir()
+	flagDir, envDir := filepath.Join(tmp, "flag"), filepath.Join(tmp, "env")
+	for _, c := range []struct {
+		flag     string
+		env      map[string]string
+		want     string // "off" or a directory
+		wantFrom string
+	}{
+		{"", map[string]string{"HOME": tmp}, filepath.Join(tmp, ".cache/rocmk"), "default"},
+		{"", map[string]string{"HOME": tmp, "ROCMK_CACHE_DIR": envDir}, envDir, "ROCMK_CACHE_DIR"},
+		{"", map[string]string{"HOME": tmp, "ROCMK_CACHE_DIR": envDir, "ROCMK_CACHE": "off"}, "off", "ROCMK_CACHE=off"},
+		{flagDir, map[string]string{"HOME": tmp, "ROCMK_CACHE": "off"}, flagDir, "--cache-dir"},
+		{flagDir, map[string]string{"HOME": tmp, "ROCMK_CACHE_DIR": envDir}, flagDir, "--cache-dir"},
+	} {
+		env := testEnv(c.env)
+		var args []string
+		if c.flag != "" {
+			args = []string{"--cache-dir", c.flag}
+		}
+		r := runRocmk(t, env, append(args, "cache", "dir")...)
+		require.Equal(t, 0, r.Code, r.Stderr)
+		assert.Equal(t, c.want+"\n", r.Stdout, "cache dir, flag %q env %v", c.flag, c.env)
+
+		s, err := compile.OpenSession(compile.SessionOptions{CacheDir: c.flag, Getenv: env.Getenv})
+		require.NoError(t, err)
+		got := s.CacheDir()
+		s.Close(context.Background())
+		if c.want == "off" {
+			assert.Empty(t, got, "build: no cache, flag %q env %v", c.flag, c.env)
+		} else {
+			assert.Equal(t, c.want, got, "build, flag %q env %v", c.flag, c.env)
+		}
+
+		loc, err := cache.ResolveDir(c.flag, env.Getenv)
+		require.NoError(t, err)
+		assert.Equal(t, c.wantFrom, loc.Source)
+		dc := doctorCacheOf(doctorOptions{CacheDir: c.flag}, env)
+		assert.Equal(t, c.want, dc.Dir, "doctor")
+		assert.Equal(t, c.wantFrom, dc.Source, "doctor")
+	}
 }

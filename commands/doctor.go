@@ -40,31 +40,20 @@ report says what to install). --json prints the same report as one document.`,
 		Action: func(c *cli.Context) error {
 			env := envOf(c)
 			g := globals(c)
-			opts := doctorOptions{ROCmPath: c.String("rocm-path"), Clang: c.String("clang"), Arch: c.StringSlice("arch"), CacheDir: g.CacheDir,
-				CacheDirFlag: c.IsSet("cache-dir") || isSetAbove(c, "cache-dir")}
+			opts := doctorOptions{ROCmPath: c.String("rocm-path"), Clang: c.String("clang"), Arch: c.StringSlice("arch"), CacheDir: g.CacheDir}
 			opts.Remote, opts.RemoteErr = remoteConfig(g, env, "")
 			return runDoctor(opts, env, newUI(env, g))
 		},
 	}
 }
 
-func isSetAbove(c *cli.Context, name string) bool {
-	for _, ctx := range c.Lineage() {
-		if ctx.IsSet(name) {
-			return true
-		}
-	}
-	return false
-}
-
 type doctorOptions struct {
-	ROCmPath     string
-	Clang        string
-	Arch         []string
-	CacheDir     string // --cache-dir or ROCMK_CACHE_DIR ("" = default)
-	CacheDirFlag bool
-	Remote       *remote.Config // nil: no remote cache configured
-	RemoteErr    error          // a bad remote cache configuration
+	ROCmPath  string
+	Clang     string
+	Arch      []string
+	CacheDir  string         // --cache-dir or ROCMK_CACHE_DIR ("" = default)
+	Remote    *remote.Config // nil: no remote cache configured
+	RemoteErr error          // a bad remote cache configuration
 }
 
 // doctorCgo is whether this binary was built with cgo ("true", "false" or
@@ -159,17 +148,16 @@ func doctorRemote(env Env, o doctorOptions, problems []string) (*remote.CheckRes
 }
 
 func doctorCacheOf(o doctorOptions, env Env) term.DoctorCache {
-	c := term.DoctorCache{Dir: o.CacheDir, Source: "--cache-dir"}
-	switch {
-	case o.CacheDir == "":
-		c.Dir, _ = cache.UserDir(env.Getenv)
-		c.Source = "default"
-	case !o.CacheDirFlag:
-		c.Source = "ROCMK_CACHE_DIR"
+	loc, err := cache.ResolveDir(o.CacheDir, env.Getenv)
+	if err != nil {
+		return term.DoctorCache{Source: err.Error()}
 	}
-	if c.Dir != "" {
-		c.Files, c.Bytes, c.Exists = cache.Usage(filepath.Join(env.Root, c.Dir))
+	c := term.DoctorCache{Dir: loc.Dir, Source: loc.Source}
+	if loc.Off {
+		c.Dir = "off"
+		return c
 	}
+	c.Files, c.Bytes, c.Exists = cache.Usage(filepath.Join(env.Root, c.Dir))
 	return c
 }
 

@@ -58,7 +58,7 @@ func TestDoctorFakeMachine(t *testing.T) {
 
 func TestDoctorArchAndCache(t *testing.T) {
 	pinDoctor(t)
-	env := fakeMachine(t, map[string]string{"ROCMK_CACHE_DIR": "/home/dev/other", "PYTORCH_ROCM_ARCH": "gfx90a;gfx1100"})
+	env := fakeMachine(t, map[string]string{"ROCMK_CACHE": "", "ROCMK_CACHE_DIR": "/home/dev/other", "PYTORCH_ROCM_ARCH": "gfx90a;gfx1100"})
 	r := runRocmk(t, env, "doctor", "--json")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	var doc term.DoctorReport

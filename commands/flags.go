@@ -15,7 +15,7 @@ type globalOptions struct {
 	JSON     bool
 	Verbose  int
 	Quiet    bool
-	CacheDir string // --cache-dir, else $ROCMK_CACHE_DIR, else "" (the default dir)
+	CacheDir string // --cache-dir ("": not given; cache.ResolveDir says which cache)
 	Jobs     int
 	// --remote-cache and --remote-cache-mode (the environment and
 	// rocmk.toml are read by remote.Resolve).
@@ -49,7 +49,6 @@ func envOf(c *cli.Context) Env { return stateOf(c).env }
 
 // globals reads the global flags, whichever level of the command line set them.
 func globals(c *cli.Context) globalOptions {
-	st := stateOf(c)
 	g := globalOptions{Jobs: runtime.NumCPU()}
 	for _, ctx := range c.Lineage() {
 		// Each level counts its own -v flags (urfave/cli's shared Count
@@ -75,9 +74,6 @@ func globals(c *cli.Context) globalOptions {
 		if ctx.IsSet("jobs") && ctx.Int("jobs") > 0 {
 			g.Jobs = ctx.Int("jobs")
 		}
-	}
-	if g.CacheDir == "" {
-		g.CacheDir = st.env.Getenv("ROCMK_CACHE_DIR")
 	}
 	if g.JSON {
 		g.Verbose = 0

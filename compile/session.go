@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -135,19 +134,14 @@ func OpenSession(o SessionOptions) (*Session, error) {
 // user cache directory. ROCMK_CACHE=off gives nil, and so does a directory
 // that does not exist when ifPresent.
 func openCache(dir string, getenv func(string) string, ifPresent bool) (*cache.Cache, error) {
-	def, off, err := cache.DefaultDir(getenv)
+	loc, err := cache.ResolveDir(dir, getenv)
 	switch {
-	case off:
-		return nil, nil
-	case dir != "":
-		if dir, err = filepath.Abs(dir); err != nil {
-			return nil, err
-		}
 	case err != nil:
 		return nil, err
-	default:
-		dir = def
+	case loc.Off:
+		return nil, nil
 	}
+	dir = loc.Dir
 	if ifPresent {
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			return nil, nil
@@ -284,7 +278,7 @@ func (s *Session) Builder(o BuildOptions) (*Builder, error) {
 	if o.Print != nil {
 		run = &Shell{Runner: run, Print: o.Print, DryRun: o.DryRun}
 	}
-	b := &Builder{TC: tc, For: s.ToolchainFor, Run: run, Jobs: s.o.Jobs, DryRun: o.DryRun, Fetch: o.Fetch, Getenv: s.o.Getenv, Events: o.Events}
+	b := &Builder{TC: tc, For: s.ToolchainFor, Run: run, Jobs: s.o.Jobs, DryRun: o.DryRun, Fetch: o.Fetch, Events: o.Events}
 	if !o.DryRun {
 		b.Cache = s.Store()
 	}

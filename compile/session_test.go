@@ -81,18 +81,22 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// The session's Store: none with NoCache or ROCMK_CACHE=off (even with a
-// directory named), the local cache, or the remote tier in front of it.
+// The session's Store: none with NoCache or ROCMK_CACHE=off (unless a
+// directory is named), the local cache, or the remote tier in front of it.
 func TestSessionStore(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "cache")
 	s, err := OpenSession(SessionOptions{CacheDir: dir, NoCache: true})
 	require.NoError(t, err)
 	assert.Nil(t, s.Store())
 	off := func(k string) string { return map[string]string{"ROCMK_CACHE": "off"}[k] }
+	s, err = OpenSession(SessionOptions{Getenv: off})
+	require.NoError(t, err)
+	assert.Nil(t, s.Store(), "ROCMK_CACHE=off")
 	s, err = OpenSession(SessionOptions{CacheDir: dir, Getenv: off})
 	require.NoError(t, err)
-	assert.Nil(t, s.Store(), "ROCMK_CACHE=off wins over a directory")
-	assert.NoDirExists(t, dir)
+	assert.Equal(t, dir, s.CacheDir(), "the --cache-dir flag wins over ROCMK_CACHE=off, as for the cache commands")
+	s.Close(context.Background())
+	require.NoError(t, os.RemoveAll(dir))
 
 	s, err = OpenSession(SessionOptions{CacheDir: dir})
 	require.NoError(t, err)

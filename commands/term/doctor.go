@@ -270,7 +270,7 @@ type DoctorRocmk struct {
 // DoctorCache is the local cache directory and its size.
 type DoctorCache struct {
 	Dir    string `json:"dir"`
-	Source string `json:"source"` // "--cache-dir", "ROCMK_CACHE_DIR", "default"
+	Source string `json:"source"` // "--cache-dir", "ROCMK_CACHE=off", "ROCMK_CACHE_DIR", "default"
 	Exists bool   `json:"exists"`
 	Files  int    `json:"files"`
 	Bytes  int64  `json:"bytes"`
