@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rocmk/rocmk/cache"
@@ -52,9 +53,11 @@ type Builder struct {
 	// Fetch only looks every job up (through a remote tier: a pull into
 	// the local cache): a hit writes no output, a miss compiles nothing
 	// (StatusMissing), and no manifest, bundle or embedding is written.
-	Fetch  bool
-	Getenv func(string) string
-	Events func(Event) // optional, must be goroutine-safe
+	Fetch bool
+	// Environ is the environment the compiler inherits, for the key
+	// (nil: os.Environ; compilerEnv picks what is keyed).
+	Environ func() []string
+	Events  func(Event) // optional, must be goroutine-safe
 
 	hashes fileHashes
 	paths  pathMemo   // one stat per path per build
@@ -88,9 +91,6 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 	if err := inspect.ValidateTargets(r.Targets); err != nil {
 		return nil, err
 	}
-	if b.Getenv == nil {
-		b.Getenv = os.Getenv
-	}
 	outDir := r.OutDir
 	if outDir == "" {
 		outDir = "."
@@ -102,7 +102,11 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 	if err := CheckOutputNames(r.Sources, r.Targets, outDir, len(r.Embed) > 0); err != nil {
 		return nil, err
 	}
-	flags := relFlags(r.Flags, baseDir)
+	flags, err := expandResponseFiles(r.Flags, baseDir)
+	if err != nil {
+		return nil, err
+	}
+	flags = relFlags(flags, baseDir)
 	rep := &Report{}
 	// Plan: sources in order, targets in order.
 	type work struct {
@@ -334,8 +338,11 @@ func (b *Builder) do(ctx context.Context, j Job, res *Result) {
 		return
 	}
 	meta := cache.Meta{Source: filepath.Base(res.Src), Target: j.Target.String(), Toolchain: tc.Name(), ROCm: rocmOf(tc)}
+	var prev *depsEntry // the job's deps entry as the lookup read it
 	if b.Cache != nil {
-		if co, remote, ok := b.lookup(base, j); ok {
+		var co *inspect.CodeObject
+		var remote, ok bool
+		if co, remote, prev, ok = b.lookup(base, j, readRoots(tc, j, b.environ())); ok {
 			res.Status, res.Cache = StatusHit, "local"
 			if remote {
 				res.Cache = "remote"
@@ -403,7 +410,7 @@ func (b *Builder) do(ctx context.Context, j Job, res *Result) {
 			// Logged with ROCMK_DEBUG=cachehash=1, next to the keys.
 			cache.NewHash("not stored "+j.Src+" "+j.Target.String()).Line("reason %s", why)
 		} else {
-			b.storeDeps(base, own, shared, data, meta)
+			b.storeDeps(base, prev, own, shared, data, meta)
 		}
 	}
 	res.Status = StatusCompiled
@@ -456,6 +463,14 @@ func rocmOf(tc Toolchain) string {
 	return ""
 }
 
+// environ is the environment the compiler inherits.
+func (b *Builder) environ() []string {
+	if b.Environ != nil {
+		return b.Environ()
+	}
+	return os.Environ()
+}
+
 // baseKey is the action key without headers: everything known before
 // compiling. It also names the job's "deps" entry (what the last compile
 // depended on), as in ccache's direct mode. Paths in it are as the compiler
@@ -478,10 +493,8 @@ func (b *Builder) baseKey(tc Toolchain, tcID string, j Job) (cache.ActionID, err
 		// the base directory is an input.
 		h.Line("location %s (%s)", j.Dir, f)
 	}
-	for _, k := range tc.KeyEnv() {
-		if v := b.Getenv(k); v != "" {
-			h.Line("env %s=%s", k, v)
-		}
+	for _, kv := range compilerEnv(b.environ()) {
+		h.Line("env %s", kv)
 	}
 	h.Line("src %s", j.Src)
 	sum, err := b.hashes.sum(absName(j.Dir, j.Src))
@@ -556,6 +569,7 @@ type groupMemo struct {
 type groupOnce struct {
 	once   sync.Once
 	digest cache.ActionID
+	read   atomic.Bool // the entry was in the cache (its records may be stale)
 	err    error
 }
 
@@ -567,7 +581,7 @@ func (s *groupMemo) reset() {
 
 // currentGroup reads a shared group and returns the digest of its records'
 // current values (errStale if one no longer holds).
-func (b *Builder) currentGroup(id, baseDir string) (cache.ActionID, error) {
+func (b *Builder) currentGroup(id, baseDir string, roots []string) (cache.ActionID, error) {
 	b.groups.mu.Lock()
 	if b.groups.m == nil {
 		b.groups.m = map[string]*groupOnce{}
@@ -597,6 +611,11 @@ func (b *Builder) currentGroup(id, baseDir string) (cache.ActionID, error) {
 			o.err = err
 			return
 		}
+		o.read.Store(true)
+		if !recordsUnder(g.Alts[0].Files, baseDir, roots) {
+			o.err = errStale // see readRoots
+			return
+		}
 		cur, err := b.currentRecords(baseDir, g.Alts[0])
 		if err != nil {
 			o.err = err
@@ -605,6 +624,15 @@ func (b *Builder) currentGroup(id, baseDir string) (cache.ActionID, error) {
 		o.digest = b.groupDigest(cur)
 	})
 	return o.digest, o.err
+}
+
+// groupFound reports whether a lookup of this build read the group from
+// the cache.
+func (b *Builder) groupFound(id cache.ActionID) bool {
+	b.groups.mu.Lock()
+	o := b.groups.m[id.String()]
+	b.groups.mu.Unlock()
+	return o != nil && o.read.Load() // a check still in progress says no: one more put
 }
 
 // storeGroup stores a shared group unless the cache has it, once per build
@@ -622,7 +650,7 @@ func (b *Builder) storeGroup(id cache.ActionID, recs []depRecord, now int64, m c
 	}
 	b.groups.mu.Unlock()
 	o.once.Do(func() {
-		if _, err := get(b.Cache, groupKey(id)); err == nil {
+		if b.groupFound(id) {
 			return
 		}
 		m.Source, m.Target = "(shared)", "" // one group serves every source and target with these flags
@@ -634,8 +662,10 @@ func (b *Builder) storeGroup(id cache.ActionID, recs []depRecord, now int64, m c
 
 // storeDeps stores a compile's records: the shared group (unless the cache
 // has it), then the job's deps entry with this record set first, then the
-// object.
-func (b *Builder) storeDeps(base cache.ActionID, own, shared []depRecord, data []byte, meta cache.Meta) {
+// object. prev is the deps entry the lookup read (nil: none): reading it
+// again would cost a remote cache a second round trip, or a second
+// timeout.
+func (b *Builder) storeDeps(base cache.ActionID, prev *depsEntry, own, shared []depRecord, data []byte, meta cache.Meta) {
 	now := time.Now().UnixNano()
 	dm := meta
 	dm.Kind = "deps"
@@ -650,12 +680,10 @@ func (b *Builder) storeDeps(base cache.ActionID, own, shared []depRecord, data [
 		groups = []cache.ActionID{id}
 	}
 	de := depsEntry{Alts: []depsAlt{alt}}
-	if old, err := get(b.Cache, depsKey(base)); err == nil {
-		if prev, err := parseDepsEntry(old, depsMagic); err == nil {
-			for _, a := range prev.Alts {
-				if len(de.Alts) < maxAlts && !a.sameInputs(alt) {
-					de.Alts = append(de.Alts, a)
-				}
+	if prev != nil {
+		for _, a := range prev.Alts {
+			if len(de.Alts) < maxAlts && !a.sameInputs(alt) {
+				de.Alts = append(de.Alts, a)
 			}
 		}
 	}
@@ -721,22 +749,25 @@ func (b *Builder) currentRecords(baseDir string, de depsAlt) ([]depRecord, error
 // names inputs whose current values give an object's key; the object must
 // pass the read-back check. remote says the object came from a remote
 // tier's server.
-func (b *Builder) lookup(base cache.ActionID, j Job) (co *inspect.CodeObject, remote, ok bool) {
+func (b *Builder) lookup(base cache.ActionID, j Job, roots []string) (co *inspect.CodeObject, remote bool, deps *depsEntry, ok bool) {
 	dj, err := get(b.Cache, depsKey(base))
 	if err != nil {
-		return nil, false, false
+		return nil, false, nil, false
 	}
 	de, err := parseDepsEntry(dj, depsMagic)
 	if err != nil {
-		return nil, false, false
+		return nil, false, nil, false
 	}
 alts:
 	for _, alt := range de.Alts {
 		groups := make([]cache.ActionID, len(alt.Groups))
 		for i, id := range alt.Groups {
-			if groups[i], err = b.currentGroup(id, j.Dir); err != nil {
+			if groups[i], err = b.currentGroup(id, j.Dir, roots); err != nil {
 				continue alts
 			}
+		}
+		if !recordsUnder(alt.Files, j.Dir, roots) {
+			continue // see readRoots
 		}
 		cur, err := b.currentRecords(j.Dir, alt)
 		if err != nil {
@@ -750,9 +781,9 @@ alts:
 		if err != nil {
 			continue // never trust a cached object that is not what we asked for
 		}
-		return co, e.Remote, true
+		return co, e.Remote, &de, true
 	}
-	return nil, false, false
+	return nil, false, &de, false
 }
 
 // recordDeps turns a compile's depfile and the include scan made before it
@@ -774,7 +805,7 @@ func (b *Builder) recordDeps(j Job, g *includeGraph, sp *SearchPath, depfile []s
 		return nil, nil, sp.Unmodelled + ": header lookups the include scan does not follow"
 	}
 	src := absName(j.Dir, j.Src)
-	if pi := statPath(src); !pi.regular() || pi.CTime >= started {
+	if pi := statPath(src); !pi.regular() || pi.CTime >= started || !pi.sameFile(g.src) {
 		return nil, nil, j.Src + " changed during the compile"
 	}
 	read := map[fileID]string{}
@@ -819,12 +850,19 @@ func (b *Builder) recordDeps(j Job, g *includeGraph, sp *SearchPath, depfile []s
 				return nil, nil, name + " appeared, disappeared or changed type during the compile"
 			}
 			if _, ok := read[pi.id()]; ok && st == "present" {
-				if pi.CTime >= started {
-					return nil, nil, name + " changed during the compile"
+				// The file at this path must be the one the scan saw before
+				// the compile, and still be it once hashed: a directory
+				// renamed or a link flipped meanwhile puts another file,
+				// with an old ctime, at the same name.
+				if pi.CTime >= started || !pi.sameFile(l.infos[i]) {
+					return nil, nil, name + " changed or was replaced during the compile"
 				}
 				sum, err := b.hashes.sum(abs)
 				if err != nil {
 					return nil, nil, err.Error()
+				}
+				if !statPath(abs).sameFile(pi) {
+					return nil, nil, name + " changed or was replaced during the compile"
 				}
 				*dst = append(*dst, depRecord{Kind: recFile, Path: name, Size: pi.Size, MTime: pi.MTime, CTime: pi.CTime, Ino: pi.Ino, Hash: sum})
 				recorded[pi.id()] = true
@@ -958,6 +996,7 @@ type fileHashes struct {
 type fileHash struct {
 	size         int64
 	mtime, ctime int64
+	dev, ino     uint64
 	sum          string
 }
 
@@ -970,7 +1009,7 @@ func (fh *fileHashes) sum(path string) (string, error) {
 		return "", st.Err
 	}
 	fh.mu.Lock()
-	if v, ok := fh.m[path]; ok && v.size == st.Size && v.mtime == st.MTime && v.ctime == st.CTime {
+	if v, ok := fh.m[path]; ok && v.size == st.Size && v.mtime == st.MTime && v.ctime == st.CTime && v.dev == st.Dev && v.ino == st.Ino {
 		fh.mu.Unlock()
 		return v.sum, nil
 	}
@@ -984,7 +1023,7 @@ func (fh *fileHashes) sum(path string) (string, error) {
 	if fh.m == nil {
 		fh.m = map[string]fileHash{}
 	}
-	fh.m[path] = fileHash{st.Size, st.MTime, st.CTime, s}
+	fh.m[path] = fileHash{st.Size, st.MTime, st.CTime, st.Dev, st.Ino, s}
 	fh.mu.Unlock()
 	return s, nil
 }

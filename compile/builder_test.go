@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ func fakeBuilder(t *testing.T, fr *fakeRunner, jobs int) (*Builder, string) {
 	c, err := cache.Open(filepath.Join(dir, "cache"))
 	require.NoError(t, err)
 	return &Builder{TC: fakeClangTC(), Run: fr, Jobs: jobs, Cache: c,
-		Getenv: func(string) string { return "" }}, dir
+		Environ: noEnv}, dir
 }
 
 func TestBuildParallelOneTargetFails(t *testing.T) {
@@ -298,4 +299,94 @@ func TestBuildFetchOnly(t *testing.T) {
 	assert.Equal(t, StatusMissing, rep.Results[1].Status)
 	assert.Equal(t, 1, fr.compiles(), "nothing compiled")
 	assert.NoDirExists(t, out, "no output, manifest or directory")
+}
+
+// countingStore counts the reads of each entry.
+type countingStore struct {
+	Store
+	mu    sync.Mutex
+	reads map[cache.ActionID]int
+}
+
+func (s *countingStore) GetBytes(id cache.ActionID) ([]byte, cache.Entry, error) {
+	s.mu.Lock()
+	s.reads[id]++
+	s.mu.Unlock()
+	return s.Store.GetBytes(id)
+}
+
+// TestBuildReadsEachEntryOnce (issue 19): storing a compile reuses what the
+// lookup read. Each read is a round trip to a remote cache, or a timeout
+// when it hangs: the deps entry was read twice per compiled job, and the
+// shared group once more.
+func TestBuildReadsEachEntryOnce(t *testing.T) {
+	fr := newFake(t)
+	b, dir := fakeBuilder(t, fr, 1)
+	cs := &countingStore{Store: b.Cache, reads: map[cache.ActionID]int{}}
+	b.Cache = cs
+	req := Request{Sources: []string{filepath.Join(dir, "vadd.hip")}, Targets: targets("gfx90a"), OutDir: filepath.Join(dir, "out")}
+	rep, err := b.Build(context.Background(), req)
+	require.NoError(t, err)
+	require.Equal(t, StatusCompiled, rep.Results[0].Status)
+	for id, n := range cs.reads {
+		assert.Equal(t, 1, n, "entry %s read %d times in a one-job build", id, n)
+	}
+	clear(cs.reads)
+	rep, err = b.Build(context.Background(), req)
+	require.NoError(t, err)
+	require.Equal(t, StatusHit, rep.Results[0].Status, "what was stored is found")
+	for id, n := range cs.reads {
+		assert.Equal(t, 1, n, "entry %s read %d times", id, n)
+	}
+}
+
+// TestDepsEntryOutsideReadRootsIsNotFollowed (issue 19): a deps entry
+// written by someone else (a shared cache) that names a path no compile of
+// the job reads is a miss before anything is stat'ed there, so a server
+// cannot learn whether a file of the user's exists. The build compiles, and
+// its own entry replaces the bad one.
+func TestDepsEntryOutsideReadRootsIsNotFollowed(t *testing.T) {
+	fr := newFake(t)
+	b, dir := fakeBuilder(t, fr, 1)
+	req := Request{BaseDir: dir, Sources: []string{filepath.Join(dir, "vadd.hip")}, Targets: targets("gfx90a"), OutDir: filepath.Join(dir, "out")}
+	_, err := b.Build(context.Background(), req)
+	require.NoError(t, err)
+
+	secret := filepath.Join(t.TempDir(), "id_rsa") // outside the project, the flags and the toolchain
+	require.NoError(t, os.WriteFile(secret, []byte("key"), 0o600))
+	tc, tcID, err := b.toolchain(context.Background(), req.Targets[0])
+	require.NoError(t, err)
+	base, err := b.baseKey(tc, tcID, Job{Src: "vadd.hip", Dir: dir, Target: req.Targets[0], Flags: nil})
+	require.NoError(t, err)
+	for _, kind := range []byte{recProbe, recFile} {
+		rec := depRecord{Kind: kind, Path: secret, State: "present", Hash: strings.Repeat("0", 64)}
+		bad := depsEntry{Alts: []depsAlt{{Recorded: 1, Files: []depRecord{rec}}}}
+		require.NoError(t, put(b.Cache, depsKey(base), bad.marshal(depsMagic), cache.Meta{Kind: "deps"}))
+		before := fr.compiles()
+		rep, err := b.Build(context.Background(), req)
+		require.NoError(t, err)
+		assert.Equal(t, StatusCompiled, rep.Results[0].Status, "a miss")
+		assert.Equal(t, before+1, fr.compiles())
+		b.paths.mu.Lock()
+		_, statted := b.paths.m[secret]
+		b.paths.mu.Unlock()
+		assert.False(t, statted, "%c record: %s must not be stat'ed", kind, secret)
+		rep, err = b.Build(context.Background(), req)
+		require.NoError(t, err)
+		assert.Equal(t, StatusHit, rep.Results[0].Status, "the build's own entry is found")
+	}
+}
+
+func TestReadRoots(t *testing.T) {
+	j := Job{Dir: "/p", Src: "src/k.hip", Flags: []string{"-I", "/opt/lib/include", "-isystem../sib", "-DX=/etc"}}
+	roots := readRoots(fakeClangTC(), j, []string{"CPATH=/cp1:/cp2", "HOME=/home/u"})
+	for name, want := range map[string]bool{
+		"inc/h.h": true, "/p/src/x.h": true, "/usr/include/stdio.h": true, "/opt/lib/include/a.h": true,
+		"../sib/h.h": true, "/cp2/h.h": true, "/home/u/.ssh/id_rsa": false, "/etc/passwd": false,
+		"../other/h.h": false, "inc/../../other/h.h": false, "/opt/lib/includeX/h.h": false,
+	} {
+		assert.Equal(t, want, underRoots(name, "/p", roots), name)
+	}
+	assert.True(t, recordsUnder([]depRecord{{Kind: recSearchDir, Path: "/include"}}, "/p", roots), "a top-level missing search directory")
+	assert.False(t, recordsUnder([]depRecord{{Kind: recProbe, Path: "/include"}}, "/p", roots))
 }

@@ -36,8 +36,6 @@ type Toolchain interface {
 	// Check returns nil if the toolchain can build t, else an error saying
 	// what it is missing and which targets it supports.
 	Check(t inspect.Target) error
-	// KeyEnv names the environment variables that change what it compiles.
-	KeyEnv() []string
 	// SearchPath asks the compiler where j looks for headers (run in j.Dir).
 	SearchPath(ctx context.Context, r Runner, j Job) (*SearchPath, error)
 }
@@ -109,16 +107,6 @@ func (c *Clang) Argv(j Job) []string {
 		argv = append(argv, "-MD", "-MF", j.DepFile)
 	}
 	return append(argv, "-c", j.Src, "-o", j.Out)
-}
-
-// KeyEnv implements Toolchain.
-func (c *Clang) KeyEnv() []string {
-	env := []string{"CPATH", "CPLUS_INCLUDE_PATH", "C_INCLUDE_PATH", "HIP_DEVICE_LIB_PATH", "HIP_PATH", "ROCM_PATH"}
-	if c.Layout == LayoutHIPCC {
-		env = append(env, "HIPCC_COMPILE_FLAGS_APPEND", "HIPCC_COMPILE_FLAGS_BEFORE", "HIP_CLANG_PATH",
-			"HIP_PLATFORM", "HIP_COMPILER", "HIP_RUNTIME", "HIP_ROCCLR_HOME", "HSA_PATH", "HIPCC_VERBOSE")
-	}
-	return env
 }
 
 // Stamp implements Toolchain.

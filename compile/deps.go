@@ -219,6 +219,14 @@ func (p pathInfo) regular() bool { return p.Err == nil && p.Mode.IsRegular() }
 func (p pathInfo) isDir() bool   { return p.Err == nil && p.Mode.IsDir() }
 func (p pathInfo) id() fileID    { return fileID{p.Dev, p.Ino} }
 
+// sameFile reports whether two stats saw the same file, unchanged: a file
+// renamed or linked into the path keeps its own ctime, so only its inode
+// and device tell it from the one it replaced.
+func (p pathInfo) sameFile(q pathInfo) bool {
+	return p.Err == nil && q.Err == nil && p.Dev == q.Dev && p.Ino == q.Ino &&
+		p.Size == q.Size && p.MTime == q.MTime && p.CTime == q.CTime
+}
+
 // headerState is how a header lookup sees a candidate path. clang skips a
 // path that does not exist, is a directory or cannot be opened, and uses
 // anything else: a regular file, or a FIFO or device that would block or

@@ -158,7 +158,7 @@ func buildDevlibsKernel(t *testing.T, tc *Clang, libs *DeviceLibs, proc string) 
 		HIPVersion: tc.HIPVersion, ROCmVersion: tc.ROCmVersion}
 	dir := t.TempDir()
 	copyFiles(t, dir, "devlibs.hip")
-	rep, err := (&Builder{TC: c, Run: &ExecRunner{}, Jobs: 1, Getenv: func(string) string { return "" }}).Build(context.Background(),
+	rep, err := (&Builder{TC: c, Run: &ExecRunner{}, Jobs: 1, Environ: noEnv}).Build(context.Background(),
 		Request{Sources: []string{filepath.Join(dir, "devlibs.hip")}, Targets: targets(proc), OutDir: filepath.Join(dir, "out"), NoManifest: true})
 	require.NoError(t, err)
 	path := rep.Results[0].Out

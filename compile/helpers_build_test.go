@@ -184,3 +184,7 @@ func (f argvRunner) Run(_ context.Context, c Cmd) (Output, error) {
 	out, err := f(c.Argv...)
 	return Output{Stdout: out}, err
 }
+
+// noEnv is a Builder.Environ with nothing set: keys that do not depend on
+// the machine running the tests.
+func noEnv() []string { return nil }

@@ -147,7 +147,7 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch string, s ImageSource
 		return Image{}, err
 	}
 	defer removeOut()
-	b := &Builder{TC: tc, Run: ib.Run, Cache: ib.Cache, Jobs: 1, Getenv: ib.Getenv}
+	b := &Builder{TC: tc, Run: ib.Run, Cache: ib.Cache, Jobs: 1}
 	// The compiler runs in the source's directory (BaseDir: a temporary
 	// one, or the tree), so the key does not name it.
 	rep, err := b.Build(ctx, Request{BaseDir: dir, Sources: []string{filepath.Join(dir, file)}, Targets: []inspect.Target{t},

@@ -335,9 +335,10 @@ var commandLine = inclusion{name: "", idx: -1}
 type lookup struct {
 	from   inclusion
 	ref    includeRef
-	cands  []string // candidate names in search order, up to the one used
-	states []string // headerState of each candidate when scanned
-	found  bool     // the last candidate is the one used
+	cands  []string   // candidate names in search order, up to the one used
+	states []string   // headerState of each candidate when scanned
+	infos  []pathInfo // and its stat data: the file the compiler will read
+	found  bool       // the last candidate is the one used
 	// opaque: the name is not a literal (#include MACRO), or the lookup
 	// has no fixed includer (a quoted __has_include in a macro body).
 	opaque bool
@@ -345,6 +346,7 @@ type lookup struct {
 
 // includeGraph is everything a job's include scan found.
 type includeGraph struct {
+	src     pathInfo               // the source when scanned
 	files   map[inclusion]fileID   // every file entered
 	scans   map[inclusion]fileScan // what each one contains
 	lookups []lookup
@@ -421,6 +423,7 @@ func (b *Builder) scanJob(baseDir string, sp *SearchPath, src string) (*includeG
 	if srcInfo.Err != nil {
 		return nil, srcInfo.Err
 	}
+	g.src = srcInfo
 	enter(inclusion{name: src, idx: -1}, srcInfo)
 	resolve := func(from inclusion, ref includeRef) error {
 		l := lookup{from: from, ref: ref}
@@ -457,6 +460,7 @@ func (b *Builder) scanJob(baseDir string, sp *SearchPath, src string) (*includeG
 			st := pi.headerState()
 			l.cands = append(l.cands, c.name)
 			l.states = append(l.states, st)
+			l.infos = append(l.infos, pi)
 			if st == "absent" {
 				continue
 			}

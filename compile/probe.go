@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -85,10 +86,8 @@ func (s *Session) probeKey(tc *Clang, t inspect.Target) cache.ActionID {
 			h.Line("hip %s", fileStamp(o.path(filepath.Join(tc.HIPInclude, f))))
 		}
 	}
-	for _, k := range tc.KeyEnv() {
-		if v := s.o.Getenv(k); v != "" {
-			h.Line("env %s=%s", k, v)
-		}
+	for _, kv := range compilerEnv(os.Environ()) {
+		h.Line("env %s", kv)
 	}
 	return h.Sum()
 }

@@ -21,7 +21,7 @@ import (
 
 func realBuilder(t testing.TB, tc *Clang, cacheDir string) *Builder {
 	t.Helper()
-	b := &Builder{TC: tc, Run: &ExecRunner{}, Jobs: 2, Getenv: func(string) string { return "" }}
+	b := &Builder{TC: tc, Run: &ExecRunner{}, Jobs: 2, Environ: noEnv}
 	if cacheDir != "" {
 		c, err := cache.Open(cacheDir)
 		require.NoError(t, err)
@@ -165,21 +165,22 @@ func TestRealCacheKey(t *testing.T) {
 	assert.Equal(t, StatusCompiled, build(newTC(), gfx90a), "compiler binary changed")
 	assert.Equal(t, StatusHit, build(newTC(), gfx90a), "compiler binary changed, second build")
 
-	// The environment hipcc reads: only keyed for the hipcc layout.
+	// The environment the compiler inherits (see compilerEnv).
 	h := newTC()
 	h.Layout = LayoutHIPCC
 	b := realBuilder(t, h, cacheDir)
-	b.Getenv = func(k string) string {
-		if k == "HIPCC_COMPILE_FLAGS_APPEND" {
-			return "-DFROM_ENV=1"
-		}
-		return ""
+	b.Environ = func() []string {
+		return []string{"HIPCC_COMPILE_FLAGS_APPEND=-DFROM_ENV=1", "HIP_VISIBLE_DEVICES=1", "HOME=/x"}
 	}
 	k1, err := b.baseKey(h, "id", Job{Src: "vadd.hip", Dir: dir, Target: gfx90a[0]})
 	require.NoError(t, err)
-	b.Getenv = func(string) string { return "" }
+	b.Environ = func() []string { return []string{"HIP_VISIBLE_DEVICES=2", "HOME=/y"} }
 	k2, err := b.baseKey(h, "id", Job{Src: "vadd.hip", Dir: dir, Target: gfx90a[0]})
 	require.NoError(t, err)
+	b.Environ = noEnv
+	k3, err := b.baseKey(h, "id", Job{Src: "vadd.hip", Dir: dir, Target: gfx90a[0]})
+	require.NoError(t, err)
+	assert.Equal(t, k2, k3, "runtime-only and unrelated variables are not keyed")
 	assert.NotEqual(t, k1, k2, "HIPCC_COMPILE_FLAGS_APPEND must change the key")
 }
 

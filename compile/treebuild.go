@@ -33,6 +33,13 @@ func PrepareTree(r *Request, tb TreeBuild) (*Tree, error) {
 	if !cuda {
 		return nil, nil
 	}
+	// The flags' response files are read where they were named, before
+	// the build moves to the tree.
+	flags, err := expandResponseFiles(r.Flags, r.BaseDir)
+	if err != nil {
+		return nil, err
+	}
+	r.Flags = flags
 	t, err := TranslateTree(TreeRequest{Sources: r.Sources, Dirs: tb.Dirs, Includes: tb.Includes, Options: tb.Options, Read: tb.Read})
 	if err != nil {
 		return nil, err

@@ -68,9 +68,9 @@ func WarnSpills(ui *UI, rep *compile.Report) {
 func Diagnostics(ui *UI, list compile.ErrorList) {
 	for _, ce := range list {
 		head, rest, found := strings.Cut(ce.Error(), "\n")
-		ui.Println(ui.Err, ui.ErrS.Header.Render(head))
+		ui.Println(ui.Err, ui.ErrS.Header.Render(Printable(head, "")))
 		if found {
-			ui.Println(ui.Err, rest)
+			ui.Println(ui.Err, Printable(rest, "\n\t"))
 		}
 	}
 }

@@ -77,15 +77,18 @@ func (u *UI) Infof(format string, a ...any) {
 	if u.Quiet || u.JSON {
 		return
 	}
-	u.Println(u.Err, fmt.Sprintf(format, a...))
+	u.Println(u.Err, Printable(fmt.Sprintf(format, a...), "\n\t"))
 }
+
+// Infof, Verbosef and Warnf write their messages through Printable: they
+// name files, and a name must not move the cursor or recolour the terminal.
 
 // Verbosef prints on stderr when -v was given at least level times.
 func (u *UI) Verbosef(level int, format string, a ...any) {
 	if u.JSON || u.Verbosity < level {
 		return
 	}
-	u.Println(u.Err, u.ErrS.Dim.Render(fmt.Sprintf(format, a...)))
+	u.Println(u.Err, u.ErrS.Dim.Render(Printable(fmt.Sprintf(format, a...), "\n\t")))
 }
 
 // Warnf prints a warning on stderr (also in JSON mode: stdout stays clean).
@@ -93,7 +96,7 @@ func (u *UI) Warnf(format string, a ...any) {
 	if u.Quiet {
 		return
 	}
-	u.Println(u.Err, u.ErrS.Warn.Render("warning:")+" "+fmt.Sprintf(format, a...))
+	u.Println(u.Err, u.ErrS.Warn.Render("warning:")+" "+Printable(fmt.Sprintf(format, a...), "\n\t"))
 }
 
 // Println prints s on w (stdout or stderr) under the UI's lock.
