@@ -58,7 +58,9 @@ when a kernel got worse in one of them.
 
 Compressed bundles of all the files together may decompress to at most --max-decompress
 bytes (default 1GiB, env ROCMK_MAX_DECOMPRESS); --extract writes at most --max-extract-ratio
-times each file's input (its size plus its decompressed bytes).
+times each file's input (its size plus its decompressed bytes). --extract only creates new files:
+a file, link or pipe already in DIR under an entry's name is kept (never replaced or followed)
+and the entry is written as NAME.1.co, NAME.2.co..., with a warning.
 
 Unreadable files are reported (file, offset, field) and skipped; the exit status is then 1.`,
 		Flags: []cli.Flag{
@@ -68,7 +70,7 @@ Unreadable files are reported (file, offset, field) and skipped; the exit status
 			&cli.IntFlag{Name: "lds", Usage: "dynamic LDS `BYTES` per workgroup added to the static LDS for occupancy"},
 			&cli.BoolFlag{Name: "diff", Usage: "compare two builds: rocmk inspect --diff OLD NEW"},
 			&cli.StringFlag{Name: "fail-on", Usage: "with --diff, exit 1 on a regression in `CATEGORIES` (spills,occupancy,vgpr,sgpr,lds,scratch,removed,all)"},
-			&cli.StringFlag{Name: "extract", Usage: "write each code object and device image into `DIR`, one file each"},
+			&cli.StringFlag{Name: "extract", Usage: "write each code object and device image into `DIR`, one new file each (what is there is kept)"},
 			&cli.StringFlag{Name: "max-decompress", Usage: "decompress at most `SIZE` from all compressed bundles together (env ROCMK_MAX_DECOMPRESS)", DefaultText: "1GiB"},
 			&cli.Float64Flag{Name: "max-extract-ratio", Value: inspect.DefaultMaxExtractRatio, Usage: "with --extract, write at most `R` times each file's size plus its decompressed bytes"},
 		},

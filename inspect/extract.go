@@ -1,7 +1,9 @@
 package inspect
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,9 +21,10 @@ const DefaultMaxExtractRatio = 2
 // "app.hip_fatbin0.hipv4-amdgcn-amd-amdhsa--gfx90a-xnack+.co". A plain code
 // object is written too (a copy), so scripts need no special case.
 //
-// Names are unique over every file one Extractor writes: an entry whose name
-// is taken (two entries with one ID, two inputs with one base name) gets
-// ".1", ".2"... and Extract reports it.
+// Names are unique over every file one Extractor writes, and Extract never
+// replaces or follows what is already in Dir: an entry whose name is taken
+// (two entries with one ID, two inputs with one base name, a file, link or
+// pipe of that name in Dir) gets ".1", ".2"... and Extract reports it.
 type Extractor struct {
 	Dir string
 	// MaxRatio caps the bytes written for one file at MaxRatio times its
@@ -36,7 +39,8 @@ type Extractor struct {
 type Extracted struct {
 	Paths []string
 	// Renamed lists the entries written under another name than their own,
-	// which was taken: "ENTRY: written as PATH".
+	// which was taken: "ENTRY: written as PATH" (by an entry written
+	// before), or "ENTRY: OLD exists, not replaced: written as PATH".
 	Renamed []string
 }
 
@@ -76,16 +80,35 @@ func (x *Extractor) Extract(f *File) (Extracted, error) {
 			parts[i] = sanitize(strings.NewReplacer("[", "", "]", "").Replace(parts[i]))
 		}
 		stem := strings.Join(parts, ".")
-		name := stem + ext
-		for n := 1; x.used[strings.ToLower(name)]; n++ { // case-insensitive file systems
+		name, existing := stem+ext, ""
+		for n := 1; ; n++ {
+			if !x.used[strings.ToLower(name)] { // case-insensitive file systems
+				err := reserve(filepath.Join(x.Dir, name))
+				if err == nil {
+					break
+				}
+				if !errors.Is(err, fs.ErrExist) {
+					return err
+				}
+				if existing == "" {
+					existing = filepath.Join(x.Dir, name)
+				}
+			}
 			name = stem + "." + strconv.Itoa(n) + ext
 		}
 		x.used[strings.ToLower(name)] = true
 		p := filepath.Join(x.Dir, name)
-		if name != stem+ext {
+		switch {
+		case existing != "":
+			out.Renamed = append(out.Renamed, where+": "+existing+" exists, not replaced: written as "+p)
+		case name != stem+ext:
 			out.Renamed = append(out.Renamed, where+": written as "+p)
 		}
-		if err := safefile.Write(p, data, safefile.Options{}); err != nil {
+		// The data replaces the empty file reserved above in one rename, so
+		// the name holds an empty file or the whole entry; the rename replaces
+		// whatever is at p, never following it.
+		if err := safefile.Write(p, data, safefile.Options{Owned: true}); err != nil {
+			os.Remove(p)
 			return err
 		}
 		written += int64(len(data))
@@ -120,6 +143,18 @@ func (x *Extractor) Extract(f *File) (Extracted, error) {
 		}
 	}
 	return out, nil
+}
+
+// reserve creates name, an empty file, failing with fs.ErrExist when
+// anything is there already: a file of an earlier run or of someone else, a
+// named pipe, or a symbolic link (O_EXCL does not follow it, even dangling).
+// So extraction never replaces a file nor writes through a link in Dir.
+func reserve(name string) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // sanitize keeps file names portable: [A-Za-z0-9._+-], others become '-'.

@@ -89,8 +89,12 @@ var ErrNoDeviceCode = errors.New("no .hip_fatbin, .llvm.offloading or offload bu
 // NoteBitcode is the note for inputs that hold device bitcode only.
 const NoteBitcode = "device bitcode, link first"
 
-// MaxFileSize is the size limit of Open and OpenWith: files are read whole
-// into memory.
+// MaxFileSize is the size limit of Open and OpenWith, and the default of
+// `rocmk inspect` (ROCMK_MAX_INPUT replaces it there): files are read whole
+// into memory. It is 4 GiB, not the 1 GiB of the decompression budget,
+// because a host library with device code for many targets (a framework
+// built for every GPU) can pass 1 GiB, and reading a file costs its size,
+// no more. README ("Reliability") and docs/inspect.md ("Limits") say so.
 const MaxFileSize = 4 << 30
 
 // Open reads path and parses it with a budget of its own

@@ -422,35 +422,33 @@ reference = ["y[i] = x[i] * a"]
 	assert.Equal(t, cases[79999].Args[0].Data[7]*20, out["y"][7])
 }
 
-// TestHugeSweepIsLazy: a 40x40x40x10 sweep (640000 cases) is too many for
-// Expand, which says so, and is gone through one case at a time by Cases and
-// Run.
-func TestHugeSweepIsLazy(t *testing.T) {
-	list := func(n int) string {
-		var v []string
-		for i := 1; i <= n; i++ {
-			v = append(v, fmt.Sprint(i))
-		}
-		return "[" + strings.Join(v, ", ") + "]"
+// oneTo is a TOML list of 1..n.
+func oneTo(n int) string {
+	var v []string
+	for i := 1; i <= n; i++ {
+		v = append(v, fmt.Sprint(i))
 	}
+	return "[" + strings.Join(v, ", ") + "]"
+}
+
+// TestHugeSweepIsLazy: a sweep at the limit (10^5 cases) is gone through one
+// case at a time by Cases and Run.
+func TestHugeSweepIsLazy(t *testing.T) {
 	s := parseOne(t, fmt.Sprintf(`
 [[verify]]
 kernel = "k"
-sizes = { a = %s, b = %s, c = %s, d = %s }
+sizes = { a = %s, b = %s, c = %s, d = %s, e = %s }
 grid = 1
 block = 1
-args = [{ name = "y", dtype = "f32", count = "a * b * c * d", output = true }]
+args = [{ name = "y", dtype = "f32", count = "a * b * c * d * e", output = true }]
 reference = ["y[i] = i"]
-`, list(40), list(40), list(40), list(10)))
+`, oneTo(10), oneTo(10), oneTo(10), oneTo(10), oneTo(10)))
 	n, err := s.NumCases()
 	require.NoError(t, err)
-	assert.Equal(t, 640000, n)
+	assert.Equal(t, 100000, n)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	_, err = s.Expand()
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "the sizes make 640000 cases, over the 100000 a run holds at once (split the sweep)")
 	seen := 0
 	for c, err := range s.Cases() {
 		require.NoError(t, err)
@@ -461,8 +459,8 @@ reference = ["y[i] = i"]
 	}
 	c, err := s.Case(n - 1)
 	require.NoError(t, err)
-	assert.Equal(t, "k a=40 b=40 c=40 d=10", c.Name)
-	assert.Equal(t, 640000, c.Args[0].Count())
+	assert.Equal(t, "k a=10 b=10 c=10 d=10 e=10", c.Name)
+	assert.Equal(t, 100000, c.Args[0].Count())
 	runtime.ReadMemStats(&after)
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(32<<20), "bytes allocated to go through 4 cases")
 
@@ -484,6 +482,64 @@ reference = ["y[i] = i"]
 	assert.Len(t, res.Cases, 5)
 	assert.True(t, res.OK)
 	assert.Empty(t, rt.mem, "buffers freed case by case")
+}
+
+// TestSweepCaseLimit (issue 19): the documented 100000 cases per spec are
+// counted before any case is built. Six lists of 10 values (10^6 cases) ran
+// 49 s without a GPU; now Parse fails at once (port and verify --spec stop
+// before they translate or build), naming the file, the spec, the count and
+// the lists, and so do Cases, Expand, Run and CheckCases for a spec whose
+// sizes grew after Parse. 100000 cases still run.
+func TestSweepCaseLimit(t *testing.T) {
+	src := func(sizes string) string {
+		return `
+[[verify]]
+kernel = "k"
+sizes = ` + sizes + `
+grid = 1
+block = 1
+args = [{ name = "y", dtype = "f32", count = 1, output = true }]
+reference = ["y[i] = a"]
+`
+	}
+	l := oneTo(10)
+	start := time.Now()
+	_, err := Parse("t.toml", []byte(src(fmt.Sprintf("{ a = %s, b = %s, c = %s, d = %s, e = %s, f = %s, g = 3 }", l, l, l, l, l, l))))
+	require.EqualError(t, err, `t.toml:4:1: spec "k": the sizes make 1000000 cases (a 10 x b 10 x c 10 x d 10 x e 10 x f 10 values), over the limit of 100000 per spec (split the sweep into several specs)`)
+
+	// At the limit; then one more list, set after Parse.
+	s := parseOne(t, src(fmt.Sprintf("{ a = %s, b = %s, c = %s, d = %s, e = %s }", l, l, l, l, l)))
+	n, err := s.NumCases()
+	require.NoError(t, err)
+	assert.Equal(t, 100000, n)
+	c, err := s.Case(n - 1)
+	require.NoError(t, err)
+	assert.Equal(t, "k a=10 b=10 c=10 d=10 e=10", c.Name)
+	s.Sizes["f"] = []any{int64(1), int64(2)}
+	want := `t.toml:4:1: spec "k": the sizes make 200000 cases (a 10 x b 10 x c 10 x d 10 x e 10 x f 2 values), over the limit of 100000 per spec (split the sweep into several specs)`
+	_, err = s.NumCases()
+	require.EqualError(t, err, want)
+	_, err = s.Expand()
+	require.EqualError(t, err, want)
+	for c, err := range s.Cases() {
+		assert.Nil(t, c)
+		require.EqualError(t, err, want)
+	}
+	require.EqualError(t, s.CheckCases(context.Background()), want)
+	rt := newFake(map[string]fakeKernel{"k": func(*fakeRuntime, verify.Dim3, verify.Dim3, []verify.Arg) error { return nil }})
+	mod, _ := rt.Load(nil)
+	res, err := Run(context.Background(), s, nil, RunOptions{Runtime: rt, Module: mod, Symbol: "k"})
+	require.EqualError(t, err, want)
+	assert.Empty(t, res.Cases)
+	assert.Empty(t, rt.launches)
+	assert.Less(t, time.Since(start), 2*time.Second)
+
+	// One list over the limit; a count past the int range is not wrapped around.
+	_, err = Parse("t.toml", []byte(src(fmt.Sprintf("{ a = %s }", oneTo(100001)))))
+	require.ErrorContains(t, err, "the sizes make 100001 cases (a 100001 values), over the limit of 100000 per spec")
+	k := oneTo(1000) // 1000^7 = 10^21 > 2^63
+	_, err = Parse("t.toml", []byte(src(fmt.Sprintf("{ a = %s, b = %s, c = %s, d = %s, e = %s, f = %s, g = %s }", k, k, k, k, k, k, k))))
+	require.ErrorContains(t, err, fmt.Sprintf("the sizes make more than %d cases (a 1000 x b 1000 x c 1000 x d 1000 x e 1000 x f 1000 x g 1000 values)", math.MaxInt))
 }
 
 // setHostLimit lowers the host memory limit for a test.

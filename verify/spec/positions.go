@@ -2,6 +2,7 @@ package spec
 
 import (
 	"bytes"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -29,7 +30,7 @@ type place struct {
 // error itself).
 func indexPositions(data []byte) positions {
 	pos := positions{}
-	var p unstable.Parser
+	p := &parser{lines: lineStarts(data)}
 	p.Reset(data)
 	prefix := ""
 	arrays := map[string]int{}
@@ -43,10 +44,35 @@ func indexPositions(data []byte) positions {
 			prefix = name + "." + strconv.Itoa(arrays[name])
 			arrays[name]++
 		case unstable.KeyValue:
-			pos.keyValue(&p, prefix, e)
+			pos.keyValue(p, prefix, e)
 		}
 	}
 	return pos
+}
+
+// parser is go-toml's parser with the offsets where lines start: its Shape
+// counts the lines from the top of the file for every node, which made a
+// spec with a list of 10^5 sizes take seconds to parse (quadratic).
+type parser struct {
+	unstable.Parser
+	lines []int
+}
+
+func lineStarts(data []byte) []int {
+	lines := []int{0}
+	for i, c := range data {
+		if c == '\n' {
+			lines = append(lines, i+1)
+		}
+	}
+	return lines
+}
+
+// place is the line and column (1-based; the column in bytes, as go-toml
+// counts it) of offset.
+func (p *parser) place(offset int) place {
+	i := sort.SearchInts(p.lines, offset+1) - 1 // the last line starting at or before offset
+	return place{line: i + 1, col: offset - p.lines[i] + 1}
 }
 
 func keyPath(it unstable.Iterator) string {
@@ -64,7 +90,7 @@ func join(prefix, key string) string {
 	return prefix + "." + key
 }
 
-func (pos positions) keyValue(p *unstable.Parser, prefix string, kv *unstable.Node) {
+func (pos positions) keyValue(p *parser, prefix string, kv *unstable.Node) {
 	it := kv.Key()
 	first := true
 	var at place
@@ -86,7 +112,7 @@ func (pos positions) keyValue(p *unstable.Parser, prefix string, kv *unstable.No
 }
 
 // value indexes the elements of arrays and the keys of inline tables.
-func (pos positions) value(p *unstable.Parser, path string, v *unstable.Node) {
+func (pos positions) value(p *parser, path string, v *unstable.Node) {
 	switch v.Kind {
 	case unstable.Array:
 		i := 0
@@ -113,15 +139,14 @@ func (pos positions) value(p *unstable.Parser, path string, v *unstable.Node) {
 
 // start is where node n begins: its raw bytes, or for an array (which has
 // none) its first element's.
-func (pos positions) start(p *unstable.Parser, n *unstable.Node) place {
+func (pos positions) start(p *parser, n *unstable.Node) place {
 	for n != nil && n.Raw.Length == 0 {
 		n = n.Child()
 	}
 	if n == nil {
 		return place{}
 	}
-	sh := p.Shape(n.Raw)
-	at := place{line: sh.Start.Line, col: sh.Start.Column}
+	at := p.place(int(n.Raw.Offset))
 	if n.Kind == unstable.String {
 		raw := p.Raw(n.Raw)
 		at.plain = len(raw) >= 2 && bytes.Equal(raw[1:len(raw)-1], n.Data) && !bytes.ContainsAny(raw, "\n")

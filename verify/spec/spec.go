@@ -362,12 +362,13 @@ func dtypeList() string {
 }
 
 // validate checks what can be checked without sizes: names, dtypes,
-// expressions' syntax and names, reference targets.
+// expressions' syntax and names, reference targets, and the number of
+// cases (so that a sweep over the limit fails before anything is built).
 func (s *Spec) validate() error {
 	if err := s.buildSteps(); err != nil {
 		return err
 	}
-	if _, err := s.sizeLists(); err != nil {
+	if _, err := s.NumCases(); err != nil {
 		return err
 	}
 	s.names = map[string]*name{}
