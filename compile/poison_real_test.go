@@ -65,20 +65,8 @@ func TestRealHeaderSwappedDuringCompile(t *testing.T) {
 			dir := t.TempDir()
 			writeTestFile(t, dir, "k.hip", "#include \"inc/h.h\"\nextern \"C\" __attribute__((global)) void k(float* p) { p[0] *= SCALE; }\n")
 			sw.setup(dir)
-			cacheDir := filepath.Join(dir, "cache")
 			build := func(out string, cached bool, after func()) (Status, []byte) {
-				t.Helper()
-				c := ""
-				if cached {
-					c = cacheDir
-				}
-				b := realBuilder(t, tc, c)
-				b.Run = &afterCompile{Runner: b.Run, after: after}
-				rep, err := b.Build(context.Background(), Request{BaseDir: dir, Sources: []string{filepath.Join(dir, "k.hip")}, Targets: targets("gfx90a"), OutDir: filepath.Join(dir, out)})
-				require.NoError(t, err)
-				data, err := os.ReadFile(filepath.Join(dir, out, "k-gfx90a.hsaco"))
-				require.NoError(t, err)
-				return rep.Results[0].Status, data
+				return buildK(t, tc, dir, out, cached, nil, func(b *Builder) { b.Run = &afterCompile{Runner: b.Run, after: after} })
 			}
 			st, before := build("o1", true, func() { sw.swap(dir) })
 			require.Equal(t, StatusCompiled, st)
@@ -92,6 +80,27 @@ func TestRealHeaderSwappedDuringCompile(t *testing.T) {
 			assert.True(t, bytes.Equal(want, got))
 		})
 	}
+}
+
+// buildK builds dir/k.hip for gfx90a into dir/out, through the cache in
+// dir/cache when cached, and returns the job's status and the object. setup
+// adjusts the Builder (runner, environment) before the build.
+func buildK(t *testing.T, tc *Clang, dir, out string, cached bool, flags []string, setup func(*Builder)) (Status, []byte) {
+	t.Helper()
+	c := ""
+	if cached {
+		c = filepath.Join(dir, "cache")
+	}
+	b := realBuilder(t, tc, c)
+	if setup != nil {
+		setup(b)
+	}
+	rep, err := b.Build(context.Background(), Request{BaseDir: dir, Sources: []string{filepath.Join(dir, "k.hip")},
+		Targets: targets("gfx90a"), Flags: flags, OutDir: filepath.Join(dir, out)})
+	require.NoError(t, err)
+	data, err := os.ReadFile(filepath.Join(dir, out, "k-gfx90a.hsaco"))
+	require.NoError(t, err)
+	return rep.Results[0].Status, data
 }
 
 func writeTestFile(t *testing.T, dir, name, text string) {
@@ -108,19 +117,8 @@ func TestRealResponseFileInKey(t *testing.T) {
 	tc := realClang(t, LayoutClang)
 	dir := t.TempDir()
 	writeTestFile(t, dir, "k.hip", "extern \"C\" __attribute__((global)) void k(float* p) { p[0] *= SCALE; }\n")
-	cacheDir := filepath.Join(dir, "cache")
 	build := func(out string, cached bool) (Status, []byte) {
-		t.Helper()
-		c := ""
-		if cached {
-			c = cacheDir
-		}
-		rep, err := realBuilder(t, tc, c).Build(context.Background(), Request{BaseDir: dir, Sources: []string{filepath.Join(dir, "k.hip")},
-			Targets: targets("gfx90a"), Flags: []string{"-O2", "@f.rsp"}, OutDir: filepath.Join(dir, out)})
-		require.NoError(t, err)
-		data, err := os.ReadFile(filepath.Join(dir, out, "k-gfx90a.hsaco"))
-		require.NoError(t, err)
-		return rep.Results[0].Status, data
+		return buildK(t, tc, dir, out, cached, []string{"-O2", "@f.rsp"}, nil)
 	}
 	writeTestFile(t, dir, "f.rsp", "-DSCALE=2.5f\n")
 	st, first := build("o1", true)
@@ -155,21 +153,9 @@ func TestRealCompilerEnvironmentInKey(t *testing.T) {
 	writeTestFile(t, dir, "k.hip", "#if __has_include(<cfg.h>)\n#include <cfg.h>\n#endif\n#ifndef SCALE\n#define SCALE 1.5f\n#endif\n"+
 		"extern \"C\" __attribute__((global)) void k(float* p) { p[0] *= SCALE; }\n")
 	writeTestFile(t, dir, "env-inc/cfg.h", "#define SCALE 8.5f\n")
-	cacheDir := filepath.Join(dir, "cache")
 	build := func(out string, cached bool) (Status, []byte) {
-		t.Helper()
-		c := ""
-		if cached {
-			c = cacheDir
-		}
-		b := realBuilder(t, tc, c)
-		b.Environ = nil // the process's, which the compiler inherits
-		rep, err := b.Build(context.Background(), Request{BaseDir: dir, Sources: []string{filepath.Join(dir, "k.hip")},
-			Targets: targets("gfx90a"), OutDir: filepath.Join(dir, out)})
-		require.NoError(t, err)
-		data, err := os.ReadFile(filepath.Join(dir, out, "k-gfx90a.hsaco"))
-		require.NoError(t, err)
-		return rep.Results[0].Status, data
+		// The process's environment, which the compiler inherits.
+		return buildK(t, tc, dir, out, cached, nil, func(b *Builder) { b.Environ = nil })
 	}
 	seen := map[string]bool{}
 	for i, env := range [][2]string{
