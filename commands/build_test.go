@@ -663,7 +663,12 @@ func TestIssue11SameOutputName(t *testing.T) {
 // objects; clang-15 writes no random IDs here). Steps: edit, create, delete and move a header, create one
 // that shadows another, an #include_next chain, toggle a __has_include
 // file, edit or touch a source, switch the -I order, copy the project and
-// continue in the copy, go back to an earlier copy, rebuild unchanged.
+// continue in the copy, go back to an earlier copy, rebuild unchanged,
+// edit the response file the flags name, set or clear a compiler
+// environment variable, flip the link an -I directory is, and rename two
+// -I directories or flip that link while a build compiles (through a
+// compiler wrapper that does it after the first compile; the build after
+// it is the one checked).
 // Seeded (ROCMK_PROPTEST_SEED replays a run) and bounded in time
 // (ROCMK_PROPTEST_SECONDS, default 45).
 func TestCacheProperty(t *testing.T) {
@@ -709,8 +714,10 @@ type propProject struct {
 	order    []string // -I directories, in order
 	cacheDir string
 	history  []string
-	built    int  // steps where both builds succeeded
-	failed   bool // the last step's builds failed (a header is missing)
+	env      []string // compiler environment of both builds (CCC_OVERRIDE_OPTIONS)
+	wrapper  string   // the compiler: clang, then the mid-compile action if there is one
+	built    int      // steps where both builds succeeded
+	failed   bool     // the last step's builds failed (a header is missing)
 }
 
 var (
@@ -724,7 +731,8 @@ func propSource(name string, v int) string {
 	switch name {
 	case "a.hip":
 		return fmt.Sprintf("#include \"local.h\"\n#include <cfg.h>\n#if __has_include(<opt.h>)\n#include <opt.h>\n#else\n#define OPT 0\n#endif\n"+
-			"extern \"C\" __attribute__((global)) void a(float* p) { p[0] = LOCAL + CFG * 10.0f + OPT * 100.0f + %d000.0f; }\n", v)
+			"#ifndef RSPV\n#define RSPV 0\n#endif\n#ifndef ENVV\n#define ENVV 0\n#endif\n"+
+			"extern \"C\" __attribute__((global)) void a(float* p) { p[0] = LOCAL + CFG * 10.0f + OPT * 100.0f + %d000.0f + RSPV * 1e5f + ENVV * 1e6f; }\n", v)
 	}
 	return fmt.Sprintf("#include <cfg.h>\n#include \"sub/deep.h\"\n"+
 		"extern \"C\" __attribute__((global)) void b(float* p) { p[0] = CFG + DEEP * 10.0f + %d000.0f; }\n", v)
@@ -736,11 +744,19 @@ func newPropProject(t *testing.T, seed int64) *propProject {
 		order: []string{"inc1", "inc2", "inc3"}}
 	p.dir = filepath.Join(root, "p0")
 	p.copies = []string{p.dir}
+	// inc3 is a link to inc3.a or inc3.b, which differ.
 	writeFiles(t, p.dir, map[string]string{
-		"src/a.hip": propSource("a.hip", 1), "src/b.hip": propSource("b.hip", 1),
-		"src/local.h": p.header("LOCAL", 1), "inc2/cfg.h": p.header("CFG", 2), "inc3/sub/deep.h": p.header("DEEP", 3),
+		"src/a.hip": propSource("a.hip", 1), "src/b.hip": propSource("b.hip", 1), "flags.rsp": "",
+		"src/local.h": p.header("LOCAL", 1), "inc2/cfg.h": p.header("CFG", 2), "inc3.a/sub/deep.h": p.header("DEEP", 3),
+		"inc3.b/sub/deep.h": p.header("DEEP", 1), "inc3.b/cfg.h": p.header("CFG", 3),
 	})
+	require.NoError(t, os.Symlink("inc3.a", filepath.Join(p.dir, "inc3")))
 	require.NoError(t, os.MkdirAll(filepath.Join(p.dir, "inc1"), 0o755))
+	p.wrapper = filepath.Join(root, "clang-wrapper")
+	clang := realClangPath(t)
+	require.NoError(t, os.WriteFile(p.wrapper, []byte("#!/bin/sh\n"+clang+" \"$@\"; rc=$?\n"+
+		"case \" $* \" in *\" -MF \"*) if [ -n \"$ROCMK_PROP_MID\" ] && [ -f \"$ROCMK_PROP_MID\" ]; then sh \"$ROCMK_PROP_MID\"; rm -f \"$ROCMK_PROP_MID\"; fi;; esac\n"+
+		"exit $rc\n"), 0o755))
 	return p
 }
 
@@ -789,7 +805,7 @@ func (p *propProject) step() string {
 		writeFiles(t, p.dir, map[string]string{filepath.Join(d, h.name): p.header(h.macro, 1+p.rnd.Intn(3))})
 		return "repair " + filepath.Join(d, h.name)
 	}
-	switch op := p.rnd.Intn(12); {
+	switch op := p.rnd.Intn(17); {
 	case op == 0 && len(hs) > 0: // edit a header
 		h := p.pick(hs)
 		writeFiles(t, p.dir, map[string]string{h: p.content(strings.SplitN(h, string(filepath.Separator), 2)[1])})
@@ -841,21 +857,65 @@ func (p *propProject) step() string {
 			return nil
 		})
 		return "touch"
+	case op == 11: // the response file -X @flags.rsp names
+		v := p.rnd.Intn(3)
+		text := ""
+		if v > 0 {
+			text = fmt.Sprintf("'-DRSPV=%d'\n", v)
+		}
+		writeFiles(t, p.dir, map[string]string{"flags.rsp": text})
+		return "flags.rsp " + text
+	case op == 12: // an environment variable that edits the compiler's command line
+		p.env = nil
+		if v := p.rnd.Intn(3); v > 0 {
+			p.env = []string{fmt.Sprintf("CCC_OVERRIDE_OPTIONS=+-DENVV=%d", v)}
+		}
+		return fmt.Sprint("env ", p.env)
+	case op == 13: // flip the inc3 link
+		p.runShell(flipInc3)
+		return "flip inc3"
+	case op == 14 || op == 15: // swap inc1 and inc2 by renames, or flip inc3, while a build compiles
+		script := "mv inc1 .t && mv inc2 inc1 && mv .t inc2"
+		if op == 15 {
+			script = flipInc3
+		}
+		mid := filepath.Join(p.root, "mid.sh")
+		require.NoError(t, os.WriteFile(mid, []byte("cd '"+p.dir+"' && "+script+"\n"), 0o644))
+		p.build(append([]string{"ROCMK_PROP_MID=" + mid}, p.env...), "-o", "out-mid")
+		if _, err := os.Stat(mid); err == nil {
+			p.runShell(script) // the build compiled nothing: change the tree anyway
+			require.NoError(t, os.Remove(mid))
+		}
+		return "mid-compile: " + script
 	}
 	return "rebuild"
+}
+
+// flipInc3 points the inc3 link at the other of inc3.a and inc3.b, in one
+// rename (ln -sfn).
+const flipInc3 = `case $(readlink inc3) in inc3.a) n=inc3.b;; *) n=inc3.a;; esac; ln -s $n inc3.tmp && mv -T inc3.tmp inc3`
+
+func (p *propProject) runShell(script string) {
+	out, err := exec.Command("sh", "-c", "cd '"+p.dir+"' && "+script).CombinedOutput()
+	require.NoError(p.t, err, "%s", out)
+}
+
+// build runs rocmk build on the current copy through the wrapper, with env
+// added, and returns stdout, stderr and the exit status.
+func (p *propProject) build(env []string, flags ...string) (string, string, int) {
+	args := append([]string{"build", "--json", "-j", "2", "-a", "gfx90a", "-X", "@flags.rsp"}, flags...)
+	for _, d := range p.order {
+		args = append(args, "-I", d)
+	}
+	env = append([]string{"ROCMK_CACHE_DIR=" + p.cacheDir, "ROCMK_CLANG=" + p.wrapper}, env...)
+	return runIn(p.t, rocmkBinary(p.t), p.dir, env, append(args, "src/a.hip", "src/b.hip")...)
 }
 
 // check builds the current copy with and without the cache and compares.
 func (p *propProject) check(bin string) (hits int) {
 	t := p.t
 	t.Helper()
-	build := func(flags ...string) (string, string, int) {
-		args := append([]string{"build", "--json", "-j", "2", "-a", "gfx90a"}, flags...)
-		for _, d := range p.order {
-			args = append(args, "-I", d)
-		}
-		return runIn(t, bin, p.dir, []string{"ROCMK_CACHE_DIR=" + p.cacheDir}, append(args, "src/a.hip", "src/b.hip")...)
-	}
+	build := func(flags ...string) (string, string, int) { return p.build(p.env, flags...) }
 	for _, out := range []string{"out", "out-nocache"} {
 		os.RemoveAll(filepath.Join(p.dir, out))
 	}
@@ -893,4 +953,12 @@ func (p *propProject) check(bin string) (hits int) {
 		}
 	}
 	return hits
+}
+
+// realClangPath is the clang++ of the machine's ROCm installation.
+func realClangPath(t *testing.T) string {
+	t.Helper()
+	in, err := compile.FindInstallation(compile.FindOptions{})
+	require.NoError(t, err)
+	return in.Clang
 }
