@@ -85,9 +85,14 @@ const (
 	DefaultFlushTimeout = 30 * time.Second
 )
 
-// String is the URL for people: scheme, host and path (it never holds
-// credentials: Resolve refuses URLs with them).
-func (c *Config) String() string { return c.URL.Redacted() }
+// String is the URL for people: scheme://host[:port] only (redact).
+func (c *Config) String() string { return redact(c.URL) }
+
+// redact is how every message shows a URL: scheme://host[:port], never the
+// userinfo, path, query or fragment. A path or query may hold a token, and a
+// mistyped URL puts credentials in the path (https:/user:pw@host,
+// https:///user:pw@host) or in the opaque part (https:user:pw@host).
+func redact(u *url.URL) string { return u.Scheme + "://" + u.Host }
 
 // Resolve builds the configuration from the --remote-cache and
 // --remote-cache-mode flags, the environment and the project's [cache]
@@ -154,6 +159,9 @@ func parseURL(raw string) (*url.URL, error) {
 	switch u.Scheme {
 	case "http", "https", "redis", "rediss":
 	default:
+		if u.Host == "" { // "user:pw@host" parses as scheme "user": show none of it
+			return nil, errors.New("URL scheme: want http://, https://, redis:// or rediss:// and a host")
+		}
 		return nil, fmt.Errorf("URL scheme %q: want http://, https://, redis:// or rediss://", u.Scheme)
 	}
 	if u.User != nil {
@@ -161,14 +169,14 @@ func parseURL(raw string) (*url.URL, error) {
 			EnvToken, EnvUser, EnvPassword)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("URL %q has no host", u.Redacted())
+		return nil, fmt.Errorf("URL %s has no host: want %s://host[:port][/path]", redact(u), u.Scheme)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("URL %q: query and fragment are not supported", u.Redacted())
+		return nil, fmt.Errorf("URL %s: query and fragment are not supported", redact(u))
 	}
 	if strings.HasPrefix(u.Scheme, "redis") && strings.Trim(u.Path, "/") != "" {
 		if db := strings.Trim(u.Path, "/"); strings.Trim(db, "0123456789") != "" {
-			return nil, fmt.Errorf("URL %q: the path of a Redis URL is a database number", u.Redacted())
+			return nil, fmt.Errorf("URL %s: the path of a Redis URL is a database number", redact(u))
 		}
 	}
 	return u, nil

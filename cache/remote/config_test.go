@@ -21,12 +21,12 @@ func TestResolvePrecedence(t *testing.T) {
 
 	c, err = Resolve("", "", file, env)
 	require.NoError(t, err)
-	assert.Equal(t, "https://env.example/cache/", c.String())
+	assert.Equal(t, "https://env.example", c.String(), "scheme://host only")
 	assert.Equal(t, WriteOnly, c.Mode)
 
 	c, err = Resolve("", "", file, envOf(nil))
 	require.NoError(t, err)
-	assert.Equal(t, "redis://file:6379/2", c.String())
+	assert.Equal(t, "redis://file:6379", c.String())
 	assert.Equal(t, ReadOnly, c.Mode)
 	assert.Equal(t, 3*time.Second, c.Timeout)
 	assert.Equal(t, int64(1<<20), c.MaxSize)
@@ -88,4 +88,21 @@ func TestResolveCredentialsFromEnv(t *testing.T) {
 	assert.Equal(t, "pw", c.Password)
 	assert.Equal(t, "/etc/ca.pem", c.CAFile)
 	assert.NotContains(t, c.String(), "pw")
+}
+
+// A URL shows in messages as scheme://host only: mistyped credentials end up
+// in the path (https:/user:pw@host) or the opaque part (https:user:pw@host),
+// a token in the query or the path.
+func TestURLErrorsHideCredentials(t *testing.T) {
+	for _, u := range []string{"https:/user:pw@host", "https:///user:pw@host/x", "https:user:pw@host",
+		"http://host/p?token=pw", "user:pw@host", "redis://host/user:pw"} {
+		_, err := Resolve("", "", Settings{}, envOf(map[string]string{EnvURL: u}))
+		require.Error(t, err, u)
+		assert.NotContains(t, err.Error(), "pw", u)
+		assert.NotContains(t, err.Error(), "user", u)
+		t.Log(err)
+	}
+	c, err := Resolve("https://cache.example:8443/pw-t0ken/rocmk/", "", Settings{}, envOf(nil))
+	require.NoError(t, err)
+	assert.Equal(t, "https://cache.example:8443", c.String())
 }

@@ -57,7 +57,7 @@ func newHTTPBackend(c *Config) (*httpBackend, error) {
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
 	b := &httpBackend{base: strings.TrimSuffix((&url.URL{Scheme: c.URL.Scheme, Host: c.URL.Host, Path: c.URL.Path}).String(), "/"),
-		client: &http.Client{Transport: tr}, auth: func(*http.Request) {}}
+		client: &http.Client{Transport: tr, CheckRedirect: sameOrigin}, auth: func(*http.Request) {}}
 	switch {
 	case c.Token != "":
 		token := c.Token
@@ -67,6 +67,30 @@ func newHTTPBackend(c *Config) (*httpBackend, error) {
 		b.auth = func(r *http.Request) { r.SetBasicAuth(user, pass) }
 	}
 	return b, nil
+}
+
+// sameOrigin follows a redirect only within the configured server (same
+// scheme, host and port): the token or password goes with every request, and
+// Go's client would send it on to another port of the same host, or over
+// plain http.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if origin(req.URL) != origin(via[0].URL) {
+		return fmt.Errorf("redirected to %s: not followed, credentials go only to %s (set the URL of the server that answers)",
+			redact(req.URL), redact(via[0].URL))
+	}
+	return nil
+}
+
+// origin is scheme://host:port, with the scheme's default port.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return u.Scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // loadCAFile reads a PEM bundle of CA certificates (bounded: 4 MiB).
@@ -99,7 +123,8 @@ func (b *httpBackend) do(ctx context.Context, method, key string, body []byte) (
 	b.auth(req)
 	resp, err := b.client.Do(req)
 	if err != nil {
-		// *url.Error names the URL, which holds no credentials; keep the cause.
+		// *url.Error names the whole URL, whose path may hold a token: keep
+		// only the cause.
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err

@@ -106,7 +106,8 @@ func (t *Tier) pushOne(e cache.Entry, rep *PushReport, count func(func())) {
 	t.failed(err)
 	count(func() {
 		rep.Failed++
-		if rep.Err == nil {
+		// the failure itself, not the breaker's refusals it caused
+		if rep.Err == nil || errors.Is(rep.Err, errBreakerOpen) {
 			rep.Err = err
 		}
 	})

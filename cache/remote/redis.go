@@ -66,6 +66,19 @@ func newRedisBackend(c *Config) (*redisBackend, error) {
 			o.TLSConfig.RootCAs = pool
 		}
 	}
+	// Every reply passes through respGuard: go-redis allocates what a reply
+	// announces before reading it, so a lying server could crash rocmk. The
+	// largest string rocmk asks for is a blob of the size limit plus the
+	// probe byte of GETRANGE.
+	maxBulk := max(c.MaxSize, maxRecordSize) + 1
+	dial := redis.NewDialer(o) // go-redis's own (TCP, TLS), reading o when called
+	o.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return guardRESP(conn, maxBulk), nil
+	}
 	return &redisBackend{client: redis.NewClient(o), prefix: c.Prefix, ttl: c.TTL}, nil
 }
 

@@ -10,7 +10,7 @@
 // Close flushes with a deadline. The server can never fail a build or
 // produce a wrong output: every remote failure is a miss, the first one is
 // reported once (Options.Warn), and a circuit breaker stops asking a server
-// that keeps failing.
+// that keeps failing, or that did not answer once.
 package remote
 
 import (
@@ -60,6 +60,7 @@ type Tier struct {
 	cfg   Config
 	opt   Options
 	cb    *gobreaker.CircuitBreaker[struct{}]
+	hung  atomic.Bool // a request timed out: the server is not asked again
 
 	ctx    context.Context // cancelled when Close gives up on the queue
 	cancel context.CancelFunc
@@ -92,7 +93,8 @@ func (e *contentError) Unwrap() error { return e.err }
 const uploadWorkers = 2
 
 // Breaker settings: after breakerTrips consecutive failures the server is
-// not asked for cfg.RetryAfter, then one request probes it.
+// not asked for cfg.RetryAfter, then one request probes it. A timeout stops
+// the requests at once and for good (Tier.hung).
 const breakerTrips = 3
 
 // DefaultRetryAfter is how long the breaker keeps a failing server unasked.
@@ -156,10 +158,13 @@ func (t *Tier) Config() Config { return t.cfg }
 func (t *Tier) Local() *cache.Cache { return t.local }
 
 // errBreakerOpen is call's error while the breaker keeps the server unasked.
-var errBreakerOpen = fmt.Errorf("not asked: the server failed %d times in a row", breakerTrips)
+var errBreakerOpen = errors.New("not asked: the server failed before (circuit breaker open)")
 
 // call runs f with a per-request timeout through the circuit breaker.
 func (t *Tier) call(f func(ctx context.Context) error) error {
+	if t.hung.Load() {
+		return errBreakerOpen
+	}
 	_, err := t.cb.Execute(func() (struct{}, error) {
 		ctx, cancel := context.WithTimeout(t.ctx, t.cfg.Timeout)
 		defer cancel()
@@ -173,6 +178,12 @@ func (t *Tier) call(f func(ctx context.Context) error) error {
 		// the transport's header timeout and the request's deadline race:
 		// one wording whichever fires first
 		err = fmt.Errorf("no answer within %v (remote timeout): %w", t.cfg.Timeout, err)
+		// A hung server costs a full timeout per request, and a compiled job
+		// makes several (its lookups, its group's, its upload): the first
+		// timeout is the only one it gets in this process.
+		if !t.hung.Swap(true) {
+			t.verbose("remote cache %s: no answer within %v: not asking it again in this run", t.cfg.String(), t.cfg.Timeout)
+		}
 	}
 	return err
 }
