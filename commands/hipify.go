@@ -214,7 +214,9 @@ func hipifyOutput(ui *term.UI, o hipifyOptions, results []hipify.Result, doc *hi
 	for i, r := range results {
 		if r.Err != nil {
 			failed = append(failed, r.Err)
-			ui.Println(ui.Err, ui.ErrS.Err.Render("error:")+" "+r.Err.Error())
+			if !ui.JSON { // with --json the document has it, and the exit_error line
+				ui.Println(ui.Err, ui.ErrS.Err.Render("error:")+" "+r.Err.Error())
+			}
 			continue
 		}
 		if r.NeedsHipify() {
@@ -268,10 +270,16 @@ func reportHipify(ui *term.UI, o hipifyOptions, results []hipify.Result, elapsed
 		return err
 	}
 	switch {
-	case len(failed) == 1:
-		return failed[0]
-	case len(failed) > 1:
+	case len(failed) > 0 && ui.JSON:
+		if len(failed) == 1 {
+			return failed[0]
+		}
 		return fmt.Errorf("%d of %d files failed (first: %w)", len(failed), len(results), failed[0])
+	case len(failed) == 1:
+		// hipifyOutput printed it: only the exit status is left to give
+		return exitError{exitCode(failed[0]), errSilent}
+	case len(failed) > 1:
+		return exitError{exitCode(failed[0]), fmt.Errorf("%d of %d files failed", len(failed), len(results))}
 	case o.Check && len(changed) > 0:
 		if !ui.JSON {
 			ui.Infof("%d of %d files need hipify (changes or unsupported APIs)", len(changed), len(results))

@@ -232,3 +232,50 @@ func TestFaultProcessSubstitutionOutput(t *testing.T) {
 	b, _ = os.ReadFile(out + ".stdout")
 	assert.Contains(t, string(b), "hipMalloc(&d, 4);")
 }
+
+// Issue 19 item 2: --in-place keeps the file's owner and group, and
+// refuses a file with several hard links instead of breaking them.
+
+func TestHipifyInPlaceRefusesHardLinks(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k.cu", cudaSrc, 0o644)
+	link := filepath.Join(dir, "link.cu")
+	require.NoError(t, os.Link(in, link))
+	other := writeFile(t, dir, "other.cu", cudaSrc, 0o644)
+	r := runHipifyCmd(t, "-q", "--in-place", "--backup", ".orig", in, other)
+	assert.Equal(t, ExitFailure, r.code)
+	assert.Equal(t, 1, strings.Count(r.stderr, in+": file has 2 hard links, which rewriting it in place would break"), r.stderr)
+	for _, p := range []string{in, link} {
+		b, _ := os.ReadFile(p)
+		assert.Equal(t, cudaSrc, string(b), "%s: not modified", p)
+	}
+	a, _ := os.Stat(in)
+	b, _ := os.Stat(link)
+	assert.True(t, os.SameFile(a, b), "still one file")
+	assert.NoFileExists(t, in+".orig", "refused before the backup")
+	got, _ := os.ReadFile(other)
+	assert.Contains(t, string(got), "hipMalloc(&d, 4);", "the other input is translated")
+}
+
+func TestHipifyInPlaceKeepsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give the file another owner")
+	}
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k.cu", cudaSrc, 0o640)
+	const uid, gid = 4321, 8765
+	require.NoError(t, os.Chown(in, uid, gid))
+	r := runHipifyCmd(t, "-q", "--in-place", "--backup", ".orig", in)
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, p := range []string{in, in + ".orig"} {
+		fi, err := os.Stat(p)
+		require.NoError(t, err)
+		st := fi.Sys().(*syscall.Stat_t)
+		assert.Equal(t, []int{uid, gid}, []int{int(st.Uid), int(st.Gid)}, "%s: owner and group kept", p)
+		assert.Equal(t, fs.FileMode(0o640), fi.Mode().Perm(), p)
+	}
+	got, _ := os.ReadFile(in)
+	assert.Contains(t, string(got), "hipMalloc(&d, 4);")
+	entries, _ := os.ReadDir(dir)
+	assert.Len(t, entries, 2, "no temporary file left")
+}

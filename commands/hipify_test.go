@@ -3,6 +3,7 @@ package commands
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -404,4 +405,60 @@ func TestHipifyStatsKernelParity(t *testing.T) {
 	assert.Equal(t, "#include <hip/hip_runtime.h>\n#ifdef USE_ROCM\n#endif\n#if defined(MY_HIP) || defined(__HIP__)\n#endif\n", r.stdout)
 	r = runHipifyCmd(t, "--rocm-switch", "none", sw)
 	assert.Equal(t, "#include <hip/hip_runtime.h>\n#ifdef USE_ROCM\n#endif\n#ifdef MY_HIP\n#endif\n", r.stdout)
+}
+
+// TestHipifyPrintsEachErrorOnce: issue 19 item 3, a file's error was
+// printed by the per-file report and again as the command's error.
+func TestHipifyPrintsEachErrorOnce(t *testing.T) {
+	dir := t.TempDir()
+	bin := writeFile(t, dir, "t/bin.cu", "int x;\x00\n", 0o644)
+	bin2 := writeFile(t, dir, "t/bin2.cu", "\x00", 0o644)
+	writeFile(t, dir, "t/ok.cu", cudaSrc, 0o644)
+	ro := writeFile(t, dir, "ro.hip", "keep me\n", 0o444)
+	src := writeFile(t, dir, "k.cu", cudaSrc, 0o644)
+	missing := filepath.Join(dir, "missing.cu")
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string // each exactly once on stderr
+	}{
+		{"binary file", []string{bin}, []string{bin + ":1:7: binary data"}},
+		{"missing file", []string{missing}, []string{missing}},
+		{"read-only output", []string{src, "-o", ro}, []string{ro + ": file is read-only; not modified"}},
+		{"tree with two bad files", []string{filepath.Join(dir, "t"), "-o", filepath.Join(dir, "out")},
+			[]string{bin + ":1:7: binary data", bin2 + ":1:1: binary data", "2 of 3 files failed"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := runHipifyCmd(t, append([]string{"-q"}, c.args...)...)
+			assert.Equal(t, ExitFailure, r.code, r.stderr)
+			for _, w := range c.want {
+				assert.Equal(t, 1, strings.Count(r.stderr, w), "%q in:\n%s", w, r.stderr)
+			}
+		})
+	}
+	// --json: the document has the error, and stderr one exit_error line
+	r := runHipifyCmd(t, "-q", "--json", bin)
+	assert.Equal(t, ExitFailure, r.code)
+	assert.Equal(t, 1, strings.Count(r.stderr, "binary data"), r.stderr)
+	assert.Contains(t, r.stderr, `"message_type":"exit_error"`)
+	assert.Contains(t, r.stdout, `"error": "`+bin+`:1:7: binary data`)
+}
+
+// TestHipifySizeLimitDocumented: issue 19 item 4, the source size limit in
+// the code and in the docs must be one number.
+func TestHipifySizeLimitDocumented(t *testing.T) {
+	mib := fmt.Sprintf("%d MiB", maxSourceSize>>20)
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "hipify.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(doc), "of at most "+mib, "docs/hipify.md")
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	require.NoError(t, err)
+	found := false
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.Contains(line, "`hipify` inputs and standard input") {
+			found = true
+			assert.Contains(t, line, "| "+mib+" |", "README's limits table")
+		}
+	}
+	assert.True(t, found, "README's limits table has a row for hipify's inputs")
 }

@@ -154,6 +154,9 @@ func (t *translator) translatePTX() {
 	if t.opt.NoCompat {
 		return
 	}
+	// render (in ptxCall) needs sorted edits. Sort once here: the loop adds
+	// only outer edits, and sorting per statement made the pass quadratic.
+	t.sortEdits()
 	for i := range t.toks {
 		tk := &t.toks[i]
 		if tk.skip || tk.kind != IDENT {
@@ -181,13 +184,13 @@ func (t *translator) translatePTX() {
 }
 
 // ptxDone marks the asm token at i as translated: ptxFallbacks no longer
-// counts it, and its inline-asm hazard goes.
+// counts it, and its inline-asm hazard goes (dropPTXHazards).
 func (t *translator) ptxDone(i int) {
 	if t.ptxTranslated == nil {
 		t.ptxTranslated = map[int]bool{}
 	}
 	t.ptxTranslated[i] = true
-	t.dropPTXHazards([]int{i})
+	t.noPTXHazard([]int{i})
 }
 
 // parseAsm reads asm [volatile] ( "..." ["..."] [: outs [: ins [: clobbers]]] ).
@@ -324,7 +327,6 @@ func (t *translator) ptxCall(st asmStmt) (text, name, fn string, ok bool) {
 	if op.addrCast != "" && (refs[op.addr] < 0 || st.constraints[refs[op.addr]] != "l") {
 		return "", "", "", false // an address that is not a 64-bit register
 	}
-	t.sortEdits()
 	rendered := map[int]string{} // an operand named twice (mov.b32 %0, {%1, %1}): render consumes its edits once
 	exprs := make([]string, len(flat))
 	for k, n := range refs {

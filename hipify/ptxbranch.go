@@ -155,7 +155,7 @@ func (t *translator) routePTX(g *ptxGroup) []int {
 			t.notOnHIP(b, last)
 		}
 	}
-	t.dropPTXHazards(asm)
+	t.noPTXHazard(asm)
 	return nil
 }
 
@@ -198,15 +198,26 @@ func (t *translator) notOnHIP(b, fallback *ptxBranch) {
 		strconv.Itoa(t.position(t.toks[fallback.hash].pos).Line))
 }
 
-// dropPTXHazards removes the inline-asm hazards of PTX that HIP no longer compiles.
-func (t *translator) dropPTXHazards(asm []int) {
-	at := map[int]bool{}
+// noPTXHazard notes asm tokens that HIP no longer compiles (translated, or
+// routed around); dropPTXHazards removes their inline-asm hazards.
+func (t *translator) noPTXHazard(asm []int) {
+	if t.ptxNoHazard == nil {
+		t.ptxNoHazard = map[int]bool{}
+	}
 	for _, i := range asm {
-		at[t.toks[i].pos.Offset] = true
+		t.ptxNoHazard[t.toks[i].pos.Offset] = true
+	}
+}
+
+// dropPTXHazards removes the hazards noPTXHazard noted, in one pass at the
+// end: filtering the list at each statement was quadratic (issue 19).
+func (t *translator) dropPTXHazards() {
+	if len(t.ptxNoHazard) == 0 {
+		return
 	}
 	kept := t.rep.Hazards[:0]
 	for _, d := range t.rep.Hazards {
-		if d.Code != "inline-asm" || !at[d.Pos.Offset] {
+		if d.Code != "inline-asm" || !t.ptxNoHazard[d.Pos.Offset] {
 			kept = append(kept, d)
 		}
 	}

@@ -159,6 +159,7 @@ type translator struct {
 	seenHz map[string]bool
 	// ptxTranslated are the asm tokens translatePTX replaced
 	ptxTranslated map[int]bool
+	ptxNoHazard   map[int]bool // offsets of asm whose inline-asm hazard goes (noPTXHazard)
 	perms         []pendingPerm
 	fixed         []edit // insertions that never become part of an enclosing edit (the hip_runtime.h include)
 	outer         []edit // enclosing edits of the current phase (see flushOuter)
@@ -206,6 +207,7 @@ func Translate(name string, src []byte, opt Options) ([]byte, *Report, error) {
 	tr.findTemplateKernels()
 	tr.translateTokens()
 	tr.ptxFallbacks()
+	tr.dropPTXHazards()
 	out := tr.apply()
 	rep.Lines = bytes.Count(src, []byte{'\n'})
 	if len(src) > 0 && src[len(src)-1] != '\n' {
@@ -372,15 +374,21 @@ func (t *translator) rangeEmpty(r [2]int) bool {
 }
 
 // sortEdits orders the edits by start offset, insertions before
-// replacements at the same offset.
+// replacements at the same offset. Edits already in order (the common
+// case: the passes add them in source order) cost one linear check.
 func (t *translator) sortEdits() {
-	sort.SliceStable(t.edits, func(i, j int) bool {
-		a, b := t.edits[i], t.edits[j]
+	less := func(a, b *edit) bool {
 		if a.start != b.start {
 			return a.start < b.start
 		}
 		return a.end == a.start && b.end != b.start
-	})
+	}
+	for i := 1; i < len(t.edits); i++ {
+		if less(&t.edits[i], &t.edits[i-1]) {
+			sort.SliceStable(t.edits, func(i, j int) bool { return less(&t.edits[i], &t.edits[j]) })
+			return
+		}
+	}
 }
 
 // flushOuter merges the enclosing edits made by a phase (argument

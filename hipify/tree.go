@@ -296,9 +296,10 @@ func translateOne(o TreeOptions, j Job) Result {
 	r := Result{Job: j}
 	src := j.Data
 	var mode fs.FileMode = 0o644
+	var fi fs.FileInfo
 	if j.Src != "" {
-		fi, err := os.Stat(j.Src)
-		if err != nil {
+		var err error
+		if fi, err = os.Stat(j.Src); err != nil {
 			r.Err = err
 			return r
 		}
@@ -319,22 +320,32 @@ func translateOne(o TreeOptions, j Job) Result {
 	if r.Err = checkCompatPath(j, r.Report); r.Err != nil {
 		return r
 	}
-	if o.InPlace {
-		if !r.Report.Changed {
-			return r
+	if !o.InPlace {
+		if r.Err = safefile.Write(j.Dst, r.Out, safefile.Options{Perm: mode}); r.Err == nil {
+			r.Wrote = true
 		}
-		if r.Err = safefile.CheckWritable(j.Src); r.Err != nil {
+		return r
+	}
+	if !r.Report.Changed {
+		return r
+	}
+	// Refuse before anything is written, the backup included.
+	if r.Err = safefile.CheckWritable(j.Src); r.Err != nil {
+		return r
+	}
+	own, err := checkInPlace(j.Src, fi)
+	if r.Err = err; err != nil {
+		return r
+	}
+	// The old content must survive a crash: sync before the rename.
+	opt := safefile.Options{Perm: mode, Sync: true}
+	if o.Backup != "" {
+		r.Backup = j.Src + o.Backup
+		if r.Err = safefile.WriteFrom(r.Backup, opt, own.fill(src)); r.Err != nil {
 			return r
-		}
-		if o.Backup != "" {
-			r.Backup = j.Src + o.Backup
-			if r.Err = safefile.Write(r.Backup, src, safefile.Options{Perm: mode, Sync: true}); r.Err != nil {
-				return r
-			}
 		}
 	}
-	// In place, the old content must survive a crash: sync before the rename.
-	if r.Err = safefile.Write(j.Dst, r.Out, safefile.Options{Perm: mode, Sync: o.InPlace}); r.Err == nil {
+	if r.Err = safefile.WriteFrom(j.Dst, opt, own.fill(r.Out)); r.Err == nil {
 		r.Wrote = true
 	}
 	return r
