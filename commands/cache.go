@@ -277,8 +277,11 @@ at a time, each checked against its sha256 first. The server is the one
 --remote-cache, ROCMK_REMOTE_CACHE or rocmk.toml's [cache] table names; its
 credentials come from ROCMK_REMOTE_CACHE_TOKEN, or ROCMK_REMOTE_CACHE_USER
 and ROCMK_REMOTE_CACHE_PASSWORD. Entries over the size limit stay local.
-Exit status 1 if any upload failed, 2 with no remote cache configured or a
-read-only mode.`,
+Push is an explicit upload: it uploads in the default mode, and only a mode
+set to read-only refuses it. With ROCMK_REMOTE_CACHE_KEY (or _KEY_FILE) the
+records are signed, and one on the server not signed with that key is
+replaced. Exit status 1 if any upload failed, 2 with no remote cache
+configured or a read-only mode set.`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("cache push takes no arguments")
@@ -291,7 +294,12 @@ read-only mode.`,
 			if cfg == nil {
 				return usagef("cache push: no remote cache (set --remote-cache URL, %s, or remote in rocmk.toml's [cache] table)", remote.EnvURL)
 			}
-			if cfg.Mode == remote.ReadOnly {
+			switch {
+			case cfg.ModeFrom == "":
+				// Asking to push is asking to upload: the read-only default
+				// is for builds, which upload only when told to.
+				cfg.Mode = remote.ReadWrite
+			case cfg.Mode == remote.ReadOnly:
 				return usagef("cache push: %v", remote.ErrReadOnly)
 			}
 			cc, err := openCache(c)

@@ -18,8 +18,9 @@ type globalOptions struct {
 	CacheDir string // --cache-dir ("": not given; cache.ResolveDir says which cache)
 	Jobs     int
 	// --remote-cache and --remote-cache-mode (the environment and
-	// rocmk.toml are read by remote.Resolve).
+	// rocmk.toml are read by remote.Resolve), and --remote-upload.
 	RemoteCache, RemoteCacheMode string
+	RemoteUpload                 bool
 }
 
 // runState is per-App state the flag library needs an address for.
@@ -35,7 +36,8 @@ func globalFlags(st *runState) []cli.Flag {
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only results and errors"},
 		&cli.StringFlag{Name: "cache-dir", Usage: "build cache directory (env ROCMK_CACHE_DIR; default: user cache dir/rocmk)"},
 		&cli.StringFlag{Name: "remote-cache", Usage: "shared cache `URL`: http(s)://host/path or redis(s)://host:port, off (env ROCMK_REMOTE_CACHE)"},
-		&cli.StringFlag{Name: "remote-cache-mode", Usage: "`MODE` of the remote cache: read-write, read-only, write-only (env ROCMK_REMOTE_CACHE_MODE)"},
+		&cli.StringFlag{Name: "remote-cache-mode", Usage: "`MODE` of the remote cache: read-only (default), read-write, write-only (env ROCMK_REMOTE_CACHE_MODE)"},
+		&cli.BoolFlag{Name: "remote-upload", Usage: "upload to the remote cache too (--remote-cache-mode read-write: how CI populates it)"},
 		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "parallel jobs", Value: runtime.NumCPU(), DefaultText: "number of CPUs", Action: intAtLeast("jobs", 1)},
 	}
 }
@@ -70,6 +72,9 @@ func globals(c *cli.Context) globalOptions {
 		}
 		if ctx.IsSet("remote-cache-mode") && g.RemoteCacheMode == "" {
 			g.RemoteCacheMode = ctx.String("remote-cache-mode")
+		}
+		if ctx.IsSet("remote-upload") && ctx.Bool("remote-upload") {
+			g.RemoteUpload = true
 		}
 		if ctx.IsSet("jobs") && ctx.Int("jobs") > 0 {
 			g.Jobs = ctx.Int("jobs")

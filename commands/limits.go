@@ -21,7 +21,7 @@ func inputLimit(env Env, def int64) (int64, error) {
 	}
 	n, err := cache.ParseSize(s)
 	if err != nil || n <= 0 {
-		return 0, usagef("ROCMK_MAX_INPUT=%q: want a size such as 512MiB or 8GiB", s)
+		return 0, usagef("ROCMK_MAX_INPUT=%q: want a size such as 1GiB or 8GiB", s)
 	}
 	return n, nil
 }

@@ -61,14 +61,24 @@ func openTier(local *cache.Cache, cfg *remote.Config, ui *term.UI) (*remote.Tier
 	if err != nil {
 		return nil, err
 	}
-	ui.Verbosef(1, "remote cache: %s (%s)", cfg, cfg.Mode)
+	ui.Verbosef(1, "remote cache: %s (%s)", cfg, cfg.Describe())
 	return t, nil
 }
 
 // remoteConfig resolves the remote cache tier: --remote-cache and
-// --remote-cache-mode, the environment, then the [cache] table of the
-// project file (project, else ./rocmk.toml when there is one). nil: none.
+// --remote-cache-mode (or --remote-upload), the environment, then the
+// [cache] table of the project file (project, else ./rocmk.toml when there
+// is one). nil: none.
 func remoteConfig(g globalOptions, env Env, project string) (*remote.Config, error) {
+	mode := g.RemoteCacheMode
+	if g.RemoteUpload {
+		// --remote-upload is read-write, as a flag: it wins over the
+		// environment and the file, and contradicts another --remote-cache-mode.
+		if mode != "" && mode != string(remote.ReadWrite) {
+			return nil, usagef("--remote-upload and --remote-cache-mode %s: --remote-upload is read-write; give one of them", mode)
+		}
+		mode = string(remote.ReadWrite)
+	}
 	var s remote.Settings
 	if project == "" && fileExists(compile.ProjectFile) {
 		project = compile.ProjectFile
@@ -83,7 +93,7 @@ func remoteConfig(g globalOptions, env Env, project string) (*remote.Config, err
 			s.CAFile = filepath.Join(p.Dir, s.CAFile)
 		}
 	}
-	cfg, err := remote.Resolve(g.RemoteCache, g.RemoteCacheMode, s, env.Getenv)
+	cfg, err := remote.Resolve(g.RemoteCache, mode, s, env.Getenv)
 	if err != nil {
 		return nil, usagef("%v", err)
 	}

@@ -18,6 +18,7 @@ type CheckResult struct {
 	Writable   *bool   `json:"writable,omitempty"` // an upload was accepted (modes that write)
 	RTTms      float64 `json:"rtt_ms"`             // one lookup on an open connection
 	Error      string  `json:"error,omitempty"`
+	Signed     bool    `json:"signed"` // a key is set: only entries signed with it are used
 }
 
 // probe is what Check uploads: content-addressed, so storing it twice or
@@ -28,7 +29,7 @@ var probe = []byte("rocmk remote cache probe\n")
 // authorised, round-trip time) and, when the mode writes, an upload of a
 // small content-addressed probe.
 func Check(ctx context.Context, cfg *Config) CheckResult {
-	r := CheckResult{URL: cfg.String(), Mode: cfg.Mode}
+	r := CheckResult{URL: cfg.String(), Mode: cfg.Mode, Signed: cfg.Key != nil}
 	be, err := newBackend(cfg)
 	if err != nil {
 		r.Error = err.Error()

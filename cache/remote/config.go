@@ -15,8 +15,8 @@ import (
 type Mode string
 
 const (
-	ReadWrite Mode = "read-write" // look up and upload (the default)
-	ReadOnly  Mode = "read-only"  // look up only: developers reading what CI writes
+	ReadWrite Mode = "read-write" // look up and upload: CI populating the cache (--remote-upload)
+	ReadOnly  Mode = "read-only"  // look up only (the default): a client writes only when told to
 	WriteOnly Mode = "write-only" // upload only: CI seeding a cache it never reads
 )
 
@@ -42,6 +42,7 @@ const (
 	EnvUser     = "ROCMK_REMOTE_CACHE_USER"     // HTTP basic auth user, Redis ACL user
 	EnvPassword = "ROCMK_REMOTE_CACHE_PASSWORD" // HTTP basic auth password, Redis AUTH password
 	EnvCAFile   = "ROCMK_REMOTE_CACHE_CA_FILE"  // PEM file of CA certificates (instead of the system roots)
+	// EnvKey and EnvKeyFile (sign.go) hold the key that signs action records.
 )
 
 // Settings are the [cache] table of rocmk.toml (compile.ProjectCache has
@@ -58,15 +59,22 @@ type Settings struct {
 
 // Config is a resolved remote tier configuration.
 type Config struct {
-	URL     *url.URL // http, https, redis or rediss; never carries credentials
-	Mode    Mode
-	CAFile  string        // "" = the system roots
-	Timeout time.Duration // per request
-	MaxSize int64         // bigger outputs are neither uploaded nor downloaded
-	Prefix  string        // Redis key prefix
-	TTL     time.Duration // Redis key lifetime, 0 = none
+	URL      *url.URL // http, https, redis or rediss; never carries credentials
+	Mode     Mode
+	ModeFrom string        // where Mode was set ("" = nowhere: the read-only default)
+	CAFile   string        // "" = the system roots
+	Timeout  time.Duration // per request
+	MaxSize  int64         // bigger outputs are neither uploaded nor downloaded
+	Prefix   string        // Redis key prefix
+	TTL      time.Duration // Redis key lifetime, 0 = none
 	// Credentials, read from the environment by Resolve.
 	Token, User, Password string
+	// Key signs uploaded action records and is required of fetched ones
+	// (sign.go); nil = records are neither signed nor checked. It is
+	// derived from the secret in the environment, and KeyFrom names where
+	// that came from (for messages).
+	Key     []byte
+	KeyFrom string
 	// Background uploads: at most QueueLen outputs (and QueueBytes bytes)
 	// wait; Close waits at most FlushTimeout for them.
 	QueueLen     int
@@ -107,12 +115,15 @@ func Resolve(flagURL, flagMode string, file Settings, getenv func(string) string
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", from, err)
 	}
-	c := &Config{URL: u, Mode: ReadWrite, Timeout: DefaultTimeout, MaxSize: DefaultMaxSize, Prefix: DefaultPrefix,
+	// Read-only unless told otherwise: a client that uploads can make
+	// every other one use what it stores.
+	c := &Config{URL: u, Mode: ReadOnly, Timeout: DefaultTimeout, MaxSize: DefaultMaxSize, Prefix: DefaultPrefix,
 		QueueLen: 256, QueueBytes: 256 << 20, FlushTimeout: DefaultFlushTimeout}
 	if m, from := first(flagMode, "--remote-cache-mode", getenv(EnvMode), EnvMode, file.RemoteMode, "rocmk.toml [cache] remote_mode"); m != "" {
 		if c.Mode, err = ParseMode(m); err != nil {
 			return nil, fmt.Errorf("%s: %w", from, err)
 		}
+		c.ModeFrom = from
 	}
 	c.CAFile, _ = first(getenv(EnvCAFile), "", file.CAFile, "")
 	if file.Timeout != "" {
@@ -137,7 +148,23 @@ func Resolve(flagURL, flagMode string, file Settings, getenv func(string) string
 	if c.Token != "" && c.User != "" {
 		return nil, fmt.Errorf("both %s and %s are set: use a bearer token or basic auth, not both", EnvToken, EnvUser)
 	}
+	if c.Key, c.KeyFrom, err = loadKey(getenv); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// Describe says, for -v and doctor, how the tier uses the server: the mode
+// (and whether it is the default) and whether records are signed.
+func (c *Config) Describe() string {
+	s := string(c.Mode)
+	if c.ModeFrom == "" {
+		s += ", the default: --remote-upload to upload"
+	}
+	if c.Key != nil {
+		return s + "; signed entries only, key from " + c.KeyFrom
+	}
+	return s + "; no key: unsigned entries trusted"
 }
 
 // first returns the first non-empty value and the name of where it came from.

@@ -25,7 +25,8 @@ type PushReport struct {
 var ErrReadOnly = errors.New("the remote cache is read-only (--remote-cache-mode)")
 
 // Push uploads every local entry of a kind in Uploaded that the server does
-// not have yet (seeding a fresh remote), jobs at a time. Each output is
+// not have yet (seeding a fresh remote), jobs at a time; with a key, also
+// those whose record there is not signed with it. Each output is
 // read through the local cache's sha256 check first. A server that stops
 // answering ends the push early through the circuit breaker; ctx cancels it.
 func (t *Tier) Push(ctx context.Context, jobs int, progress func()) (PushReport, error) {
@@ -84,9 +85,24 @@ func (t *Tier) pushOne(e cache.Entry, rep *PushReport, count func(func())) {
 	}
 	var present bool
 	err := t.call(func(ctx context.Context) error {
-		var err error
-		present, err = t.be.has(ctx, "ac/"+e.Action.String())
-		return err
+		key := "ac/" + e.Action.String()
+		if t.cfg.Key == nil {
+			var err error
+			present, err = t.be.has(ctx, key)
+			return err
+		}
+		// With a key, only a record signed with it counts as there: an
+		// unsigned or badly signed one is replaced.
+		b, err := t.be.get(ctx, key, maxRecordSize)
+		switch {
+		case errors.Is(err, errNotFound) || errors.Is(err, errTooLong):
+			return nil
+		case err != nil:
+			return err
+		}
+		_, perr := parseRecord(b, e.Action, t.cfg.Key)
+		present = perr == nil
+		return nil
 	})
 	if err == nil && present {
 		count(func() { rep.Present++ })

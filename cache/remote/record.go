@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"crypto/hmac"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -19,6 +20,9 @@ import (
 // google.protobuf.Any in execution_metadata.auxiliary_metadata, the place
 // the API leaves for tool metadata. Unknown fields are skipped on decoding:
 // bazel-remote adds execution_metadata.worker to what it stores.
+//
+// With a key the Entry also carries the record's signature (sign.go), in a
+// field of its own: to the server it is opaque bytes inside an Any.
 type record struct {
 	Action cache.ActionID
 	Output cache.OutputID
@@ -45,13 +49,18 @@ const (
 	entryTarget              = 5
 	entryToolchain           = 6
 	entryROCm                = 7
+	entrySignature           = 8 // HMAC-SHA256 (sign.go); absent in unsigned records
 	recordVersion            = 1
 	outputPath               = "rocmk-output"
 	entryTypeURL             = "type.googleapis.com/rocmk.cache.v1.Entry"
 	maxRecordSize      int64 = 64 << 10
 )
 
-func (r record) marshal() []byte {
+// marshal encodes an unsigned record.
+func (r record) marshal() []byte { return r.marshalSigned(nil) }
+
+// marshalSigned encodes r signed with key (unsigned without one).
+func (r record) marshalSigned(key []byte) []byte {
 	var digest []byte
 	digest = protowire.AppendTag(digest, digestHash, protowire.BytesType)
 	digest = protowire.AppendString(digest, r.Output.String())
@@ -77,6 +86,10 @@ func (r record) marshal() []byte {
 			entry = protowire.AppendString(entry, f.v)
 		}
 	}
+	if sig := r.sign(key); sig != nil {
+		entry = protowire.AppendTag(entry, entrySignature, protowire.BytesType)
+		entry = protowire.AppendBytes(entry, sig)
+	}
 	var anyMsg []byte
 	anyMsg = protowire.AppendTag(anyMsg, anyTypeURL, protowire.BytesType)
 	anyMsg = protowire.AppendString(anyMsg, entryTypeURL)
@@ -99,15 +112,19 @@ func (r record) marshal() []byte {
 var errBadRecord = errors.New("bad action record")
 
 // parseRecord decodes a record and checks that it is about action want.
-func parseRecord(b []byte, want cache.ActionID) (record, error) {
+// With a key it also checks the record's signature: a record unsigned,
+// changed after signing or signed with another key is refused (errRefused).
+func parseRecord(b []byte, want cache.ActionID, key []byte) (record, error) {
 	var r record
 	var output, action string
+	var sig []byte
+	var size uint64
 	haveSize, version := false, uint64(0)
 	err := fields(b, func(num protowire.Number, v []byte, _ uint64) error {
 		switch num {
 		case resultOutputFiles:
 			var path, hash string
-			var size uint64
+			var fsize uint64
 			var okSize bool
 			err := fields(v, func(num protowire.Number, v []byte, _ uint64) error {
 				switch num {
@@ -119,7 +136,7 @@ func parseRecord(b []byte, want cache.ActionID) (record, error) {
 						case digestHash:
 							hash = string(v)
 						case digestSize:
-							size, okSize = n, true
+							fsize, okSize = n, true
 						}
 						return nil
 					})
@@ -127,7 +144,7 @@ func parseRecord(b []byte, want cache.ActionID) (record, error) {
 				return nil
 			})
 			if err == nil && path == outputPath {
-				output, r.Size, haveSize = hash, int64(size), okSize
+				output, size, haveSize = hash, fsize, okSize
 			}
 			return err
 		case resultExecMetadata:
@@ -164,6 +181,8 @@ func parseRecord(b []byte, want cache.ActionID) (record, error) {
 						r.Meta.Toolchain = string(v)
 					case entryROCm:
 						r.Meta.ROCm = string(v)
+					case entrySignature:
+						sig = v
 					}
 					return nil
 				})
@@ -171,11 +190,21 @@ func parseRecord(b []byte, want cache.ActionID) (record, error) {
 		}
 		return nil
 	})
+	r.Size = int64(size)
 	switch {
 	case err != nil:
 		return r, fmt.Errorf("%w: %v", errBadRecord, err)
 	case version != recordVersion:
 		return r, fmt.Errorf("%w: rocmk entry version %d, want %d", errBadRecord, version, recordVersion)
+	case key != nil && len(sig) == 0:
+		return r, fmt.Errorf("%w: unsigned", errRefused)
+	// The signature covers the fields as read, the action included: a
+	// changed field, or a record moved to another action's key with its
+	// action rewritten, does not match.
+	case key != nil && !hmac.Equal(sig, signature(key, action, output, size, r.Meta)):
+		return r, fmt.Errorf("%w: bad signature (changed after signing, or signed with another key)", errRefused)
+	case key != nil && action != want.String():
+		return r, fmt.Errorf("%w: signed for another action", errRefused)
 	case action != want.String():
 		return r, fmt.Errorf("%w: it names another action", errBadRecord)
 	case !haveSize || r.Size < 0 || r.Size > 1<<62:

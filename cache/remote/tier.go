@@ -11,6 +11,10 @@
 // produce a wrong output: every remote failure is a miss, the first one is
 // reported once (Options.Warn), and a circuit breaker stops asking a server
 // that keeps failing, or that did not answer once.
+//
+// With a key (Config.Key) uploaded action records are signed and fetched
+// ones must be signed with it; any other record is refused: a miss,
+// counted, and reported once (sign.go).
 package remote
 
 import (
@@ -72,6 +76,9 @@ type Tier struct {
 	closeOnce   sync.Once
 	warnOnce    sync.Once
 	skipOnce    sync.Once
+	refuseOnce  sync.Once
+
+	refused atomic.Int64 // records refused as unsigned or badly signed
 
 	hits, misses, errs, down, up, uploads atomic.Int64
 }
@@ -225,6 +232,12 @@ func (t *Tier) GetBytes(id cache.ActionID) ([]byte, cache.Entry, error) {
 	case errors.Is(rerr, errNotFound):
 		t.misses.Add(1)
 		return nil, cache.Entry{}, err
+	case errors.Is(rerr, errRefused):
+		// Not the key's signature: a miss (the job compiles), not a server
+		// failure, with a warning of its own.
+		t.misses.Add(1)
+		t.refuse(rerr)
+		return nil, cache.Entry{}, err
 	default:
 		t.failed(rerr)
 		return nil, cache.Entry{}, err
@@ -239,6 +252,22 @@ func (t *Tier) GetBytes(id cache.ActionID) ([]byte, cache.Entry, error) {
 	return rdata, cache.Entry{Action: id, Output: rec.Output, Size: rec.Size, Meta: rec.Meta, Remote: true}, nil
 }
 
+// refuse counts a refused record; -v names each, and the first one of a
+// run is a warning (that never shows the key).
+func (t *Tier) refuse(err error) {
+	t.refused.Add(1)
+	t.verbose("remote cache %s: %v: compiled locally", t.cfg.String(), err)
+	t.refuseOnce.Do(func() {
+		if t.opt.Warn != nil {
+			t.opt.Warn(fmt.Sprintf("remote cache %s: action entries refused as unsigned or badly signed (only entries signed with the key of %s are used; the jobs compile locally; -v names them)",
+				t.cfg.String(), t.cfg.KeyFrom))
+		}
+	})
+}
+
+// Refused is how many records this Tier refused as unsigned or badly signed.
+func (t *Tier) Refused() int64 { return t.refused.Load() }
+
 // fetch reads id's record and the output it names, and checks the output.
 func (t *Tier) fetch(id cache.ActionID) (record, []byte, error) {
 	var rec record
@@ -251,7 +280,7 @@ func (t *Tier) fetch(id cache.ActionID) (record, []byte, error) {
 			return err
 		}
 		t.down.Add(int64(len(b)))
-		if rec, err = parseRecord(b, id); err != nil {
+		if rec, err = parseRecord(b, id, t.cfg.Key); err != nil {
 			return &contentError{fmt.Errorf("ac/%s: %w", id.String()[:12], err)}
 		}
 		if rec.Size > t.cfg.MaxSize {
@@ -325,7 +354,7 @@ func (t *Tier) uploader() {
 // upload puts the output, then the record that names it (a reader that
 // finds the record finds the output, as bazel-remote's validation wants).
 func (t *Tier) upload(e cache.Entry, data []byte) error {
-	rec := record{Action: e.Action, Output: e.Output, Size: e.Size, Meta: e.Meta}.marshal()
+	rec := record{Action: e.Action, Output: e.Output, Size: e.Size, Meta: e.Meta}.marshalSigned(t.cfg.Key)
 	return t.call(func(ctx context.Context) error {
 		if err := t.be.put(ctx, "cas/"+e.Output.String(), data); err != nil {
 			return err
@@ -375,6 +404,9 @@ func (t *Tier) Close(ctx context.Context) error {
 		}
 		t.cancel()
 		t.be.close()
+		if n := t.refused.Load(); n > 0 {
+			t.verbose("remote cache %s: %d action entries refused as unsigned or badly signed", t.cfg.String(), n)
+		}
 	})
 	return err
 }
