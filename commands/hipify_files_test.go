@@ -4,6 +4,7 @@ package commands
 
 import (
 	"fmt"
+	"github.com/rocmk/rocmk/compile"
 	"io"
 	"io/fs"
 	"os"
@@ -278,4 +279,32 @@ func TestHipifyInPlaceKeepsOwner(t *testing.T) {
 	assert.Contains(t, string(got), "hipMalloc(&d, 4);")
 	entries, _ := os.ReadDir(dir)
 	assert.Len(t, entries, 2, "no temporary file left")
+}
+
+// TestDirectoryWalksShareOneLinkRule (issue 19): a dangling .cu link was
+// skipped silently by `hipify dir/` but failed `build dir/`. Now every
+// walk follows a link to a file and refuses one that leads nowhere, with
+// the same message.
+func TestDirectoryWalksShareOneLinkRule(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	require.NoError(t, os.MkdirAll(filepath.Join(src, "sub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "sub", "k.cu"), []byte("__global__ void k(float* p) { p[0] = 1.0f; }\n"), 0o644))
+	require.NoError(t, os.Symlink("sub/k.cu", filepath.Join(src, "linked.cu")))
+
+	r := runRocmk(t, testEnv(nil), "hipify", src, "-o", filepath.Join(dir, "out"))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.FileExists(t, filepath.Join(dir, "out", "linked.cu"), "a link to a source is a source")
+	units, err := compile.KernelDir(src)
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(src, "linked.cu"), filepath.Join(src, "sub", "k.cu")}, units)
+
+	require.NoError(t, os.Symlink("nowhere.cu", filepath.Join(src, "dangling.cu")))
+	want := filepath.Join(src, "dangling.cu") + ": a symbolic link to nowhere.cu, which does not exist"
+	r = runRocmk(t, testEnv(nil), "hipify", src, "-o", filepath.Join(dir, "out2"))
+	assert.Equal(t, ExitFailure, r.Code)
+	assert.Contains(t, r.Stderr, want)
+	assert.NoDirExists(t, filepath.Join(dir, "out2"), "refused before anything is written")
+	_, err = compile.KernelDir(src)
+	assert.EqualError(t, err, want)
 }

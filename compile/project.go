@@ -182,7 +182,10 @@ func KernelDir(dir string) ([]string, error) {
 			}
 			return nil
 		}
-		if ext := strings.ToLower(filepath.Ext(p)); d.Type().IsRegular() && (ext == ".cu" || ext == ".hip") {
+		if ext := strings.ToLower(filepath.Ext(p)); ext == ".cu" || ext == ".hip" {
+			if ok, err := safefile.WalkedFile(p, d); !ok {
+				return err
+			}
 			if len(out) >= maxTreeFiles {
 				return fmt.Errorf("%s: more than %d kernel sources", dir, maxTreeFiles)
 			}

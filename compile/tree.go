@@ -198,6 +198,9 @@ func (b *treeBuilder) addDir(dir string) error {
 			return nil
 		}
 		if treeExts[strings.ToLower(filepath.Ext(p))] || strings.EqualFold(filepath.Ext(p), ".hip") {
+			if ok, err := safefile.WalkedFile(p, d); !ok {
+				return err
+			}
 			if len(b.files) >= maxTreeFiles {
 				return fmt.Errorf("%s: more than %d source files: not a kernel directory", dir, maxTreeFiles)
 			}

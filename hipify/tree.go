@@ -209,8 +209,11 @@ func planDir(o TreeOptions, dir string) ([]Job, error) {
 			return err
 		case d.IsDir() && p != dir && strings.HasPrefix(d.Name(), "."):
 			return filepath.SkipDir
-		case !d.Type().IsRegular() || !cudaExts[strings.ToLower(filepath.Ext(p))]:
+		case !cudaExts[strings.ToLower(filepath.Ext(p))]:
 			return nil
+		}
+		if ok, err := safefile.WalkedFile(p, d); !ok {
+			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
 		j := Job{Name: p, Src: p, Rel: rel}
@@ -351,6 +354,17 @@ func translateOne(o TreeOptions, j Job) Result {
 	return r
 }
 
+// srcOfWriter is the input of the job that writes file key k ("" for
+// standard input or a sample).
+func srcOfWriter(jobs []Job, ids fileKeys, k string) string {
+	for _, j := range jobs {
+		if j.Dst != "" && ids.key(j.Dst) == k {
+			return j.Src
+		}
+	}
+	return ""
+}
+
 // checkOutputs refuses, before any file is translated or written, a plan that
 // would lose a file: two jobs writing one file (a/k.cu and b/k.cu into one
 // -o DIR, k.cuh renamed onto k.cu), or a job writing over an input (-o naming
@@ -391,6 +405,26 @@ func checkOutputs(jobs []Job, inPlace bool, backup string) error {
 		claim(j, j.Dst, "")
 		if inPlace && backup != "" {
 			claim(j, j.Src+backup, "the backup of ")
+		}
+	}
+	// Where rocmk writes its compat header, an input of that name that is
+	// not one rocmk wrote (a user's rocmk_hip_compat.h) is refused now: left
+	// to the translations, it was written before the files that need the
+	// header were refused, and the output was half a tree.
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		if j.CompatDir == "" || j.Dst == "" {
+			continue
+		}
+		p := compatPath(j)
+		k := ids.key(p)
+		by, ok := written[k]
+		if !ok || seen[k] {
+			continue
+		}
+		seen[k] = true
+		if data, err := readCompatHeader(srcOfWriter(jobs, ids, k)); err != nil || !IsCompatHeader(data) {
+			conflicts = append(conflicts, fmt.Sprintf("%s would be written to %s, where rocmk writes its compat header (rename the input)", by, p))
 		}
 	}
 	switch len(conflicts) {

@@ -69,3 +69,25 @@ func TestPlanTreeRefusesCollisions(t *testing.T) {
 	_, err = PlanTree(TreeOptions{Inputs: []string{a}, Output: "x", InPlace: true, Write: true})
 	assert.EqualError(t, err, "--in-place and -o are exclusive")
 }
+
+// A user's rocmk_hip_compat.h where rocmk writes its compat header is
+// refused when the tree is planned (issue 19: it was written, then the
+// files needing the header were refused: half a tree). One rocmk wrote is
+// taken as it is: translating a translated tree again works.
+func TestPlanTreeRefusesAUsersCompatHeader(t *testing.T) {
+	src := t.TempDir()
+	out := filepath.Join(t.TempDir(), "out")
+	require.NoError(t, os.MkdirAll(filepath.Join(src, "sub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(src, "sub", "k.cu"), []byte("__global__ void k(float* p) { p[0] = __shfl_down_sync(0xffffffff, p[1], 1); }\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(src, CompatHeaderName), []byte("#pragma once\n"), 0o644))
+	_, err := PlanTree(TreeOptions{Inputs: []string{src}, Output: out, Write: true})
+	var ue *UsageError
+	require.ErrorAs(t, err, &ue)
+	assert.Contains(t, err.Error(), filepath.Join(src, CompatHeaderName)+" would be written to "+filepath.Join(out, CompatHeaderName)+", where rocmk writes its compat header")
+	assert.NoDirExists(t, out)
+
+	require.NoError(t, os.WriteFile(filepath.Join(src, CompatHeaderName), CompatHeader(), 0o644))
+	jobs, err := PlanTree(TreeOptions{Inputs: []string{src}, Output: out, Write: true})
+	require.NoError(t, err, "rocmk's own header, from an earlier translation")
+	assert.Len(t, jobs, 2)
+}

@@ -263,3 +263,29 @@ func TestRemoveTempsRemovesWorkDirectories(t *testing.T) {
 	_, _, err = s.mkdirTemp("rocmk-test-")
 	assert.ErrorIs(t, err, ErrInterrupted)
 }
+
+// TestWalkedFile: the one rule for sources met in a directory walk.
+func TestWalkedFile(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "k.cu"), []byte("x"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub.cu"), 0o755))
+	require.NoError(t, os.Symlink("k.cu", filepath.Join(dir, "link.cu")))
+	require.NoError(t, os.Symlink("sub.cu", filepath.Join(dir, "dirlink.cu")))
+	require.NoError(t, os.Symlink("nowhere.cu", filepath.Join(dir, "dangling.cu")))
+	require.NoError(t, os.Symlink("/dev/null", filepath.Join(dir, "dev.cu")))
+	got := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		require.NoError(t, err)
+		if p == dir {
+			return nil
+		}
+		ok, err := WalkedFile(p, d)
+		got[filepath.Base(p)] = fmt.Sprint(ok, " ", err)
+		return nil
+	}))
+	assert.Equal(t, map[string]string{
+		"k.cu": "true <nil>", "link.cu": "true <nil>", "sub.cu": "false <nil>", "dirlink.cu": "false <nil>",
+		"dangling.cu": "false " + filepath.Join(dir, "dangling.cu") + ": a symbolic link to nowhere.cu, which does not exist",
+		"dev.cu":      "false " + filepath.Join(dir, "dev.cu") + ": a symbolic link to /dev/null, which is not a regular file (a character device)",
+	}, got)
+}
