@@ -755,7 +755,7 @@ func newPropProject(t *testing.T, seed int64) *propProject {
 	p.wrapper = filepath.Join(root, "clang-wrapper")
 	clang := realClangPath(t)
 	require.NoError(t, os.WriteFile(p.wrapper, []byte("#!/bin/sh\n"+clang+" \"$@\"; rc=$?\n"+
-		"case \" $* \" in *\" -MF \"*) if [ -n \"$ROCMK_PROP_MID\" ] && [ -f \"$ROCMK_PROP_MID\" ]; then sh \"$ROCMK_PROP_MID\"; rm -f \"$ROCMK_PROP_MID\"; fi;; esac\n"+
+		"case \" $* \" in *\" -dependency-file \"*) if [ -n \"$ROCMK_PROP_MID\" ] && [ -f \"$ROCMK_PROP_MID\" ]; then sh \"$ROCMK_PROP_MID\"; rm -f \"$ROCMK_PROP_MID\"; fi;; esac\n"+
 		"exit $rc\n"), 0o755))
 	return p
 }

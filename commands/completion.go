@@ -3,6 +3,8 @@ package commands
 import (
 	"fmt"
 
+	"github.com/rocmk/rocmk/commands/term"
+
 	"github.com/urfave/cli/v2"
 )
 
@@ -26,10 +28,10 @@ func completionCommand() *cli.Command {
 func runCompletion(app *cli.App, shell string, env Env) error {
 	switch shell {
 	case "bash":
-		_, err := fmt.Fprint(env.Stdout, bashCompletion)
+		_, err := fmt.Fprint(env.Stdout, term.BashCompletion)
 		return err
 	case "zsh":
-		_, err := fmt.Fprint(env.Stdout, zshCompletion)
+		_, err := fmt.Fprint(env.Stdout, term.ZshCompletion)
 		return err
 	case "fish":
 		s, err := app.ToFishCompletion()
@@ -41,40 +43,3 @@ func runCompletion(app *cli.App, shell string, env Env) error {
 	}
 	return usagef("unknown shell %q: want bash, zsh or fish", shell)
 }
-
-// The bash and zsh scripts ask rocmk itself for candidates through urfave/cli's
-// --generate-bash-completion protocol.
-const bashCompletion = `# rocmk bash completion
-_rocmk_complete() {
-  local cur opts
-  COMPREPLY=()
-  cur="${COMP_WORDS[COMP_CWORD]}"
-  if [[ "$cur" == -* ]]; then
-    opts=$("${COMP_WORDS[@]:0:$COMP_CWORD}" "$cur" --generate-bash-completion 2>/dev/null)
-  else
-    opts=$("${COMP_WORDS[@]:0:$COMP_CWORD}" --generate-bash-completion 2>/dev/null)
-  fi
-  COMPREPLY=($(compgen -W "${opts}" -- "${cur}"))
-  return 0
-}
-complete -o bashdefault -o default -F _rocmk_complete rocmk
-`
-
-const zshCompletion = `#compdef rocmk
-_rocmk() {
-  local -a opts
-  local cur
-  cur=${words[-1]}
-  if [[ "$cur" == "-"* ]]; then
-    opts=("${(@f)$(${words[@]:0:#words[@]-1} ${cur} --generate-bash-completion 2>/dev/null)}")
-  else
-    opts=("${(@f)$(${words[@]:0:#words[@]-1} --generate-bash-completion 2>/dev/null)}")
-  fi
-  if [[ "${opts[1]}" != "" ]]; then
-    _describe 'values' opts
-  else
-    _files
-  fi
-}
-compdef _rocmk rocmk
-`

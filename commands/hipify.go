@@ -241,6 +241,20 @@ func hipifyOutput(ui *term.UI, o hipifyOptions, results []hipify.Result, doc *hi
 	return stdout, changed, failed
 }
 
+// hipifyFailure is the error of a run in which files failed: in text mode
+// hipifyOutput printed each, so only the exit status (and a count) is left.
+func hipifyFailure(json bool, failed []error, n int) error {
+	switch {
+	case json && len(failed) == 1:
+		return failed[0]
+	case json:
+		return fmt.Errorf("%d of %d files failed (first: %w)", len(failed), n, failed[0])
+	case len(failed) == 1:
+		return exitError{exitCode(failed[0]), errSilent}
+	}
+	return exitError{exitCode(failed[0]), fmt.Errorf("%d of %d files failed", len(failed), n)}
+}
+
 // reportHipify prints the diagnostics and the translations, diffs or
 // --check list, then the --stats table or the --json document.
 func reportHipify(ui *term.UI, o hipifyOptions, results []hipify.Result, elapsed time.Duration) error {
@@ -270,16 +284,8 @@ func reportHipify(ui *term.UI, o hipifyOptions, results []hipify.Result, elapsed
 		return err
 	}
 	switch {
-	case len(failed) > 0 && ui.JSON:
-		if len(failed) == 1 {
-			return failed[0]
-		}
-		return fmt.Errorf("%d of %d files failed (first: %w)", len(failed), len(results), failed[0])
-	case len(failed) == 1:
-		// hipifyOutput printed it: only the exit status is left to give
-		return exitError{exitCode(failed[0]), errSilent}
-	case len(failed) > 1:
-		return exitError{exitCode(failed[0]), fmt.Errorf("%d of %d files failed", len(failed), len(results))}
+	case len(failed) > 0:
+		return hipifyFailure(ui.JSON, failed, len(results))
 	case o.Check && len(changed) > 0:
 		if !ui.JSON {
 			ui.Infof("%d of %d files need hipify (changes or unsupported APIs)", len(changed), len(results))

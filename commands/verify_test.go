@@ -235,7 +235,7 @@ for a in "$@"; do
 	fi
 done
 while [ $# -gt 0 ]; do
-	case "$1" in -o) out="$2"; shift;; -MF) dep="$2"; shift;; esac
+	case "$1" in -o) out="$2"; shift;; -dependency-file) dep="$3"; shift;; esac
 	shift
 done
 cp '%s' "$out" || exit 1

@@ -104,7 +104,11 @@ func (c *Clang) Argv(j Job) []string {
 	}
 	argv = append(argv, j.Flags...)
 	if j.DepFile != "" {
-		argv = append(argv, "-MD", "-MF", j.DepFile)
+		// The dependency list through cc1's own options: clang 21 ignores
+		// -MD -MF in a --cuda-device-only compile ("argument unused"), and
+		// these write the same file from clang 15 on (-sys-header-deps is
+		// what -MD adds: system headers listed too).
+		argv = append(argv, "-Xclang", "-dependency-file", "-Xclang", j.DepFile, "-Xclang", "-MT", "-Xclang", "rocmk-object", "-Xclang", "-sys-header-deps")
 	}
 	return append(argv, "-c", j.Src, "-o", j.Out)
 }

@@ -111,8 +111,8 @@ func (f *fakeRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 			target = strings.TrimPrefix(a, "--offload-arch=")
 		case a == "-o":
 			out = c.Argv[i+1]
-		case a == "-MF":
-			dep = c.Argv[i+1]
+		case a == "-dependency-file":
+			dep = c.Argv[i+2] // -Xclang -dependency-file -Xclang DEP
 		case a == "-c":
 			src = c.Argv[i+1]
 		}

@@ -57,8 +57,8 @@ func (r *imageRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 		switch a {
 		case "-o":
 			out = c.Argv[i+1]
-		case "-MF":
-			dep = c.Argv[i+1]
+		case "-dependency-file":
+			dep = c.Argv[i+2] // -Xclang -dependency-file -Xclang DEP
 		}
 	}
 	if strings.HasSuffix(c.Argv[0], "nvcc") {

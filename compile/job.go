@@ -19,7 +19,7 @@ type Job struct {
 	Target  inspect.Target // the one --offload-arch
 	Flags   []string       // user flags, in order (-D, -I, -f..., -m...)
 	Out     string         // where clang writes the code object
-	DepFile string         // where clang writes the -MD dependency file ("" = none)
+	DepFile string         // where clang writes the dependency file ("" = none)
 }
 
 // Request is what one `rocmk build` asks for.

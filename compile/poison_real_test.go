@@ -23,7 +23,7 @@ type afterCompile struct {
 
 func (r *afterCompile) Run(ctx context.Context, c Cmd) (Output, error) {
 	out, err := r.Runner.Run(ctx, c)
-	if r.after != nil && slices.Contains(c.Argv, "-MF") {
+	if r.after != nil && slices.Contains(c.Argv, "-dependency-file") {
 		r.after()
 		r.after = nil
 	}

@@ -297,6 +297,11 @@ func probe(o FindOptions, dir, source string) (*Installation, error) {
 	libCands = append(libCands, dir+"/amdgcn/bitcode", dir+"/lib/x86_64-linux-gnu/amdgcn/bitcode", dir+"/lib/amdgcn/bitcode")
 	libCands = append(libCands, o.glob(dir+"/lib/llvm/lib/clang/*/lib/amdgcn/bitcode")...)
 	libCands = append(libCands, o.glob(dir+"/llvm/lib/clang/*/lib/amdgcn/bitcode")...)
+	// clang's own resource directory, where it finds them unaided: Debian
+	// and Ubuntu's ROCm 6.x+ (/usr/lib/llvm-N/lib/clang/N/amdgcn/bitcode).
+	llvm := filepath.Dir(in.LLVMBin)
+	libCands = append(libCands, o.glob(llvm+"/lib/clang/*/amdgcn/bitcode")...)
+	libCands = append(libCands, o.glob(llvm+"/lib/clang/*/lib/amdgcn/bitcode")...)
 	for _, d := range libCands {
 		if ts := deviceLibTargets(o, d); len(ts) > 0 {
 			in.DeviceLibDir, in.DeviceLibTargets = filepath.Clean(d), ts
