@@ -298,9 +298,9 @@ configured or a read-only mode set.`,
 			case cfg.ModeFrom == "":
 				// Asking to push is asking to upload: the read-only default
 				// is for builds, which upload only when told to.
-				cfg.Mode = remote.ReadWrite
+				cfg.Mode, cfg.ModeFrom = remote.ReadWrite, "cache push"
 			case cfg.Mode == remote.ReadOnly:
-				return usagef("cache push: %v", remote.ErrReadOnly)
+				return usagef("cache push: %v (%s)", remote.ErrReadOnly, cfg.ModeFrom)
 			}
 			cc, err := openCache(c)
 			if err != nil {

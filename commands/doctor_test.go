@@ -35,7 +35,7 @@ func normalise(r result) result {
 
 func TestDoctorFakeMachine(t *testing.T) {
 	pinDoctor(t)
-	env := fakeMachine(t, map[string]string{"HIP_VISIBLE_DEVICES": "0"})
+	env := fakeMachine(t, map[string]string{"HIP_VISIBLE_DEVICES": "0", "ROCMK_CACHE": ""})
 	r := normalise(runRocmk(t, env, "doctor"))
 	require.Equal(t, 0, r.Code, r.Stderr)
 	golden(t, "doctor/fake-machine.golden", r.transcript())

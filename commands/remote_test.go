@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -44,7 +45,13 @@ type remoteBuildDoc struct {
 // directory) with extra arguments; it returns the document and stderr.
 func buildOn(t *testing.T, cacheDir, project, out string, extra ...string) (remoteBuildDoc, string) {
 	t.Helper()
-	env := testEnv(map[string]string{"ROCMK_CACHE_DIR": cacheDir})
+	return buildWith(t, map[string]string{"ROCMK_CACHE_DIR": cacheDir}, project, out, extra...)
+}
+
+// buildWith is buildOn with the machine's environment variables.
+func buildWith(t *testing.T, vars map[string]string, project, out string, extra ...string) (remoteBuildDoc, string) {
+	t.Helper()
+	env := testEnv(vars)
 	r := runRocmk(t, env, append([]string{"build", "--json", "-j", "2", "--project", project, "-o", out}, extra...)...)
 	require.Equal(t, 0, r.Code, "the remote never fails a build: %s", r.Stderr)
 	var doc remoteBuildDoc
@@ -88,7 +95,7 @@ func TestBuildRemoteHTTP(t *testing.T) {
 	srv := remotetest.StartNginx(t, remotetest.DAVLocation)
 	project := remoteProject(t, srv.URL)
 	outA := t.TempDir()
-	docA, stderr := buildOn(t, t.TempDir(), project, outA)
+	docA, stderr := buildOn(t, t.TempDir(), project, outA, "--remote-upload")
 	assert.Equal(t, 4, docA.Summary.Compiled)
 	assert.Empty(t, warningLines(stderr))
 	// The two sources include the same headers, so their jobs share one
@@ -117,7 +124,7 @@ func TestBuildRemoteHTTP(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.Contains(t, r.Stdout, "4 jobs: 4 cached (0 remote), 0 compiled")
 	assert.Regexp(t, `\nhit +\S*/axpy\.hip \[gfx90a\]`, r.Stderr)
-	assert.Contains(t, r.Stderr, "remote cache: "+srv.URL+" (read-write)")
+	assert.Contains(t, r.Stderr, "remote cache: "+srv.URL+" (read-only, the default: --remote-upload to upload; no key: unsigned entries trusted)")
 	r = runRocmk(t, env, "cache", "stats")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.Regexp(t, `remote hits +9\n`, r.Stdout)
@@ -184,6 +191,10 @@ func TestBuildRemoteRedisPushAndKill(t *testing.T) {
 	assert.Contains(t, r.Stdout, "pushed 0 entries (0 B) to "+srv.URL+"; 9 already there")
 	r = runRocmk(t, env, "cache", "push", "--remote-cache-mode", "read-only")
 	assert.Equal(t, ExitUsage, r.Code)
+	assert.Contains(t, r.Stderr, "the remote cache is read-only (--remote-cache-mode)")
+	r = runRocmk(t, env, "cache", "push", "--remote-upload", "--remote-cache-mode", "write-only")
+	assert.Equal(t, ExitUsage, r.Code)
+	assert.Contains(t, r.Stderr, "--remote-upload and --remote-cache-mode write-only")
 	r = runRocmk(t, env, "cache", "push", "--remote-cache", "ftp://h/")
 	assert.Equal(t, ExitUsage, r.Code)
 	assert.Contains(t, r.Stderr, `--remote-cache: URL scheme "ftp"`)
@@ -213,7 +224,7 @@ func TestBuildRemoteRedisPushAndKill(t *testing.T) {
 		}
 	}()
 	outC := t.TempDir()
-	docC, stderr := buildOn(t, t.TempDir(), project, outC, "--remote-cache", dying.URL)
+	docC, stderr := buildOn(t, t.TempDir(), project, outC, "--remote-cache", dying.URL, "--remote-upload")
 	<-killed
 	assert.Equal(t, 4, docC.Summary.Compiled)
 	assert.Equal(t, want, objects(t, outC))
@@ -247,7 +258,12 @@ func TestDoctorRemote(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(r.Stdout), &d), r.Stdout)
 		return d, r
 	}
-	d, r := doctor(map[string]string{"ROCMK_REMOTE_CACHE": srv.URL, "ROCMK_REMOTE_CACHE_USER": "ci", "ROCMK_REMOTE_CACHE_PASSWORD": "pa55word-x"})
+	creds := map[string]string{"ROCMK_REMOTE_CACHE": srv.URL, "ROCMK_REMOTE_CACHE_USER": "ci", "ROCMK_REMOTE_CACHE_PASSWORD": "pa55word-x"}
+	d, r := doctor(creds)
+	require.NotNil(t, d.RemoteCache)
+	assert.True(t, d.RemoteCache.Reachable && d.RemoteCache.Authorized)
+	assert.Nil(t, d.RemoteCache.Writable, "read-only by default: no upload probe")
+	d, r = doctor(creds, "--remote-upload")
 	require.NotNil(t, d.RemoteCache)
 	assert.True(t, d.RemoteCache.Reachable && d.RemoteCache.Authorized)
 	require.NotNil(t, d.RemoteCache.Writable)
@@ -271,7 +287,7 @@ func TestDoctorRemote(t *testing.T) {
 	assert.NotContains(t, r.Stdout+r.Stderr, "pa55")
 
 	r = runRocmk(t, testEnv(map[string]string{"ROCMK_REMOTE_CACHE": srv.URL}), "doctor")
-	assert.Contains(t, r.Stdout, "remote         "+srv.URL+" (read-write)")
+	assert.Contains(t, r.Stdout, "remote         "+srv.URL+" (read-only)")
 	assert.Contains(t, r.Stdout, "unreachable")
 }
 
@@ -287,12 +303,12 @@ func BenchmarkBuildSuiteRemote(b *testing.B) {
 	}
 	srv := remotetest.StartNginx(b, remotetest.DAVLocation)
 	args := []string{"build", "-q", "-j", "2", "--arch", "gfx90a,gfx908,gfx906,gfx1030", "--remote-cache", srv.URL}
-	build := func(cacheDir string) time.Duration {
+	build := func(cacheDir string, extra ...string) time.Duration {
 		env := testEnv(map[string]string{"ROCMK_CACHE_DIR": cacheDir})
 		var out, errb strings.Builder
 		env.Stdout, env.Stderr = &out, &errb
 		t0 := time.Now()
-		if code := run(append([]string{"rocmk"}, append(args, "-o", b.TempDir())...), env); code != 0 {
+		if code := run(append([]string{"rocmk"}, append(append(args, extra...), "-o", b.TempDir())...), env); code != 0 {
 			b.Fatalf("exit %d: %s", code, errb.String())
 		}
 		if strings.Contains(errb.String(), "warning") {
@@ -300,7 +316,7 @@ func BenchmarkBuildSuiteRemote(b *testing.B) {
 		}
 		return time.Since(t0)
 	}
-	cold := build(b.TempDir())
+	cold := build(b.TempDir(), "--remote-upload") // CI fills the server
 	var warm time.Duration
 	for b.Loop() {
 		b.StopTimer()
@@ -339,7 +355,7 @@ func TestRemoteTwoMachinesTwoProjectPaths(t *testing.T) {
 	projC := filepath.Dir(remoteProject(t, srv.URL))
 	require.NotEqual(t, projA, projB)
 	var doc remoteBuildDoc
-	require.NoError(t, json.Unmarshal([]byte(runProject(t, projA, t.TempDir(), "build", "--json", "-j", "2")), &doc))
+	require.NoError(t, json.Unmarshal([]byte(runProject(t, projA, t.TempDir(), "build", "--json", "-j", "2", "--remote-upload")), &doc))
 	assert.Equal(t, 4, doc.Summary.Compiled)
 	want := objects(t, filepath.Join(projA, "out"))
 
@@ -363,4 +379,201 @@ func TestRemoteTwoMachinesTwoProjectPaths(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(runProject(t, projB, t.TempDir(), "cache", "pull", "--json", "--arch", "gfx90a,gfx908")), &pull))
 	assert.Equal(t, 2, pull.Remote)
 	assert.Equal(t, 2, pull.Missing, "gfx908 was never built")
+}
+
+// acStore is a real cache server with a way to read and rewrite its action
+// entries behind rocmk's back: nginx's files, Redis through a client.
+type acStore struct {
+	name, url string
+	entries   func(t *testing.T) map[string][]byte // action (hex) -> record
+	put       func(t *testing.T, action string, record []byte)
+}
+
+func nginxStore(t *testing.T) acStore {
+	srv := remotetest.StartNginx(t, remotetest.DAVLocation)
+	return acStore{"nginx", srv.URL,
+		func(t *testing.T) map[string][]byte {
+			m := map[string][]byte{}
+			for _, f := range srv.Files(t) {
+				if a, ok := strings.CutPrefix(f, "ac/"); ok {
+					b, err := os.ReadFile(filepath.Join(srv.Root, f))
+					require.NoError(t, err)
+					m[a] = b
+				}
+			}
+			return m
+		},
+		func(t *testing.T, action string, b []byte) {
+			require.NoError(t, os.WriteFile(filepath.Join(srv.Root, "ac", action), b, 0o644))
+		}}
+}
+
+func redisStore(t *testing.T) acStore {
+	srv := remotetest.StartRedis(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	t.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	return acStore{"redis", srv.URL,
+		func(t *testing.T) map[string][]byte {
+			keys, err := c.Keys(ctx, "rocmk:ac/*").Result()
+			require.NoError(t, err)
+			m := map[string][]byte{}
+			for _, k := range keys {
+				b, err := c.Get(ctx, k).Bytes()
+				require.NoError(t, err)
+				m[strings.TrimPrefix(k, "rocmk:ac/")] = b
+			}
+			return m
+		},
+		func(t *testing.T, action string, b []byte) {
+			require.NoError(t, c.Set(ctx, "rocmk:ac/"+action, b, 0).Err())
+		}}
+}
+
+// objectRecord finds the object record of source's job for target among a
+// server's action entries (the record holds kind, source and target as
+// plain strings: docs/cache.md, "What is stored").
+func objectRecord(t *testing.T, entries map[string][]byte, source, target string) (string, []byte) {
+	t.Helper()
+	var found []string
+	for a, b := range entries {
+		// Entry.kind (field 3, 6 bytes) "object"
+		if bytes.Contains(b, []byte("\x1a\x06object")) && bytes.Contains(b, []byte(source)) && bytes.Contains(b, []byte(target)) {
+			found = append(found, a)
+		}
+	}
+	require.Len(t, found, 1, "object records of %s [%s]", source, target)
+	return found[0], entries[found[0]]
+}
+
+// The trust model of issue 19, with the real servers and real compiles. CI
+// (machine A: its own cache, --remote-upload and the key) builds and
+// uploads signed entries to nginx, and pushes them to Redis; machine B (an
+// empty cache and the key) builds from either. A reader with another key,
+// a record rewritten on the server to point at another valid object, and
+// entries uploaded without the key are each refused: a local compile, exit
+// 0, the objects of a --no-cache build, one warning that never shows the
+// key, and the refusals at -v. Builds are read-only by default: the reader
+// that compiles uploads nothing.
+func TestRemoteSignedEntries(t *testing.T) {
+	requireToolchain(t)
+	const key, otherKey = "ci-signing-key-0123456789abcdef", "not-the-ci-key-0123456789abcdef"
+	project := remoteProject(t, "off")
+	ref := t.TempDir()
+	buildOn(t, t.TempDir(), project, ref, "--no-cache")
+	want := objects(t, ref)
+	// machine is a fresh cache directory with the key k ("" = none).
+	machine := func(k string) map[string]string {
+		m := map[string]string{"ROCMK_CACHE_DIR": t.TempDir()}
+		if k != "" {
+			m["ROCMK_REMOTE_CACHE_KEY"] = k
+		}
+		return m
+	}
+	oneRefusalWarning := func(t *testing.T, stderr string) {
+		t.Helper()
+		w := warningLines(stderr)
+		require.Len(t, w, 1, stderr)
+		assert.Contains(t, w[0], "action entries refused as unsigned or badly signed")
+		assert.Contains(t, w[0], "ROCMK_REMOTE_CACHE_KEY")
+		assert.NotContains(t, stderr, key)
+		assert.NotContains(t, stderr, otherKey)
+	}
+	// push uploads CI's cache to url, with the key k ("" = none).
+	ci := machine(key)
+	push := func(t *testing.T, url, k string) {
+		t.Helper()
+		vars := map[string]string{"ROCMK_CACHE_DIR": ci["ROCMK_CACHE_DIR"]}
+		if k != "" {
+			vars["ROCMK_REMOTE_CACHE_KEY"] = k
+		}
+		r := runRocmk(t, testEnv(vars), "cache", "push", "--remote-cache", url)
+		require.Equal(t, 0, r.Code, r.Stderr)
+		assert.Contains(t, r.Stdout, "pushed 9 entries")
+	}
+	nginx, rds := nginxStore(t), redisStore(t)
+	docA, stderr := buildWith(t, ci, project, t.TempDir(), "--remote-cache", nginx.url, "--remote-upload")
+	assert.Equal(t, 4, docA.Summary.Compiled)
+	assert.Equal(t, int64(9), docA.Remote.Uploads)
+	assert.Empty(t, warningLines(stderr))
+	push(t, rds.url, key)
+
+	for _, st := range []acStore{nginx, rds} {
+		t.Run(st.name, func(t *testing.T) {
+			outB := t.TempDir()
+			docB, stderr := buildWith(t, machine(key), project, outB, "--remote-cache", st.url)
+			assert.Equal(t, buildSummary{Jobs: 4, Hits: 4, Remote: 4}, withoutTimes(docB.Summary), stderr)
+			assert.Equal(t, want, objects(t, outB))
+			assert.Empty(t, warningLines(stderr))
+
+			// axpy.hip [gfx90a]'s object record replaced by scale.hip
+			// [gfx90a]'s (a valid object of the same target), its action
+			// rewritten to match.
+			before := st.entries(t)
+			victim, _ := objectRecord(t, before, "axpy.hip", "gfx90a")
+			donorAction, donor := objectRecord(t, before, "scale.hip", "gfx90a")
+			st.put(t, victim, bytes.Replace(donor, []byte(donorAction), []byte(victim), 1))
+			outC := t.TempDir()
+			docC, stderr := buildWith(t, machine(key), project, outC, "--remote-cache", st.url)
+			assert.Equal(t, buildSummary{Jobs: 4, Hits: 3, Remote: 3, Compiled: 1}, withoutTimes(docC.Summary), stderr)
+			assert.Equal(t, want, objects(t, outC))
+			oneRefusalWarning(t, stderr)
+			// Without a key the same record is taken: the wrong object, what
+			// the key is for.
+			outN := t.TempDir()
+			docN, _ := buildWith(t, machine(""), project, outN, "--remote-cache", st.url)
+			assert.Equal(t, 4, docN.Summary.Remote)
+			assert.NotEqual(t, want, objects(t, outN))
+		})
+	}
+
+	// Another key: everything refused and compiled; -v names the refusals
+	// and counts them.
+	before := rds.entries(t)
+	outW := t.TempDir()
+	r := runRocmk(t, testEnv(machine(otherKey)), "build", "-v", "-j", "2", "--project", project, "-o", outW, "--remote-cache", rds.url)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "4 jobs: 0 cached (0 remote), 4 compiled")
+	assert.Equal(t, want, objects(t, outW))
+	oneRefusalWarning(t, r.Stderr)
+	assert.Contains(t, r.Stderr, "signed entries only, key from ROCMK_REMOTE_CACHE_KEY")
+	assert.Regexp(t, `ac/[0-9a-f]{12}: action entry refused: bad signature`, r.Stderr)
+	assert.Regexp(t, `: \d+ action entries refused as unsigned or badly signed\n`, r.Stderr)
+	assert.Equal(t, before, rds.entries(t), "read-only by default: nothing uploaded")
+
+	// Entries uploaded without the key: CI's cache pushed to a fresh
+	// server by a machine without it.
+	fresh := nginxStore(t)
+	push(t, fresh.url, "")
+	outU := t.TempDir()
+	r = runRocmk(t, testEnv(machine(key)), "build", "-v", "-j", "2", "--project", project, "-o", outU, "--remote-cache", fresh.url)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "4 jobs: 0 cached (0 remote), 4 compiled")
+	assert.Equal(t, want, objects(t, outU))
+	oneRefusalWarning(t, r.Stderr)
+	assert.Regexp(t, `ac/[0-9a-f]{12}: action entry refused: unsigned`, r.Stderr)
+	// Pushed again with the key, the unsigned records are replaced.
+	push(t, fresh.url, key)
+	docU, stderr := buildWith(t, machine(key), project, t.TempDir(), "--remote-cache", fresh.url)
+	assert.Equal(t, buildSummary{Jobs: 4, Hits: 4, Remote: 4}, withoutTimes(docU.Summary), stderr)
+}
+
+// A key file that cannot be used is an error naming it (exit 2), never a
+// build without the checks the user asked for.
+func TestRemoteKeyFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	short := filepath.Join(dir, "short.key")
+	require.NoError(t, os.WriteFile(short, []byte("tiny\n"), 0o600))
+	for _, tc := range []struct{ file, want string }{
+		{filepath.Join(dir, "missing.key"), "missing.key: no such file"},
+		{dir, dir + ": not a regular file (a directory)"},
+		{short, short + ": the key has 4 characters, want at least 16"},
+	} {
+		r := runRocmk(t, testEnv(map[string]string{"ROCMK_CACHE_DIR": t.TempDir(), "ROCMK_REMOTE_CACHE_KEY_FILE": tc.file}),
+			"build", "--remote-cache", "http://127.0.0.1:9", "-o", t.TempDir(), "k.hip")
+		assert.Equal(t, ExitUsage, r.Code, r.Stderr)
+		assert.Contains(t, r.Stderr, "ROCMK_REMOTE_CACHE_KEY_FILE")
+		assert.Contains(t, r.Stderr, tc.want)
+		assert.NotContains(t, r.Stderr, "tiny")
+	}
 }

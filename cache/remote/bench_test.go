@@ -28,7 +28,7 @@ const benchSize = 64 << 10
 // sha256 checked, stored in the local cache. A new local cache is made
 // (outside the timer) whenever every entry has been fetched once.
 func benchRemoteHit(b *testing.B, url string) {
-	cfg, err := Resolve(url, "", Settings{}, envOf(nil))
+	cfg, err := Resolve(url, "read-write", Settings{}, envOf(nil))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -154,7 +154,7 @@ func Resolve(flagURL, flagMode string, file Settings, getenv func(string) string
 	return c, nil
 }
 
-// Describe says, for -v and doctor, how the tier uses the server: the mode
+// Describe says, for -v, how the tier uses the server: the mode
 // (and whether it is the default) and whether records are signed.
 func (c *Config) Describe() string {
 	s := string(c.Mode)

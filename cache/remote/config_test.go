@@ -42,7 +42,9 @@ func TestResolvePrecedence(t *testing.T) {
 
 	c, err = Resolve("http://h", "", Settings{}, envOf(nil))
 	require.NoError(t, err)
-	assert.Equal(t, ReadWrite, c.Mode)
+	assert.Equal(t, ReadOnly, c.Mode, "read-only unless told to write")
+	assert.Empty(t, c.ModeFrom)
+	assert.Nil(t, c.Key)
 	assert.Equal(t, DefaultTimeout, c.Timeout)
 	assert.Equal(t, int64(DefaultMaxSize), c.MaxSize)
 	assert.Equal(t, DefaultPrefix, c.Prefix)

@@ -34,7 +34,7 @@ func TestHTTPRedirectToAnotherPortRefused(t *testing.T) {
 
 	e := entries(1, "object")[0]
 	for _, env := range []map[string]string{{EnvToken: "t0ken-value"}, {EnvUser: "ci", EnvPassword: "s3cret-pw"}} {
-		m := newMachine(t, srv.URL+"/rocmk", nil, env)
+		m := newWriter(t, srv.URL+"/rocmk", nil, env)
 		assertMissNothingStored(t, m, e.id)
 		_, err := m.PutBytes(e.id, e.data, e.meta)
 		require.NoError(t, err)
@@ -82,7 +82,7 @@ func TestHTTPRedirectWithinServerFollowed(t *testing.T) {
 	defer srv.Close()
 	e := entries(1, "object")[0]
 	env := map[string]string{EnvToken: "t0ken-value"}
-	fill(t, newMachine(t, srv.URL+"/old", nil, env), []entry{e})
+	fill(t, newWriter(t, srv.URL+"/old", nil, env), []entry{e})
 	m := newMachine(t, srv.URL+"/old", nil, env)
 	data, _, err := m.GetBytes(e.id)
 	require.NoError(t, err)

@@ -22,7 +22,7 @@ type PushReport struct {
 }
 
 // ErrReadOnly is Push's error in read-only mode.
-var ErrReadOnly = errors.New("the remote cache is read-only (--remote-cache-mode)")
+var ErrReadOnly = errors.New("the remote cache is read-only")
 
 // Push uploads every local entry of a kind in Uploaded that the server does
 // not have yet (seeding a fresh remote), jobs at a time; with a key, also

@@ -57,10 +57,13 @@ const (
 )
 
 // marshal encodes an unsigned record.
-func (r record) marshal() []byte { return r.marshalSigned(nil) }
+func (r record) marshal() []byte { return r.encode(nil) }
 
 // marshalSigned encodes r signed with key (unsigned without one).
-func (r record) marshalSigned(key []byte) []byte {
+func (r record) marshalSigned(key []byte) []byte { return r.encode(r.sign(key)) }
+
+// encode encodes r with the signature sig (none if nil).
+func (r record) encode(sig []byte) []byte {
 	var digest []byte
 	digest = protowire.AppendTag(digest, digestHash, protowire.BytesType)
 	digest = protowire.AppendString(digest, r.Output.String())
@@ -86,7 +89,7 @@ func (r record) marshalSigned(key []byte) []byte {
 			entry = protowire.AppendString(entry, f.v)
 		}
 	}
-	if sig := r.sign(key); sig != nil {
+	if sig != nil {
 		entry = protowire.AppendTag(entry, entrySignature, protowire.BytesType)
 		entry = protowire.AppendBytes(entry, sig)
 	}

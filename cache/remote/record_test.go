@@ -19,7 +19,7 @@ func testRecord() record {
 
 func TestRecordRoundTrip(t *testing.T) {
 	r := testRecord()
-	got, err := parseRecord(r.marshal(), r.Action)
+	got, err := parseRecord(r.marshal(), r.Action, nil)
 	require.NoError(t, err)
 	assert.Equal(t, r, got)
 }
@@ -37,7 +37,7 @@ func TestRecordToleratesServerFields(t *testing.T) {
 	b = protowire.AppendBytes(b, meta)
 	b = protowire.AppendTag(b, 4, protowire.VarintType) // exit_code
 	b = protowire.AppendVarint(b, 0)
-	got, err := parseRecord(b, r.Action)
+	got, err := parseRecord(b, r.Action, nil)
 	require.NoError(t, err)
 	assert.Equal(t, r, got)
 
@@ -51,12 +51,12 @@ func TestRecordRejects(t *testing.T) {
 	r := testRecord()
 	good := r.marshal()
 	other := cache.ActionID(sha256.Sum256([]byte("other")))
-	_, err := parseRecord(good, other)
+	_, err := parseRecord(good, other, nil)
 	assert.ErrorContains(t, err, "names another action")
 
 	noEntry := record{Action: r.Action, Output: r.Output, Size: 3}.marshal()
 	// Strip the auxiliary metadata: an ActionResult from some other tool.
-	_, err = parseRecord(noEntry[:len(noEntry)/2], r.Action)
+	_, err = parseRecord(noEntry[:len(noEntry)/2], r.Action, nil)
 	assert.ErrorIs(t, err, errBadRecord)
 
 	for name, b := range map[string][]byte{
@@ -65,28 +65,29 @@ func TestRecordRejects(t *testing.T) {
 		"truncated": good[:len(good)-5],
 		"json":      []byte(`{"action":"` + r.Action.String() + `"}`),
 	} {
-		_, err := parseRecord(b, r.Action)
+		_, err := parseRecord(b, r.Action, nil)
 		assert.ErrorIs(t, err, errBadRecord, name)
 	}
 
 	bad := r
 	bad.Size = -1
-	_, err = parseRecord(bad.marshal(), r.Action)
+	_, err = parseRecord(bad.marshal(), r.Action, nil)
 	assert.ErrorIs(t, err, errBadRecord, "negative size")
 
 	upper := strings.Replace(string(good), r.Output.String(), strings.ToUpper(r.Output.String()), 1)
-	_, err = parseRecord([]byte(upper), r.Action)
+	_, err = parseRecord([]byte(upper), r.Action, nil)
 	assert.ErrorContains(t, err, "bad output digest", "digest hashes are lowercase hex")
 }
 
 func FuzzParseRecord(f *testing.F) {
 	r := testRecord()
 	f.Add(r.marshal())
+	f.Add(r.marshalSigned(testKey))
 	f.Add([]byte{0x12, 0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, err := parseRecord(b, r.Action)
+		got, err := parseRecord(b, r.Action, nil)
 		if err == nil {
-			again, err := parseRecord(got.marshal(), r.Action)
+			again, err := parseRecord(got.marshal(), r.Action, nil)
 			if err != nil || again != got {
 				t.Fatalf("re-encoding changed the record: %v %+v %+v", err, again, got)
 			}

@@ -225,7 +225,7 @@ func TestRESPGuardRealRedis(t *testing.T) {
 	e := entries(1, "object")[0]
 	e.data = bytes.Repeat([]byte("x"), 1<<20)
 	limit := func(c *Config) { c.MaxSize = 1 << 20 }
-	fill(t, newMachine(t, s.srv.URL, limit, nil), []entry{e})
+	fill(t, newWriter(t, s.srv.URL, limit, nil), []entry{e})
 	b := newMachine(t, s.srv.URL, limit, nil)
 	data, _, err := b.GetBytes(e.id)
 	require.NoError(t, err)

@@ -256,7 +256,7 @@ func (t *Tier) GetBytes(id cache.ActionID) ([]byte, cache.Entry, error) {
 // run is a warning (that never shows the key).
 func (t *Tier) refuse(err error) {
 	t.refused.Add(1)
-	t.verbose("remote cache %s: %v: compiled locally", t.cfg.String(), err)
+	t.verbose("remote cache %s: %v (a miss)", t.cfg.String(), err)
 	t.refuseOnce.Do(func() {
 		if t.opt.Warn != nil {
 			t.opt.Warn(fmt.Sprintf("remote cache %s: action entries refused as unsigned or badly signed (only entries signed with the key of %s are used; the jobs compile locally; -v names them)",

@@ -100,6 +100,18 @@ func newMachine(t *testing.T, url string, edit func(*Config), env map[string]str
 	return machine{tier, w}
 }
 
+// newWriter is a machine told to upload (read-write): the default is
+// read-only.
+func newWriter(t *testing.T, url string, edit func(*Config), env map[string]string) machine {
+	t.Helper()
+	return newMachine(t, url, func(c *Config) {
+		c.Mode = ReadWrite
+		if edit != nil {
+			edit(c)
+		}
+	}, env)
+}
+
 // entry is one stored output.
 type entry struct {
 	id   cache.ActionID
@@ -132,7 +144,7 @@ func fill(t *testing.T, m machine, es []entry) {
 func TestMachineAToB(t *testing.T) {
 	for _, s := range servers(t) {
 		t.Run(s.name, func(t *testing.T) {
-			a := newMachine(t, s.srv.URL, nil, nil)
+			a := newWriter(t, s.srv.URL, nil, nil)
 			objs, deps := entries(3, "object"), entries(3, "deps")
 			fill(t, a, append(append([]entry{}, deps...), objs...))
 			_, err := a.PutBytes(cache.ActionID{1}, []byte("toolchain id"), cache.Meta{Kind: "toolchain-id"})
@@ -182,6 +194,11 @@ func TestModes(t *testing.T) {
 	ro := newMachine(t, s.srv.URL, func(c *Config) { c.Mode = ReadOnly }, nil)
 	fill(t, ro, es)
 	assert.Zero(t, ro.Counters().Uploads)
+	def := newMachine(t, s.srv.URL, nil, nil)
+	assert.Equal(t, ReadOnly, def.Config().Mode, "read-only unless told to write")
+	assert.Empty(t, def.Config().ModeFrom)
+	fill(t, def, es)
+	assert.Zero(t, def.Counters().Uploads)
 	probe := newMachine(t, s.srv.URL, nil, nil)
 	_, _, err := probe.GetBytes(es[0].id)
 	assert.ErrorIs(t, err, cache.ErrNotFound, "read-only uploads nothing")
@@ -203,7 +220,7 @@ func TestModes(t *testing.T) {
 func TestMaxSize(t *testing.T) {
 	s := startNginx(t, remotetest.DAVLocation)
 	es := entries(2, "object")
-	a := newMachine(t, s.srv.URL, func(c *Config) { c.MaxSize = int64(len(es[0].data)) }, nil)
+	a := newWriter(t, s.srv.URL, func(c *Config) { c.MaxSize = int64(len(es[0].data)) }, nil)
 	fill(t, a, es) // es[1] is one line longer
 	assert.Equal(t, int64(1), a.Counters().Uploads)
 	b := newMachine(t, s.srv.URL, nil, nil)
@@ -258,7 +275,7 @@ func TestFaultPlantedBodies(t *testing.T) {
 			{"too long", "cas/" + out, append(append([]byte{}, e.data...), 'x'), "more than"},
 		} {
 			t.Run(s.name+"/"+tc.name, func(t *testing.T) {
-				fill(t, newMachine(t, s.srv.URL, nil, nil), []entry{e})
+				fill(t, newWriter(t, s.srv.URL, nil, nil), []entry{e})
 				s.plant(t, tc.key, tc.data)
 				b := newMachine(t, s.srv.URL, nil, nil)
 				assertMissNothingStored(t, b, e.id)
@@ -316,7 +333,7 @@ func TestFaultBodyCutOnTheWire(t *testing.T) {
 	s := startNginx(t, remotetest.DAVLocation+"\n      keepalive_timeout 0;")
 	e := entries(1, "object")[0]
 	e.data = bytes.Repeat(e.data, 20)
-	fill(t, newMachine(t, s.srv.URL, nil, nil), []entry{e})
+	fill(t, newWriter(t, s.srv.URL, nil, nil), []entry{e})
 	b := newMachine(t, cutProxy(t, s.srv.Addr), nil, nil)
 	assertMissNothingStored(t, b, e.id)
 	assertOneWarning(t, b, "body cut short")
@@ -325,7 +342,7 @@ func TestFaultBodyCutOnTheWire(t *testing.T) {
 
 func TestFaultStatus500(t *testing.T) {
 	s := startNginx(t, "return 500;")
-	m := newMachine(t, s.srv.URL, nil, nil)
+	m := newWriter(t, s.srv.URL, nil, nil)
 	e := entries(1, "object")[0]
 	assertMissNothingStored(t, m, e.id)
 	assertOneWarning(t, m, "HTTP 500 Internal Server Error")
@@ -366,7 +383,7 @@ func TestAuthHTTP(t *testing.T) {
 					assert.NotContains(t, m.warn.list()[0], secret)
 				}
 			}
-			fill(t, newMachine(t, tc.srv.srv.URL, nil, tc.good), []entry{e})
+			fill(t, newWriter(t, tc.srv.srv.URL, nil, tc.good), []entry{e})
 			m := newMachine(t, tc.srv.srv.URL, nil, tc.good)
 			data, _, err := m.GetBytes(e.id)
 			require.NoError(t, err)
@@ -390,7 +407,7 @@ func TestAuthRedis(t *testing.T) {
 		assert.NotContains(t, w[0], "wrong-pw")
 	}
 	good := map[string]string{EnvPassword: "s3cret-pw"}
-	fill(t, newMachine(t, s.srv.URL, nil, good), []entry{e})
+	fill(t, newWriter(t, s.srv.URL, nil, good), []entry{e})
 	data, _, err := newMachine(t, s.srv.URL, nil, good).GetBytes(e.id)
 	require.NoError(t, err)
 	assert.Equal(t, e.data, data)
@@ -403,8 +420,8 @@ func TestFaultServerKilledMidRun(t *testing.T) {
 	for _, s := range servers(t) {
 		t.Run(s.name, func(t *testing.T) {
 			es := entries(40, "object")
-			fill(t, newMachine(t, s.srv.URL, nil, nil), es)
-			b := newMachine(t, s.srv.URL, nil, nil)
+			fill(t, newWriter(t, s.srv.URL, nil, nil), es)
+			b := newWriter(t, s.srv.URL, nil, nil)
 			var wg sync.WaitGroup
 			killed := make(chan struct{})
 			for g := range 4 {
@@ -453,7 +470,7 @@ func TestFaultServerKilledMidRun(t *testing.T) {
 func TestFaultHungServerBreakerAndFlushDeadline(t *testing.T) {
 	s := startNginx(t, remotetest.DAVLocation)
 	es := entries(8, "object")
-	fill(t, newMachine(t, s.srv.URL, nil, nil), es)
+	fill(t, newWriter(t, s.srv.URL, nil, nil), es)
 	b := newMachine(t, s.srv.URL, func(c *Config) {
 		c.Timeout, c.RetryAfter, c.FlushTimeout = 300*time.Millisecond, 100*time.Millisecond, 500*time.Millisecond
 	}, nil)
@@ -482,7 +499,7 @@ func TestFaultHungServerBreakerAndFlushDeadline(t *testing.T) {
 	assert.Zero(t, b.Counters().Hits)
 
 	// Uploads to a hung server are abandoned at the flush deadline.
-	c := newMachine(t, s.srv.URL, func(c *Config) { c.Timeout, c.FlushTimeout = 10*time.Second, 300*time.Millisecond }, nil)
+	c := newWriter(t, s.srv.URL, func(c *Config) { c.Timeout, c.FlushTimeout = 10*time.Second, 300*time.Millisecond }, nil)
 	require.NoError(t, signal(pid, "STOP"))
 	stopped = true
 	for _, e := range es[:3] {
@@ -499,7 +516,7 @@ func TestFaultHungServerBreakerAndFlushDeadline(t *testing.T) {
 func TestPush(t *testing.T) {
 	for _, s := range servers(t) {
 		t.Run(s.name, func(t *testing.T) {
-			a := newMachine(t, s.srv.URL, nil, nil)
+			a := newWriter(t, s.srv.URL, nil, nil)
 			es := append(entries(5, "object"), entries(5, "deps")...)
 			for _, e := range es {
 				_, err := a.Local().PutBytes(e.id, e.data, e.meta)
@@ -531,7 +548,7 @@ func TestPush(t *testing.T) {
 
 func TestPushToDeadServer(t *testing.T) {
 	s := startNginx(t, remotetest.DAVLocation)
-	a := newMachine(t, s.srv.URL, nil, nil)
+	a := newWriter(t, s.srv.URL, nil, nil)
 	for _, e := range entries(20, "object") {
 		_, err := a.Local().PutBytes(e.id, e.data, e.meta)
 		require.NoError(t, err)
@@ -555,7 +572,7 @@ func TestCheck(t *testing.T) {
 	dead := startRedis(t)
 	dead.srv.Kill()
 	cfg := func(url string) *Config {
-		c, err := Resolve(url, "", Settings{}, envOf(nil))
+		c, err := Resolve(url, "read-write", Settings{}, envOf(nil))
 		require.NoError(t, err)
 		return c
 	}
@@ -622,7 +639,7 @@ func TestHungServerCostsOneTimeout(t *testing.T) {
 		t.Run(scheme, func(t *testing.T) {
 			addr, conns := silentServer(t)
 			const timeout = 500 * time.Millisecond
-			m := newMachine(t, scheme+"://"+addr, func(c *Config) { c.Timeout, c.RetryAfter = timeout, 50*time.Millisecond }, nil)
+			m := newWriter(t, scheme+"://"+addr, func(c *Config) { c.Timeout, c.RetryAfter = timeout, 50*time.Millisecond }, nil)
 			deps, group, obj := entries(1, "deps")[0], entries(2, "deps")[1], entries(1, "object")[0]
 			t0 := time.Now()
 			assertMissNothingStored(t, m, deps.id)

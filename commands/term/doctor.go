@@ -172,7 +172,9 @@ func (p *doctorText) cache(d DoctorReport) {
 		state = fmt.Sprintf("%d files, %s", d.Cache.Files, cache.FormatSize(d.Cache.Bytes))
 	}
 	p.kv("dir", d.Cache.Dir+p.dim(" ("+d.Cache.Source+")"))
-	p.kv("size", state)
+	if d.Cache.Dir != "off" {
+		p.kv("size", state)
+	}
 	r := d.RemoteCache
 	if r == nil {
 		return
