@@ -125,7 +125,9 @@ func TestExecRunnerCancelKillsProcessGroup(t *testing.T) {
 func TestDryRunPrintsAndRunsNothing(t *testing.T) {
 	var buf strings.Builder
 	r := &Shell{Runner: ExecRunner{}, Print: &buf, DryRun: true}
-	b := &Builder{TC: fakeClangTC(), Run: r, DryRun: true}
+	tc := fakeClangTC()
+	tc.Driver, tc.Clang = "/usr/bin/clang++-15", "/usr/bin/clang++-15" // a dry run reads no binary
+	b := &Builder{TC: tc, Run: r, DryRun: true}
 	rep, err := b.Build(context.Background(), Request{BaseDir: "/nonexistent", Sources: []string{"/nonexistent/k.hip"}, Targets: targets("gfx90a", "gfx1030"), OutDir: "/nonexistent/out"})
 	require.NoError(t, err)
 	assert.Equal(t, 2, rep.Count(StatusSkipped))

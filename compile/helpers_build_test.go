@@ -168,10 +168,16 @@ func newFake(t testing.TB) *fakeRunner {
 	return &fakeRunner{objects: map[string][]byte{"gfx90a": a, "gfx1030": b}}
 }
 
-// fakeClang is a Clang with fixed paths (nothing on disk is read but the
-// device-lib dir, which may be absent).
+// fakeClang is a Clang whose binary is testdata's fake clang++-15 (its
+// identity hashes that file, so no ROCm needs to be installed), with
+// Debian 12's other paths (nothing else on disk is read but the device-lib
+// dir, which may be absent).
 func fakeClangTC() *Clang {
-	return &Clang{Layout: LayoutClang, Driver: "/usr/bin/clang++-15", Clang: "/usr/bin/clang++-15", ClangVersion: "15.0.6",
+	bin, err := filepath.Abs(filepath.Join("..", "testdata", "toolchain", "machine-debian", "usr", "bin", "clang++-15"))
+	if err != nil {
+		panic(err)
+	}
+	return &Clang{Layout: LayoutClang, Driver: bin, Clang: bin, ClangVersion: "15.0.6",
 		RocmPath: "/usr", DeviceLibDir: "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
 		DeviceLibTargets: []string{"gfx900", "gfx906", "gfx908", "gfx90a", "gfx940", "gfx1030"}, HIPVersion: "5.2.21153", ROCmVersion: "5.2.3"}
 }
