@@ -17,8 +17,8 @@ const wave64 = "AMD CDNA GPUs (gfx90a, gfx942) run 64-lane wavefronts: use warpS
 var halfTypes = map[string]string{
 	"__half":         "__half: HIP's fp16 type has the same name but its intrinsics and conversion rounding can differ; check numerics",
 	"__half2":        "__half2: HIP's packed fp16 type; check intrinsics and conversions",
-	"__nv_bfloat16":  "__nv_bfloat16 -> hip_bfloat16: a different type in HIP (struct with its own operators and conversions); check arithmetic and casts",
-	"nv_bfloat16":    "nv_bfloat16 -> hip_bfloat16: a different type in HIP (struct with its own operators and conversions); check arithmetic and casts",
+	"__nv_bfloat16":  "__nv_bfloat16 -> __hip_bfloat16: a different type in HIP (struct with its own operators and conversions); check arithmetic and casts",
+	"nv_bfloat16":    "nv_bfloat16 -> __hip_bfloat16: a different type in HIP (struct with its own operators and conversions); check arithmetic and casts",
 	"__nv_bfloat162": "__nv_bfloat162 -> __hip_bfloat162: a pair of hip_bfloat16 (rocmk_hip_compat.h before HIP 6); check arithmetic and casts",
 	"nv_bfloat162":   "nv_bfloat162 -> __hip_bfloat162: a pair of hip_bfloat16 (rocmk_hip_compat.h before HIP 6); check arithmetic and casts",
 }
@@ -34,6 +34,11 @@ func (t *translator) identHazards(i int) {
 	case "texture":
 		if t.isPunct(t.next(i), "<") {
 			t.diag(tk.pos, SevHazard, "texture-ref", tk.lit, "texture references were removed in CUDA 12 and are deprecated in HIP: use texture objects (hipTextureObject_t)")
+		}
+	case "warpSize":
+		if ctx := t.constantContext(i); ctx != "" && !t.isMember(i) {
+			t.diag(tk.pos, SevHazard, "warpsize-constant", tk.lit, "warpSize "+ctx+": ROCm 7 made warpSize a run-time value, so this no longer compiles there; "+
+				"use a per-target constant (64 on gfx9 CDNA/GCN, 32 on gfx10+ RDNA) or move the use to run time")
 		}
 	case "__ballot_sync", "__ballot", "__activemask":
 		if t.ballotInto32(i) {
@@ -143,3 +148,38 @@ func (t *translator) laneContext(i int) bool {
 	}
 	return false
 }
+
+// constantContext says where warpSize at i must be a constant expression
+// ("in a constexpr declaration", "in a static_assert", "as an array
+// bound", "as a template argument", "as a case label"), or "".
+func (t *translator) constantContext(i int) string {
+	p, n := t.prev(i), t.next(i)
+	switch {
+	case t.isPunct(p, "<") && (t.isPunct(n, ">") || t.isPunct(n, ",")) && t.isIdent(t.prev(p)):
+		return "as a template argument"
+	case t.isPunct(p, "[") && t.isPunct(n, "]") && t.isIdent(t.prev(p)) && t.isIdent(t.prev(t.prev(p))):
+		return "as an array bound" // T name[warpSize]: a declaration, not an index
+	case p >= 0 && t.toks[p].kind == IDENT && t.toks[p].lit == "case":
+		return "as a case label"
+	}
+	depth := 0
+	for j := p; j >= 0; j = t.prev(j) {
+		tk := &t.toks[j]
+		if tk.kind == PUNCT && (tk.lit == ";" || tk.lit == "{" || tk.lit == "}") || tk.kind == PPEND || tk.kind == HASH {
+			return ""
+		}
+		switch {
+		case tk.kind == PUNCT && tk.lit == ")":
+			depth++
+		case tk.kind == PUNCT && tk.lit == "(":
+			depth--
+		case tk.kind == IDENT && tk.lit == "constexpr":
+			return "in a constexpr declaration"
+		case tk.kind == IDENT && tk.lit == "static_assert" && depth < 0:
+			return "in a static_assert"
+		}
+	}
+	return ""
+}
+
+func (t *translator) isIdent(i int) bool { return i >= 0 && i < len(t.toks) && t.toks[i].kind == IDENT }
