@@ -80,17 +80,22 @@ var compatPieces = []*compatPiece{
 	{name: "hmaxmin", macro: "ROCMK_COMPAT_HMAXMIN", idents: mergeNames(names(v55, "__hmax", "__hmin"),
 		names(Version{}, "__hmax_nan", "__hmin_nan", "__hmax2", "__hmin2", "__hmax2_nan", "__hmin2_nan"))},
 	{name: "half-shfl", macro: "ROCMK_COMPAT_HALF_SHFL", with: halfTypes16,
-		idents: names(Version{}, "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync")},
+		idents: names(Version{5, 6, 0}, "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync")},
 	{name: "atomic16", macro: "ROCMK_COMPAT_ATOMIC16", with: halfTypes16, idents: names(Version{}, "atomicAdd")},
-	{name: "bf16", macro: "ROCMK_COMPAT_BF16", native: v60, idents: names(Version{},
+	// HIP 6 has most of CUDA's bf16 API (hip_bf16.h); HIP 6.4 still lacks
+	// the rounding-mode and integer conversions and make_bfloat162, which
+	// the header provides there on __hip_bfloat16 (compiled against 6.4).
+	{name: "bf16", macro: "ROCMK_COMPAT_BF16", idents: mergeNames(names(v60,
 		"__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162", "nv_bfloat162", "__nv_bfloat16_raw", "__nv_bfloat162_raw",
 		"hip_bfloat16", "__hip_bfloat16", "__hip_bfloat162", "__hip_bfloat16_raw", "__hip_bfloat162_raw",
-		"__bfloat162float", "__float2bfloat16", "__float2bfloat16_rn", "__float2bfloat16_rz", "__float2bfloat16_ru", "__float2bfloat16_rd",
-		"__double2bfloat16", "__int2bfloat16_rn", "__uint2bfloat16_rn", "__short2bfloat16_rn", "__ushort2bfloat16_rn",
+		"__bfloat162float", "__float2bfloat16", "__double2bfloat16",
 		"__bfloat16_as_short", "__bfloat16_as_ushort", "__short_as_bfloat16", "__ushort_as_bfloat16",
-		"make_bfloat162", "__halves2bfloat162", "__bfloat162bfloat162", "__float2bfloat162_rn", "__floats2bfloat162_rn",
+		"__halves2bfloat162", "__bfloat162bfloat162",
 		"__float22bfloat162_rn", "__bfloat1622float2", "__low2bfloat16", "__high2bfloat16", "__low2bfloat162", "__high2bfloat162",
-		"__lows2bfloat162", "__highs2bfloat162")},
+		"__lows2bfloat162", "__highs2bfloat162"), names(Version{},
+		"__float2bfloat16_rn", "__float2bfloat16_rz", "__float2bfloat16_ru", "__float2bfloat16_rd",
+		"__int2bfloat16_rn", "__uint2bfloat16_rn", "__short2bfloat16_rn", "__ushort2bfloat16_rn",
+		"make_bfloat162", "__float2bfloat162_rn", "__floats2bfloat162_rn"))},
 	{name: "fp8", macro: "ROCMK_COMPAT_FP8", needs: []string{"bf16"}, idents: names(Version{},
 		"__nv_fp8_e4m3", "__nv_fp8_e5m2", "__nv_fp8x2_e4m3", "__nv_fp8x2_e5m2", "__nv_fp8x4_e4m3", "__nv_fp8x4_e5m2",
 		"__nv_fp8_storage_t", "__nv_fp8x2_storage_t", "__nv_fp8x4_storage_t", "__nv_saturation_t", "__nv_fp8_interpretation_t",
@@ -108,7 +113,7 @@ var compatPieces = []*compatPiece{
 	{name: "ldg", macro: "ROCMK_COMPAT_LDG", with: []string{"ushort4"}, idents: names(Version{}, "__ldg")},
 	{name: "atomic-int", macro: "ROCMK_COMPAT_ATOMIC_INT", with: []string{"short", "long"}, idents: names(Version{}, "atomicCAS", "atomicMax", "atomicMin")},
 	{name: "coords", macro: "ROCMK_COMPAT_COORDS", with: []string{"blockDim", "gridDim", "threadIdx", "blockIdx"}, idents: names(Version{}, "min", "max")},
-	{name: "ldst", macro: "ROCMK_COMPAT_LDST", native: v60, idents: names(Version{}, "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv",
+	{name: "ldst", macro: "ROCMK_COMPAT_LDST", idents: names(Version{}, "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv",
 		"__stcs", "__stcg", "__stwb", "__stwt")},
 	{name: "hostmath", macro: "ROCMK_COMPAT_HOSTMATH", idents: names(Version{}, "isfinite", "isnan", "isinf", "signbit")},
 	{name: "hip-macros", macro: "ROCMK_COMPAT_HIP_MACROS", idents: names(Version{}, "MASK1", "MASK2")},
@@ -152,6 +157,8 @@ func CompatPieces() []string {
 // name (which the translation writes, so the code reads the same on a HIP
 // that has them natively).
 var compatRenames = map[string]string{
+	"__nv_bfloat16":      "__hip_bfloat16",
+	"nv_bfloat16":        "__hip_bfloat16",
 	"__nv_bfloat162":     "__hip_bfloat162",
 	"nv_bfloat162":       "__hip_bfloat162",
 	"__nv_bfloat16_raw":  "__hip_bfloat16_raw",

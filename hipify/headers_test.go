@@ -73,7 +73,7 @@ func TestUnmappedAndFalsePositiveNames(t *testing.T) {
 		"nv_bfloat16 a; nv_bfloat162 b; __nv_bfloat162_raw c;\n"+
 		"__half2 h = make_half2(x, y);\n", Options{})
 	assert.Equal(t, "void cb(hipStream_t s, hipError_t e, void *d);\n"+
-		"hip_bfloat16 a; __hip_bfloat162 b; __hip_bfloat162_raw c;\n"+
+		"__hip_bfloat16 a; __hip_bfloat162 b; __hip_bfloat162_raw c;\n"+
 		"__half2 h = make_half2(x, y);\n", out[strings.Index(out, "void"):])
 	assert.Empty(t, rep.Unsupported, "make_half2 is in HIP (5.2 too)")
 	assert.Equal(t, []string{"bf16"}, rep.Compat)

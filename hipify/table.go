@@ -150,7 +150,11 @@ var tableFixes = map[string]struct {
 	typ   bool
 }{
 	"make_half2":         {"make_half2", Version{1, 6, 0}, false},  // amd_hip_fp16.h has it (HIP 5.2 too)
-	"nv_bfloat16":        {"hip_bfloat16", Version{3, 5, 0}, true}, // typedef of __nv_bfloat16
+	// HIP 6's bf16 type, which rocmk_hip_compat.h provides before HIP 6
+	// (as hip_bfloat16): one translation for every HIP (hip_bfloat16 is
+	// not in HIP 6's hip_bf16.h, which cuda_bf16.h becomes there).
+	"__nv_bfloat16":      {"__hip_bfloat16", Version{Major: 6}, true},
+	"nv_bfloat16":        {"__hip_bfloat16", Version{Major: 6}, true}, // typedef of __nv_bfloat16
 	"__nv_bfloat162":     {"__hip_bfloat162", Version{Major: 6}, true},
 	"nv_bfloat162":       {"__hip_bfloat162", Version{Major: 6}, true},
 	"__nv_bfloat16_raw":  {"__hip_bfloat16_raw", Version{Major: 6}, true},

@@ -274,7 +274,9 @@ ROCMK_H2(__hmin2_nan, rocmk_hmin_nan)
 // ---------------------------------------------------------------------------
 // ROCMK_COMPAT_HALF_SHFL: warp shuffles of __half and __half2 (CUDA's
 // __shfl_*_sync overloads from cuda_fp16.h; hipify drops the mask).
-#if defined(ROCMK_COMPAT_HALF_SHFL) && !defined(ROCMK_COMPAT_HALF_SHFL_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
+// HIP has them from 5.6 (amd_hip_fp16.h): a second definition is an error.
+#if defined(ROCMK_COMPAT_HALF_SHFL) && !defined(ROCMK_COMPAT_HALF_SHFL_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY) && \
+    HIP_VERSION < 50600000
 #define ROCMK_COMPAT_HALF_SHFL_DONE 1
 #define ROCMK_SHFL16(f, T, L)                                                         \
   static inline __device__ __half f(__half v, T l, int w = warpSize) {               \
@@ -419,6 +421,25 @@ ROCMK_HD unsigned short rocmk_bf16_min_nan(unsigned short a, unsigned short b) {
 
 #ifndef ROCMK_COMPAT_IMPL_ONLY
 #include <hip/hip_bfloat16.h>
+#if HIP_VERSION_MAJOR >= 6
+// HIP 6 has CUDA's bf16 API (hip_bf16.h, on __hip_bfloat16): only the
+// helpers below are rocmk's; a second definition would be an error.
+#include <hip/hip_bf16.h>
+ROCMK_HD unsigned short rocmk_bf16_bits(__hip_bfloat16 h) { return __bfloat16_as_ushort(h); }
+// The conversions hip_bf16.h lacks (HIP 6.4 has __float2bfloat16 and
+// __float22bfloat162_rn, not the rounding-mode and integer forms).
+ROCMK_HD __hip_bfloat16 __float2bfloat16_rn(float f) { return __ushort_as_bfloat16(rocmk_bf16_from_f32_rn(f)); }
+ROCMK_HD __hip_bfloat16 __float2bfloat16_rz(float f) { return __ushort_as_bfloat16(rocmk_bf16_from_f32_rz(f)); }
+ROCMK_HD __hip_bfloat16 __float2bfloat16_ru(float f) { return __ushort_as_bfloat16(rocmk_bf16_from_f32_dir(f, true)); }
+ROCMK_HD __hip_bfloat16 __float2bfloat16_rd(float f) { return __ushort_as_bfloat16(rocmk_bf16_from_f32_dir(f, false)); }
+ROCMK_HD __hip_bfloat16 __int2bfloat16_rn(int i) { return __ushort_as_bfloat16(rocmk_bf16_from_f64_rn((double)i)); }
+ROCMK_HD __hip_bfloat16 __uint2bfloat16_rn(unsigned int i) { return __ushort_as_bfloat16(rocmk_bf16_from_f64_rn((double)i)); }
+ROCMK_HD __hip_bfloat16 __short2bfloat16_rn(short i) { return __ushort_as_bfloat16(rocmk_bf16_from_f32_rn((float)i)); }
+ROCMK_HD __hip_bfloat16 __ushort2bfloat16_rn(unsigned short i) { return __ushort_as_bfloat16(rocmk_bf16_from_f32_rn((float)i)); }
+ROCMK_HD __hip_bfloat162 make_bfloat162(__hip_bfloat16 x, __hip_bfloat16 y) { return __halves2bfloat162(x, y); }
+ROCMK_HD __hip_bfloat162 __float2bfloat162_rn(float f) { return __bfloat162bfloat162(__float2bfloat16_rn(f)); }
+ROCMK_HD __hip_bfloat162 __floats2bfloat162_rn(float a, float b) { return __halves2bfloat162(__float2bfloat16_rn(a), __float2bfloat16_rn(b)); }
+#else
 // Pairs, as CUDA's __nv_bfloat162 (HIP 6 names its own __hip_bfloat162).
 struct __attribute__((aligned(4))) __hip_bfloat162 {
   hip_bfloat16 x, y;
@@ -429,13 +450,16 @@ struct __attribute__((aligned(4))) __hip_bfloat162 {
 typedef hip_bfloat16 __hip_bfloat16;
 typedef struct { unsigned short x; } __hip_bfloat16_raw;
 typedef struct { unsigned short x, y; } __hip_bfloat162_raw;
+#endif
 
 ROCMK_HD unsigned short rocmk_bits(hip_bfloat16 h) { return h.data; }
+ROCMK_HD unsigned short rocmk_bf16_bits(hip_bfloat16 h) { return h.data; }
 ROCMK_HD hip_bfloat16 rocmk_bf16(unsigned short u) {
   hip_bfloat16 h;
   h.data = u;
   return h;
 }
+#if HIP_VERSION_MAJOR < 6
 // conversions
 ROCMK_HD float __bfloat162float(hip_bfloat16 a) { return rocmk_bf16_to_f32(a.data); }
 ROCMK_HD hip_bfloat16 __float2bfloat16(float f) { return rocmk_bf16(rocmk_bf16_from_f32_rn(f)); }
@@ -554,6 +578,7 @@ static inline __device__ __hip_bfloat162 atomicAdd(__hip_bfloat162 *p, __hip_bfl
   } while (old != assumed);
   return __hip_bfloat162(rocmk_bf16((unsigned short)old), rocmk_bf16((unsigned short)(old >> 16)));
 }
+#endif  // HIP_VERSION_MAJOR < 6
 #endif
 #endif  // ROCMK_COMPAT_BF16
 
@@ -657,8 +682,14 @@ ROCMK_HD __nv_fp8x2_storage_t __nv_cvt_float2_to_fp8x2(float2 x, __nv_saturation
 ROCMK_HD __nv_fp8_storage_t __nv_cvt_halfraw_to_fp8(__half_raw x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
   return rocmk_fp8_from_f32(rocmk_f16_to_f32(x.x), s == __NV_SATFINITE, k);
 }
+// A half's bits, whether __half2_raw holds unsigned shorts (HIP 5) or
+// __half_raw (HIP 6.4).
+ROCMK_HD unsigned short rocmk_raw16(unsigned short v) { return v; }
+template <class R> ROCMK_HD unsigned short rocmk_raw16(R r) { return r.x; }
+ROCMK_HD void rocmk_set_raw16(unsigned short &d, unsigned short v) { d = v; }
+template <class R> ROCMK_HD void rocmk_set_raw16(R &d, unsigned short v) { d.x = v; }
 ROCMK_HD __nv_fp8x2_storage_t __nv_cvt_halfraw2_to_fp8x2(__half2_raw x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
-  unsigned short lo = x.x, hi = x.y;
+  unsigned short lo = rocmk_raw16(x.x), hi = rocmk_raw16(x.y);
   return (__nv_fp8x2_storage_t)(rocmk_fp8_from_f32(rocmk_f16_to_f32(lo), s == __NV_SATFINITE, k) |
                                 rocmk_fp8_from_f32(rocmk_f16_to_f32(hi), s == __NV_SATFINITE, k) << 8);
 }
@@ -676,10 +707,23 @@ ROCMK_HD __half_raw __nv_cvt_fp8_to_halfraw(__nv_fp8_storage_t x, __nv_fp8_inter
 }
 ROCMK_HD __half2_raw __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t x, __nv_fp8_interpretation_t k) {
   __half2_raw r;
-  r.x = rocmk_fp8_to_f16((unsigned char)x, k);
-  r.y = rocmk_fp8_to_f16((unsigned char)(x >> 8), k);
+  rocmk_set_raw16(r.x, rocmk_fp8_to_f16((unsigned char)x, k));
+  rocmk_set_raw16(r.y, rocmk_fp8_to_f16((unsigned char)(x >> 8), k));
   return r;
 }
+
+// HIP 6's bf16 type is not hip_bfloat16 (which HIP 5's typedef makes it):
+// the classes convert from and to both there.
+#if HIP_VERSION_MAJOR >= 6
+#define ROCMK_FP8_HIP6_BF16(T, K)                                                                          \
+  explicit __host__ __device__ T(__hip_bfloat16 f)                                                         \
+      : __x(rocmk_fp8_from_f32(rocmk_bf16_to_f32(rocmk_bf16_bits(f)), true, K)) {}                         \
+  explicit __host__ __device__ operator __hip_bfloat16() const {                                           \
+    return __ushort_as_bfloat16(rocmk_bf16_from_f32_rn(rocmk_fp8_to_f32(__x, K)));                        \
+  }
+#else
+#define ROCMK_FP8_HIP6_BF16(T, K)
+#endif
 
 // The classes: explicit conversions from and to the wider types, as CUDA's.
 #define ROCMK_FP8_CLASS(T, K)                                                                              \
@@ -690,6 +734,7 @@ ROCMK_HD __half2_raw __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t x, __nv_fp8
     explicit __host__ __device__ T(double f) : __x(rocmk_fp8_from_f64(f, true, K)) {}                      \
     explicit __host__ __device__ T(__half f) : __x(rocmk_fp8_from_f32((float)f, true, K)) {}       \
     explicit __host__ __device__ T(hip_bfloat16 f) : __x(rocmk_fp8_from_f32(rocmk_bf16_to_f32(f.data), true, K)) {} \
+    ROCMK_FP8_HIP6_BF16(T, K)                                                                              \
     explicit __host__ __device__ T(int v) : __x(rocmk_fp8_from_f64((double)v, true, K)) {}                 \
     explicit __host__ __device__ T(unsigned int v) : __x(rocmk_fp8_from_f64((double)v, true, K)) {}        \
     explicit __host__ __device__ T(long long v) : __x(rocmk_fp8_from_f64((double)v, true, K)) {}           \
@@ -721,8 +766,8 @@ ROCMK_FP8_CLASS(__nv_fp8_e5m2, 1)
         : __x((__nv_fp8x2_storage_t)(rocmk_fp8_from_f32(__low2float(f), true, K) |                \
                                      rocmk_fp8_from_f32(__high2float(f), true, K) << 8)) {}      \
     explicit __host__ __device__ T(__hip_bfloat162 f)                                                      \
-        : __x((__nv_fp8x2_storage_t)(rocmk_fp8_from_f32(rocmk_bf16_to_f32(f.x.data), true, K) |   \
-                                     rocmk_fp8_from_f32(rocmk_bf16_to_f32(f.y.data), true, K) << 8)) {} \
+        : __x((__nv_fp8x2_storage_t)(rocmk_fp8_from_f32(rocmk_bf16_to_f32(rocmk_bf16_bits(f.x)), true, K) | \
+                                     rocmk_fp8_from_f32(rocmk_bf16_to_f32(rocmk_bf16_bits(f.y)), true, K) << 8)) {} \
     explicit __host__ __device__ operator float2() const {                                                 \
       return make_float2(rocmk_fp8_to_f32((unsigned char)__x, K), rocmk_fp8_to_f32((unsigned char)(__x >> 8), K)); \
     }                                                                                                      \
@@ -930,8 +975,9 @@ ROCMK_ATOMIC_LL(atomicMin, <=)
 // ROCMK_COMPAT_LDST: CUDA's cache-hinted loads and stores on any type (HIP
 // 5.2 has __ldcs and kin for __half and __half2 only, no stores): a plain
 // load or store, as the hints only steer caching.
-#if defined(ROCMK_COMPAT_LDST) && !defined(ROCMK_COMPAT_LDST_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY) && \
-    HIP_VERSION_MAJOR < 6
+// (HIP 6.4 has __ldcg/__ldca/__ldcs for __half and __half2 only, as
+// functions, which win over these templates; none of the others.)
+#if defined(ROCMK_COMPAT_LDST) && !defined(ROCMK_COMPAT_LDST_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
 #define ROCMK_COMPAT_LDST_DONE 1
 #define ROCMK_LD(name) \
   template <class T> static inline __device__ T name(const T *p) { return *p; }
