@@ -149,7 +149,7 @@ var tableFixes = map[string]struct {
 	added Version
 	typ   bool
 }{
-	"make_half2":         {"make_half2", Version{1, 6, 0}, false},  // amd_hip_fp16.h has it (HIP 5.2 too)
+	"make_half2": {"make_half2", Version{1, 6, 0}, false}, // amd_hip_fp16.h has it (HIP 5.2 too)
 	// HIP 6's bf16 type, which rocmk_hip_compat.h provides before HIP 6
 	// (as hip_bfloat16): one translation for every HIP (hip_bfloat16 is
 	// not in HIP 6's hip_bf16.h, which cuda_bf16.h becomes there).
