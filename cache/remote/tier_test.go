@@ -454,7 +454,7 @@ func TestFaultServerKilledMidRun(t *testing.T) {
 			require.NoError(t, b.Close(context.Background()))
 			w := b.warn.list()
 			require.Len(t, w, 1, "one warning")
-			assert.Regexp(t, "connection refused|connection reset|EOF|broken pipe", w[0])
+			assert.Regexp(t, "connection refused|connection reset|EOF|broken pipe|server closed idle connection", w[0]) // whichever the kill meets
 			// At most the trips and the requests already in flight when the
 			// breaker opened (4 lookups, 2 uploads).
 			assert.LessOrEqual(t, b.Counters().Errors, int64(breakerTrips+6))
