@@ -233,15 +233,11 @@ func TestMaxSize(t *testing.T) {
 	assert.Zero(t, small.Counters().Errors)
 }
 
-// assertOneWarning checks the fault contract: the lookup was a miss,
+// assertMissNothingStored checks the fault contract: the lookup was a miss,
 // nothing was stored locally, and exactly one warning names the failure.
 func assertMissNothingStored(t *testing.T, m machine, id cache.ActionID) {
 	t.Helper()
-	data, _, err := m.GetBytes(id)
-	assert.ErrorIs(t, err, cache.ErrNotFound)
-	assert.Nil(t, data)
-	_, _, err = m.Local().GetBytes(id)
-	assert.ErrorIs(t, err, cache.ErrNotFound, "nothing stored locally")
+	assertMissNothingStoredFor(t, m, id)
 	ents, err := m.Local().List()
 	require.NoError(t, err)
 	assert.Empty(t, ents)
