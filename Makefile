@@ -8,7 +8,7 @@ ARCHS   ?= gfx90a,gfx908,gfx1030
 FUZZTIME ?= 15s
 GOFLAGS_TEST ?= -timeout 30m
 
-.PHONY: all setup build demo test unit race fuzz bench vet fmt golden clean
+.PHONY: all setup build demo test unit race fuzz sysroot-test bench vet fmt golden clean
 
 all: build
 
@@ -33,9 +33,10 @@ demo: setup build
 
 # The tests: installs the toolchain the real-compile tests use, then vet,
 # unit and integration tests, the race detector on the packages with
-# concurrency, then each fuzz target for $(FUZZTIME). (go test -short ./...
-# is the hermetic lane: no real compiler, process tree or server.)
-test: setup vet unit race fuzz
+# concurrency, each fuzz target for $(FUZZTIME), then the toolchain tests
+# again in the second ROCm lane. (go test -short ./... is the hermetic lane:
+# no real compiler, process tree or server.)
+test: setup vet unit race fuzz sysroot-test
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -51,6 +52,16 @@ unit:
 race:
 	$(GO) test $(GOFLAGS_TEST) -race ./cache/... ./compile/ ./verify/...
 	$(GO) test $(GOFLAGS_TEST) -race -run 'Tree' ./hipify/
+
+# The second ROCm lane: Debian unstable's ROCm (hipcc 7, HIP 6.4, clang 21)
+# in a sysroot that scripts/rocm-sysroot.sh makes from Debian packages
+# (about 3 minutes and 4 GB the first time; root, or sudo). The packages
+# whose tests run the real toolchain run there again; the first lane is
+# Debian 12's ROCm 5.2.3 on the host.
+SYSROOT_PKGS ?= ./compile/... ./commands/ ./kernels/ ./hipify/ ./inspect/ ./verify/...
+sysroot-test:
+	bash scripts/rocm-sysroot.sh
+	bash scripts/rocm-sysroot.sh run -- go test $(GOFLAGS_TEST) $(SYSROOT_PKGS)
 
 # Every Fuzz* function, one at a time, for a bounded time each.
 fuzz:

@@ -23,12 +23,14 @@ apt_opts=(-o Acquire::Check-Valid-Until=false -o APT::Sandbox::User=root -y --no
 
 say() { printf 'rocm-sysroot: %s\n' "$*" >&2; }
 
-need_root() {
-  if [ "$(id -u)" != 0 ]; then
-    say "needs root (debootstrap, chroot and mounts): run it with sudo"
-    exit 4
+# Not root: run again through sudo where there is one (make test does this).
+if [ "$(id -u)" != 0 ] && [ "${1:-create}" != path ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    exec sudo --preserve-env=ROCMK_SYSROOT,GOFLAGS,TERM "$0" "$@"
   fi
-}
+  say "needs root (debootstrap, chroot and mounts) and there is no sudo: run it as root"
+  exit 4
+fi
 
 # in_ns runs "$@" in a private mount namespace with /proc and /dev mounted
 # in the sysroot, so the mounts go away with the namespace.
@@ -42,7 +44,6 @@ in_ns() {
 }
 
 create() {
-  need_root
   if ! command -v debootstrap >/dev/null 2>&1; then
     say "installing debootstrap"
     apt-get install -y --no-install-recommends debootstrap >/dev/null
@@ -68,7 +69,6 @@ create() {
 }
 
 run() {
-  need_root
   if [ ! -x "$root/usr/bin/hipcc" ]; then
     say "no sysroot at $root: run scripts/rocm-sysroot.sh first"
     exit 4
