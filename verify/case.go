@@ -17,6 +17,9 @@ type Buffer struct {
 	// Set names an input shared by several cases: inputs with the same Set
 	// hold the same bytes, so Run neither recycles Data nor uploads it twice.
 	Set string
+	// Addrs, when set, makes the buffer a table of device addresses into
+	// another buffer (filled when the plan is uploaded; Len elements).
+	Addrs *AddrTable
 }
 
 // Elems is the buffer's element count.

@@ -8,9 +8,10 @@ import (
 
 // FakeRuntime is a Runtime without a GPU: it keeps "device" memory in Go
 // slices and executes a launched kernel by running the Go reference of the
-// case Run prepared for it. It drives the whole verify flow in CI (buffers,
-// argument resolution, poisoning, comparison, timing, reports) and injects
-// faults to exercise the mismatch and error paths.
+// plan the Runner prepared for it (a suite case's), or by writing the
+// plan's expected outputs (a spec's). It drives the whole verify flow in
+// CI (buffers, argument resolution, poisoning, comparison, timing,
+// reports) and injects faults to exercise the mismatch and error paths.
 type FakeRuntime struct {
 	Dev Device
 	// Wrong makes kernel K write Value at output element Index of its first
@@ -33,7 +34,7 @@ type FakeRuntime struct {
 	mu     sync.Mutex
 	mem    map[DevPtr][]byte
 	next   DevPtr
-	cases  map[string]*Case
+	plans  map[string]*Plan // by kernel
 	closed bool
 	Resets int
 }
@@ -49,7 +50,7 @@ func NewFakeRuntime() *FakeRuntime {
 	return &FakeRuntime{
 		Dev: Device{Index: 0, Backend: "fake", Name: "Fake GPU (Go references)", Arch: "sm_90",
 			MemBytes: 80 << 30, MemClockKHz: 2619000, BusWidthBits: 5120, Units: 132, WarpSize: 32, Driver: "fake"},
-		mem: map[DevPtr][]byte{}, next: 0x10000, cases: map[string]*Case{},
+		mem: map[DevPtr][]byte{}, next: 0x10000, plans: map[string]*Plan{},
 	}
 }
 
@@ -60,11 +61,13 @@ func (f *FakeRuntime) Synchronize(context.Context) error { return nil }
 func (f *FakeRuntime) Reset() error                      { f.Resets++; return nil }
 func (f *FakeRuntime) Close() error                      { f.closed = true; return nil }
 
-// PrepareCase registers the case whose kernel is about to launch.
-func (f *FakeRuntime) PrepareCase(c *Case) {
+// PreparePlan registers the plan whose kernels are about to launch.
+func (f *FakeRuntime) PreparePlan(p *Plan) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.cases[c.Kernel] = c
+	for _, l := range p.Launches {
+		f.plans[l.Kernel] = p
+	}
 }
 
 func (f *FakeRuntime) Load(image []byte) (Module, error) {
@@ -180,30 +183,65 @@ func (m *fakeModule) Launch(ctx context.Context, kernel string, grid, block Dim3
 		return fmt.Errorf("kernel %q: kernel still running when waiting stopped: %w", kernel, ctx.Err())
 	}
 	f.mu.Lock()
-	c := f.cases[kernel]
+	p := f.plans[kernel]
 	f.mu.Unlock()
-	if c == nil {
+	if p == nil {
 		return &Error{API: "fakeModuleGetFunction", Code: 500, Name: "not found", Msg: "no case prepared for kernel " + kernel}
 	}
-	if len(args) != len(c.Args) {
-		return fmt.Errorf("kernel %s: %d arguments, case has %d", kernel, len(args), len(c.Args))
+	l := fakeLaunchOf(p, kernel)
+	if len(args) != len(l.Args) {
+		return fmt.Errorf("kernel %s: %d arguments, case has %d", kernel, len(args), len(l.Args))
 	}
-	// Read the inputs back from "device" memory through the argument list,
-	// as a kernel would.
-	bufs := make([]Buffer, len(c.Buffers))
-	copy(bufs, c.Buffers)
+	bufs, outPtr, err := f.readArgs(p, l, args)
+	if err != nil {
+		return err
+	}
+	outs := p.Want
+	if p.Ref != nil {
+		outs = p.Ref(bufs)
+	}
+	if err := f.writeOutputs(p, kernel, outPtr, outs); err != nil {
+		return err
+	}
+	if f.Scribble[kernel] {
+		for i, a := range l.Args {
+			if bi, ok := a.IsBuf(); ok && !p.Buffers[bi].Out {
+				mem, _ := f.buf(DevPtr(args[i].Uint64()))
+				for j := range mem {
+					mem[j] = 0xff
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func fakeLaunchOf(p *Plan, kernel string) Launch {
+	for _, l := range p.Launches {
+		if l.Kernel == kernel {
+			return l
+		}
+	}
+	return Launch{}
+}
+
+// readArgs reads the inputs back from "device" memory through the
+// argument list, as a kernel would, and finds the outputs' addresses.
+func (f *FakeRuntime) readArgs(p *Plan, l Launch, args []Arg) ([]Buffer, map[int]DevPtr, error) {
+	bufs := make([]Buffer, len(p.Buffers))
+	copy(bufs, p.Buffers)
 	outPtr := map[int]DevPtr{}
-	for i, a := range c.Args {
+	for i, a := range l.Args {
 		bi, ok := a.IsBuf()
 		if !ok {
 			if args[i].Uint64() != a.Uint64() || args[i].Size() != a.Size() {
-				return fmt.Errorf("kernel %s: argument %d is %v, case says %v", kernel, i, args[i], a)
+				return nil, nil, fmt.Errorf("kernel %s: argument %d is %v, case says %v", l.Kernel, i, args[i], a)
 			}
 			continue
 		}
 		mem, err := f.buf(DevPtr(args[i].Uint64()))
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		if bufs[bi].Out {
 			outPtr[bi] = DevPtr(args[i].Uint64())
@@ -211,35 +249,33 @@ func (m *fakeModule) Launch(ctx context.Context, kernel string, grid, block Dim3
 		}
 		bufs[bi].Data = append([]byte(nil), mem...)
 	}
-	outs := c.Ref(bufs)
-	oi := 0
-	for bi, b := range c.Buffers {
+	return bufs, outPtr, nil
+}
+
+// writeOutputs writes outs to the outputs this launch passes (a plan of
+// one launch must pass every output).
+func (f *FakeRuntime) writeOutputs(p *Plan, kernel string, outPtr map[int]DevPtr, outs [][]byte) error {
+	oi, wrong := 0, true
+	for bi, b := range p.Buffers {
 		if !b.Out {
 			continue
 		}
-		p, ok := outPtr[bi]
-		if !ok {
+		ptr, ok := outPtr[bi]
+		switch {
+		case !ok && len(p.Launches) == 1:
 			return fmt.Errorf("kernel %s: output %s is not an argument", kernel, b.Name)
-		}
-		mem, err := f.buf(p)
-		if err != nil {
-			return err
-		}
-		copy(mem, outs[oi])
-		if w, ok := f.Wrong[kernel]; ok && oi == 0 {
-			Encode(b.DType, mem, w.Index, w.Value)
-		}
-		oi++
-	}
-	if f.Scribble[kernel] {
-		for i, a := range c.Args {
-			if bi, ok := a.IsBuf(); ok && !c.Buffers[bi].Out {
-				mem, _ := f.buf(DevPtr(args[i].Uint64()))
-				for j := range mem {
-					mem[j] = 0xff
-				}
+		case ok && oi < len(outs):
+			mem, err := f.buf(ptr)
+			if err != nil {
+				return err
+			}
+			copy(mem, outs[oi])
+			if w, ok := f.Wrong[kernel]; ok && wrong {
+				Encode(b.DType, mem, w.Index, w.Value)
+				wrong = false
 			}
 		}
+		oi++
 	}
 	return nil
 }

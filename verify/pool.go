@@ -69,7 +69,13 @@ func (p *devPool) alloc(n int) (DevPtr, error) {
 		p.free[n] = l[:len(l)-1]
 		return d, nil
 	}
-	return p.rt.Alloc(n)
+	d, err := p.rt.Alloc(n)
+	if err != nil && len(p.free) > 0 {
+		// Buffers of other sizes (a spec's sweep) may hold the memory.
+		p.drain(false)
+		d, err = p.rt.Alloc(n)
+	}
+	return d, err
 }
 
 func (p *devPool) put(n int, d DevPtr) {

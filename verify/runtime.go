@@ -40,6 +40,10 @@
 // (torch.testing rtol/atol by default, or max-ULP), times them with events and
 // returns a [Report]; any mismatch also returns a *[MismatchError].
 //
+// Each case runs as a [Plan] (buffers, launches, expected outputs) through a
+// [Runner], the one place a case's kernel is launched; kernel specs
+// (verify/spec) build Plans too and get the same [Outcome].
+//
 // [Compare] decodes both sides by [DType] (F32, F16, BF16, F64, I32, I64, U32,
 // U8...), and reports mismatches, the worst absolute and relative error with
 // the index and both values, under a NaN/Inf policy.

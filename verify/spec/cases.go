@@ -526,6 +526,17 @@ func ones(n int) []int {
 // runs.
 func (s *Spec) checkExprs() error {
 	sizes := s.sampleEnv(false)
+	for _, check := range []func(map[string]any) error{s.checkDeclExprs, s.checkStepExprs, s.checkTempExprs, s.checkReferenceExprs} {
+		if err := check(sizes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkDeclExprs compiles the declarations' expressions (counts, shapes,
+// values, null conditions, struct fields, init expressions).
+func (s *Spec) checkDeclExprs(sizes map[string]any) error {
 	for _, a := range s.decls {
 		where, path := s.declPath(a)
 		check := func(key, sub string, v any) error {
@@ -578,6 +589,11 @@ func (s *Spec) checkExprs() error {
 			}
 		}
 	}
+	return nil
+}
+
+// checkStepExprs compiles each step's geometry and min_count expressions.
+func (s *Spec) checkStepExprs(sizes map[string]any) error {
 	for _, st := range s.steps {
 		prefix := ""
 		if st.label != "" {
@@ -622,6 +638,11 @@ func (s *Spec) checkExprs() error {
 			}
 		}
 	}
+	return nil
+}
+
+// checkTempExprs compiles the temporaries' shapes.
+func (s *Spec) checkTempExprs(sizes map[string]any) error {
 	for k, v := range s.Temps {
 		dims, ok := v.([]any)
 		if !ok || len(dims) == 0 || len(dims) > maxRank {
@@ -637,6 +658,11 @@ func (s *Spec) checkExprs() error {
 			}
 		}
 	}
+	return nil
+}
+
+// checkReferenceExprs compiles the reference lines over every name.
+func (s *Spec) checkReferenceExprs(map[string]any) error {
 	env := s.sampleEnv(true)
 	for i, l := range s.lines {
 		at := fmt.Sprintf("reference.%d", i)

@@ -113,116 +113,135 @@ func parseInit(v any) (Init, error) {
 			return Init{}, fmt.Errorf("want one of random, iota, constant, values, expr, file, pointers; got %s", strings.Join(keys, ", "))
 		}
 		for k, val := range x {
-			switch k {
-			case "random":
-				in := Init{Kind: "random", Seed: 1, Min: -1, Max: 1}
-				t, ok := val.(map[string]any)
-				if !ok {
-					return Init{}, errors.New("random: want a table {seed, min, max}")
-				}
-				for tk, tv := range t {
-					f, ok := number(tv)
-					if !ok {
-						return Init{}, fmt.Errorf("random.%s: want a number, got %v", tk, tv)
-					}
-					switch tk {
-					case "seed":
-						in.Seed = uint64(f)
-					case "min":
-						in.Min = f
-					case "max":
-						in.Max = f
-					default:
-						return Init{}, fmt.Errorf("random: unknown key %q (want seed, min, max)", tk)
-					}
-				}
-				if in.Max < in.Min {
-					return Init{}, fmt.Errorf("random: max %v is below min %v", in.Max, in.Min)
-				}
-				return in, nil
-			case "iota":
-				in := Init{Kind: "iota", Step: 1}
-				t, ok := val.(map[string]any)
-				if !ok {
-					return Init{}, errors.New("iota: want a table {start, step}")
-				}
-				for tk, tv := range t {
-					f, ok := number(tv)
-					if !ok {
-						return Init{}, fmt.Errorf("iota.%s: want a number, got %v", tk, tv)
-					}
-					switch tk {
-					case "start":
-						in.Start = f
-					case "step":
-						in.Step = f
-					default:
-						return Init{}, fmt.Errorf("iota: unknown key %q (want start, step)", tk)
-					}
-				}
-				return in, nil
-			case "constant":
-				f, ok := number(val)
-				if !ok {
-					return Init{}, fmt.Errorf("constant: want a number, got %v", val)
-				}
-				return Init{Kind: "constant", Value: f}, nil
-			case "values":
-				list, ok := val.([]any)
-				if !ok || len(list) == 0 {
-					return Init{}, fmt.Errorf("values: want a list of numbers or expressions, got %v", val)
-				}
-				in := Init{Kind: "values"}
-				for _, e := range list {
-					src, err := exprSource(e)
-					if err != nil {
-						return Init{}, fmt.Errorf("values: %v", err)
-					}
-					in.Values = append(in.Values, src)
-				}
-				return in, nil
-			case "expr":
-				src, ok := val.(string)
-				if !ok || strings.TrimSpace(src) == "" {
-					return Init{}, fmt.Errorf("expr: want an expression of the element index i, got %v", val)
-				}
-				return Init{Kind: "expr", Expr: src}, nil
-			case "pointers":
-				t, ok := val.(map[string]any)
-				in := Init{Kind: "pointers", Stride: "0"}
-				if !ok {
-					return Init{}, errors.New("pointers: want a table { buffer = \"name\", stride = \"elements between pointers\" }")
-				}
-				for tk, tv := range t {
-					switch tk {
-					case "buffer":
-						in.Pointers, _ = tv.(string)
-					case "stride":
-						src, err := exprSource(tv)
-						if err != nil {
-							return Init{}, fmt.Errorf("pointers.stride: %v", err)
-						}
-						in.Stride = src
-					default:
-						return Init{}, fmt.Errorf("pointers: unknown key %q (want buffer, stride)", tk)
-					}
-				}
-				if in.Pointers == "" {
-					return Init{}, errors.New("pointers: want buffer = \"name\", the buffer the addresses point into")
-				}
-				return in, nil
-			case "file":
-				p, ok := val.(string)
-				if !ok || p == "" {
-					return Init{}, fmt.Errorf("file: want a path, got %v", val)
-				}
-				return Init{Kind: "file", Path: p}, nil
-			default:
-				return Init{}, fmt.Errorf("unknown init %q (want random, iota, constant, values, expr, file, pointers or zero)", k)
-			}
+			return parseInitKey(k, val)
 		}
 	}
 	return Init{}, fmt.Errorf("want a string or a table, got %v", v)
+}
+
+// parseInitKey reads an init table's one key.
+func parseInitKey(k string, val any) (Init, error) {
+	switch k {
+	case "random":
+		return parseRandom(val)
+	case "iota":
+		return parseIota(val)
+	case "constant":
+		f, ok := number(val)
+		if !ok {
+			return Init{}, fmt.Errorf("constant: want a number, got %v", val)
+		}
+		return Init{Kind: "constant", Value: f}, nil
+	case "values":
+		list, ok := val.([]any)
+		if !ok || len(list) == 0 {
+			return Init{}, fmt.Errorf("values: want a list of numbers or expressions, got %v", val)
+		}
+		in := Init{Kind: "values"}
+		for _, e := range list {
+			src, err := exprSource(e)
+			if err != nil {
+				return Init{}, fmt.Errorf("values: %v", err)
+			}
+			in.Values = append(in.Values, src)
+		}
+		return in, nil
+	case "expr":
+		src, ok := val.(string)
+		if !ok || strings.TrimSpace(src) == "" {
+			return Init{}, fmt.Errorf("expr: want an expression of the element index i, got %v", val)
+		}
+		return Init{Kind: "expr", Expr: src}, nil
+	case "pointers":
+		return parsePointers(val)
+	case "file":
+		p, ok := val.(string)
+		if !ok || p == "" {
+			return Init{}, fmt.Errorf("file: want a path, got %v", val)
+		}
+		return Init{Kind: "file", Path: p}, nil
+	}
+	return Init{}, fmt.Errorf("unknown init %q (want random, iota, constant, values, expr, file, pointers or zero)", k)
+}
+
+// parseRandom reads random = {seed, min, max}.
+func parseRandom(val any) (Init, error) {
+	in := Init{Kind: "random", Seed: 1, Min: -1, Max: 1}
+	t, ok := val.(map[string]any)
+	if !ok {
+		return Init{}, errors.New("random: want a table {seed, min, max}")
+	}
+	for tk, tv := range t {
+		f, ok := number(tv)
+		if !ok {
+			return Init{}, fmt.Errorf("random.%s: want a number, got %v", tk, tv)
+		}
+		switch tk {
+		case "seed":
+			in.Seed = uint64(f)
+		case "min":
+			in.Min = f
+		case "max":
+			in.Max = f
+		default:
+			return Init{}, fmt.Errorf("random: unknown key %q (want seed, min, max)", tk)
+		}
+	}
+	if in.Max < in.Min {
+		return Init{}, fmt.Errorf("random: max %v is below min %v", in.Max, in.Min)
+	}
+	return in, nil
+}
+
+// parseIota reads iota = {start, step}.
+func parseIota(val any) (Init, error) {
+	in := Init{Kind: "iota", Step: 1}
+	t, ok := val.(map[string]any)
+	if !ok {
+		return Init{}, errors.New("iota: want a table {start, step}")
+	}
+	for tk, tv := range t {
+		f, ok := number(tv)
+		if !ok {
+			return Init{}, fmt.Errorf("iota.%s: want a number, got %v", tk, tv)
+		}
+		switch tk {
+		case "start":
+			in.Start = f
+		case "step":
+			in.Step = f
+		default:
+			return Init{}, fmt.Errorf("iota: unknown key %q (want start, step)", tk)
+		}
+	}
+	return in, nil
+}
+
+// parsePointers reads pointers = { buffer = "name", stride = "expr" }.
+func parsePointers(val any) (Init, error) {
+	t, ok := val.(map[string]any)
+	in := Init{Kind: "pointers", Stride: "0"}
+	if !ok {
+		return Init{}, errors.New("pointers: want a table { buffer = \"name\", stride = \"elements between pointers\" }")
+	}
+	for tk, tv := range t {
+		switch tk {
+		case "buffer":
+			in.Pointers, _ = tv.(string)
+		case "stride":
+			src, err := exprSource(tv)
+			if err != nil {
+				return Init{}, fmt.Errorf("pointers.stride: %v", err)
+			}
+			in.Stride = src
+		default:
+			return Init{}, fmt.Errorf("pointers: unknown key %q (want buffer, stride)", tk)
+		}
+	}
+	if in.Pointers == "" {
+		return Init{}, errors.New("pointers: want buffer = \"name\", the buffer the addresses point into")
+	}
+	return in, nil
 }
 
 func number(v any) (float64, bool) {

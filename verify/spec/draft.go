@@ -400,26 +400,7 @@ func draftOne(b *strings.Builder, file string, s Signature, structs map[string]s
 	if used[name]++; used[name] > 1 {
 		name = fmt.Sprintf("%s_%d", s.Name, used[s.Name])
 	}
-	kernel := s.Name
-	if !s.ExternC {
-		kernel = s.Scope + s.Name
-	}
-	typeParams := map[string]bool{}
-	if s.Template != nil {
-		var args []string
-		for _, p := range s.Template {
-			switch p.Type {
-			case "typename":
-				typeParams[p.Name] = true
-				args = append(args, "float")
-			case "bool":
-				args = append(args, "false")
-			default:
-				args = append(args, p.Name)
-			}
-		}
-		kernel += "<" + strings.Join(args, ", ") + ">"
-	}
+	kernel, typeParams := draftKernel(s)
 	// Names: the parameters' (unique, valid), then the sizes: integer
 	// scalars named like sizes, or a new n.
 	names := paramNames(s.Params)
@@ -463,8 +444,60 @@ func draftOne(b *strings.Builder, file string, s Signature, structs map[string]s
 	fmt.Fprintf(b, "grid = \"cdiv(%s, 256)\"  # TODO: blocks per launch (an expression of the sizes)\n", count)
 	b.WriteString("block = 256  # TODO: threads per block\n")
 	b.WriteString("args = [\n")
-	var outputs []string
-	sawBuffer := false
+	outputs, sawBuffer := draftArgs(b, s, names, sizes, count, typeParams, structs)
+	if len(outputs) == 0 {
+		n := "out"
+		for contains(names, n) {
+			n += "_"
+		}
+		writeArg(b, fmt.Sprintf("  { name = %q, dtype = \"f32\", count = %q, output = true },", n, count),
+			"TODO: no non-const pointer: which buffer does the kernel write? (not a kernel argument as drafted)")
+		outputs = append(outputs, n)
+	}
+	b.WriteString("]\n")
+	if !sawBuffer {
+		b.WriteString("# TODO: the kernel takes no pointer: the spec needs the buffer it writes\n")
+	}
+	b.WriteString("reference = [  # TODO: what each output must hold (these say: unchanged)\n")
+	ix := "i"
+	for contains(names, ix) || ix == size {
+		ix += "_"
+	}
+	for _, o := range outputs {
+		fmt.Fprintf(b, "  \"%s[%s] = %s[%s]\",\n", o, ix, o, ix)
+	}
+	b.WriteString("]\n")
+}
+
+// draftKernel is the kernel's name as a spec gives it (scoped, with a
+// template instance of placeholders) and its type parameters.
+func draftKernel(s Signature) (string, map[string]bool) {
+	kernel := s.Name
+	if !s.ExternC {
+		kernel = s.Scope + s.Name
+	}
+	typeParams := map[string]bool{}
+	if s.Template != nil {
+		var args []string
+		for _, p := range s.Template {
+			switch p.Type {
+			case "typename":
+				typeParams[p.Name] = true
+				args = append(args, "float")
+			case "bool":
+				args = append(args, "false")
+			default:
+				args = append(args, p.Name)
+			}
+		}
+		kernel += "<" + strings.Join(args, ", ") + ">"
+	}
+	return kernel, typeParams
+}
+
+// draftArgs writes an args line for each parameter; it returns the
+// outputs (non-const pointers) and whether any parameter is a pointer.
+func draftArgs(b *strings.Builder, s Signature, names, sizes []string, count string, typeParams map[string]bool, structs map[string]structDef) (outputs []string, sawBuffer bool) {
 	for i, p := range s.Params {
 		n := names[i]
 		d, known := cTypes[p.Base]
@@ -514,28 +547,7 @@ func draftOne(b *strings.Builder, file string, s Signature, structs map[string]s
 			writeArg(b, fmt.Sprintf("  { name = %q, dtype = %q, value = %s },", n, d, placeholder(d)), todo)
 		}
 	}
-	if len(outputs) == 0 {
-		n := "out"
-		for contains(names, n) {
-			n += "_"
-		}
-		writeArg(b, fmt.Sprintf("  { name = %q, dtype = \"f32\", count = %q, output = true },", n, count),
-			"TODO: no non-const pointer: which buffer does the kernel write? (not a kernel argument as drafted)")
-		outputs = append(outputs, n)
-	}
-	b.WriteString("]\n")
-	if !sawBuffer {
-		b.WriteString("# TODO: the kernel takes no pointer: the spec needs the buffer it writes\n")
-	}
-	b.WriteString("reference = [  # TODO: what each output must hold (these say: unchanged)\n")
-	ix := "i"
-	for contains(names, ix) || ix == size {
-		ix += "_"
-	}
-	for _, o := range outputs {
-		fmt.Fprintf(b, "  \"%s[%s] = %s[%s]\",\n", o, ix, o, ix)
-	}
-	b.WriteString("]\n")
+	return outputs, sawBuffer
 }
 
 func writeArg(b *strings.Builder, line, comment string) {

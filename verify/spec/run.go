@@ -2,7 +2,6 @@ package spec
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -19,7 +18,8 @@ type RunOptions struct {
 	// with steps launches the symbols Resolve recorded for its steps (the
 	// kernels as written when it was not called).
 	Symbol string
-	// Time measures passing cases with events (2 warm-ups, 10 launches).
+	// Time measures every case that ran with events (2 warm-ups, 10
+	// launches of each step).
 	Time bool
 	// LaunchTimeout bounds each launch (default 20s), so a hung kernel is
 	// an error rather than a hung rocmk.
@@ -78,26 +78,8 @@ type StepResult struct {
 	GPUTime time.Duration `json:"gpu_median_ns,omitempty"`
 }
 
-// OutputResult is one output buffer's comparison.
-type OutputResult struct {
-	Case       string            `json:"case,omitempty"`
-	Name       string            `json:"name"`
-	DType      string            `json:"dtype"`
-	Tolerance  verify.Tolerance  `json:"tolerance"`
-	Comparison verify.Comparison `json:"comparison"`
-	Got        verify.JSONFloat  `json:"worst_got"` // NaN and infinities as strings
-	Want       verify.JSONFloat  `json:"worst_want"`
-}
-
-// Describe is "y[123]: got 1.5 want 1.25 (abs 0.25, rel 0.2)".
-func (o *OutputResult) Describe() string {
-	c := o.Comparison
-	if c.Worst < 0 {
-		return o.Name + ": empty"
-	}
-	return fmt.Sprintf("%s[%d]: got %s want %s (abs err %.3g, rel err %.3g)",
-		o.Name, c.Worst, fmtNum(float64(o.Got)), fmtNum(float64(o.Want)), c.MaxAbs, c.MaxRel)
-}
+// OutputResult is one output buffer's comparison (the runner's).
+type OutputResult = verify.OutputResult
 
 func fmtNum(v float64) string { return fmt.Sprintf("%.8g", v) }
 
@@ -151,6 +133,12 @@ func scalarArg(v *Value) verify.Arg {
 // stops the run (runtime failures, bad specs, ctx ending).
 func Run(ctx context.Context, s *Spec, cases []*Case, o RunOptions) (*Result, error) {
 	res := &Result{Spec: s.Label(), Kernel: s.Kernel, Symbol: o.Symbol, OK: true}
+	ro := verify.RunnerOptions{LaunchTimeout: o.LaunchTimeout}
+	if o.Time {
+		ro.Warmup, ro.Repeats = 2, 10
+	}
+	r := verify.NewRunner(o.Runtime, ro)
+	defer r.Close()
 	seq := s.Cases()
 	if cases != nil {
 		seq = func(yield func(*Case, error) bool) {
@@ -168,7 +156,7 @@ func Run(ctx context.Context, s *Spec, cases []*Case, o RunOptions) (*Result, er
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		cr, err := runCase(ctx, c, o)
+		cr, err := runCase(ctx, c, r, o)
 		c.release()
 		if err != nil {
 			return res, err
@@ -212,22 +200,6 @@ func (s *Spec) CheckCases(ctx context.Context) error {
 	return nil
 }
 
-// pointerTable encodes a table of device addresses: the target buffer's
-// address plus each element's offset (v.Data) in the target's elements.
-func (c *Case) pointerTable(v *Value, in Init, dev []verify.DevPtr) []byte {
-	out := make([]byte, 8*len(v.Data))
-	for i := range c.Args {
-		t := &c.Args[i]
-		if t.Arg.Name != in.Pointers || t.Arg != c.Spec.arg(in.Pointers) {
-			continue
-		}
-		for j, off := range v.Data {
-			binary.LittleEndian.PutUint64(out[8*j:], uint64(dev[i])+uint64(int64(off)*int64(t.DType.Size)))
-		}
-	}
-	return out
-}
-
 func worseErr(a, b verify.Comparison) bool {
 	if a.MaxRel != b.MaxRel && !math.IsNaN(a.MaxRel) {
 		return a.MaxRel > b.MaxRel
@@ -246,8 +218,9 @@ func (s *Spec) symbol(i int, o RunOptions) string {
 	return s.steps[i].kernel
 }
 
-func runCase(ctx context.Context, c *Case, o RunOptions) (*CaseResult, error) {
-	s := c.Spec
+// runCase runs c through the runner: a case that faulted is a failed case
+// (the context was recreated); any other error stops the run.
+func runCase(ctx context.Context, c *Case, r *verify.Runner, o RunOptions) (*CaseResult, error) {
 	cr := &CaseResult{Case: c.Name, Sizes: c.Sizes, Grid: c.Grid, Block: c.Block, Shared: c.Shared}
 	t0 := time.Now()
 	want, err := c.ReferenceContext(ctx)
@@ -259,140 +232,103 @@ func runCase(ctx context.Context, c *Case, o RunOptions) (*CaseResult, error) {
 	if _, device, _ := c.hostBytes(); rt.Device().MemBytes > 0 && uint64(device) > rt.Device().MemBytes {
 		return nil, c.errAt("", "the case needs %s of device memory, %s has %s", fmtBytes(device), rt.Device().Name, fmtBytes(int64(rt.Device().MemBytes)))
 	}
-	var ptrs []verify.DevPtr
-	defer func() {
-		for _, p := range ptrs {
-			_ = rt.Free(p)
+	p := c.plan(o, want)
+	out, err := r.Run(ctx, o.Module, p)
+	if err != nil {
+		var ve *verify.Error
+		if !errors.As(err, &ve) || !ve.Sticky() {
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
-	}()
+		if r.Lost() != nil {
+			return nil, fmt.Errorf("%s: %s: %w", c.Name, out.Error, err)
+		}
+	}
+	cr.OK, cr.Error, cr.Outputs = out.OK(), out.Error, out.Outputs
+	for i := range cr.Outputs {
+		// The reference's own value, before it was rounded to the dtype.
+		if or := &cr.Outputs[i]; or.Comparison.Worst >= 0 {
+			or.Want = verify.JSONFloat(want[or.Name][or.Comparison.Worst])
+		}
+	}
+	if out.Time != nil {
+		cr.GPUTime = out.Time.Median
+	}
+	if len(p.Launches) > 1 {
+		for i, l := range c.Launches {
+			st := StepResult{Step: l.Label, Symbol: p.Launches[i].Kernel, Grid: l.Grid, Block: l.Block, Shared: l.Shared}
+			if i < len(out.Steps) {
+				st.GPUTime = out.Steps[i].Median
+			}
+			cr.Steps = append(cr.Steps, st)
+		}
+	}
+	return cr, nil
+}
+
+// plan is what the runner runs for c: a buffer for each buffer argument
+// that is not null, each launch's arguments, and want's encoding for each
+// output. An output with an init starts with it; one without is poisoned.
+func (c *Case) plan(o RunOptions, want map[string][]float64) *verify.Plan {
+	p := &verify.Plan{Name: c.Name}
 	args := make([]verify.Arg, len(c.Args))
-	dev := make([]verify.DevPtr, len(c.Args))
+	var bufs []int // the buffer arguments, in Buf order
 	for i := range c.Args {
 		v := &c.Args[i]
 		switch {
 		case v.Arg.IsStruct():
 			args[i] = verify.Raw(encodeStruct(v.Arg, v.Fields), structLayout(v.Arg).align)
-			continue
 		case !v.Arg.IsBuffer():
 			args[i] = scalarArg(v)
-			continue
 		case v.Null:
 			args[i] = verify.Ptr(0)
-			continue
-		}
-		n := len(v.Data) * v.DType.Size
-		p, err := rt.Alloc(max(n, 1))
-		if err != nil {
-			return nil, fmt.Errorf("%s: alloc %s (%d bytes): %w", c.Name, v.Arg.Name, n, err)
-		}
-		ptrs = append(ptrs, p)
-		dev[i] = p
-		args[i] = verify.Ptr(p)
-	}
-	for i := range c.Args {
-		v := &c.Args[i]
-		if dev[i] == 0 || len(v.Data) == 0 {
-			continue
-		}
-		data := v.DType.Encode(v.Data)
-		if in, _ := parseInit(v.Arg.Init); in.Kind == "pointers" {
-			data = c.pointerTable(v, in, dev)
-		}
-		if err := rt.CopyIn(dev[i], data); err != nil {
-			return nil, fmt.Errorf("%s: copy %s to the device: %w", c.Name, v.Arg.Name, err)
+		default:
+			args[i] = verify.Buf(len(bufs))
+			bufs = append(bufs, i)
 		}
 	}
-	if o.LaunchTimeout <= 0 {
-		o.LaunchTimeout = 20 * time.Second
+	for _, i := range bufs {
+		p.Buffers = append(p.Buffers, c.buffer(&c.Args[i], args))
 	}
-	type launch struct {
-		symbol      string
-		grid, block verify.Dim3
-		shared      int
-		args        []verify.Arg
-	}
-	var launches []launch
 	for _, l := range c.Launches {
-		la := launch{symbol: s.symbol(l.Step, o), shared: l.Shared,
-			grid:  verify.Dim3{X: uint32(l.Grid[0]), Y: uint32(l.Grid[1]), Z: uint32(l.Grid[2])},
-			block: verify.Dim3{X: uint32(l.Block[0]), Y: uint32(l.Block[1]), Z: uint32(l.Block[2])}}
+		la := verify.Launch{Label: l.Label, Kernel: c.Spec.symbol(l.Step, o), Shared: l.Shared,
+			Grid:  verify.Dim3{X: uint32(l.Grid[0]), Y: uint32(l.Grid[1]), Z: uint32(l.Grid[2])},
+			Block: verify.Dim3{X: uint32(l.Block[0]), Y: uint32(l.Block[1]), Z: uint32(l.Block[2])}}
 		for _, ai := range l.Args {
-			la.args = append(la.args, args[ai])
+			la.Args = append(la.Args, args[ai])
 		}
-		launches = append(launches, la)
-		if len(c.Launches) > 1 {
-			cr.Steps = append(cr.Steps, StepResult{Step: l.Label, Symbol: la.symbol, Grid: l.Grid, Block: l.Block, Shared: l.Shared})
-		}
+		p.Launches = append(p.Launches, la)
 	}
-	for li, la := range launches {
-		what := la.symbol
-		if l := c.Launches[li]; l.Label != "" {
-			what = fmt.Sprintf("%s (step %d of %d, %s)", l.Label, li+1, len(launches), la.symbol)
-		}
-		lctx, cancel := context.WithTimeout(ctx, o.LaunchTimeout)
-		err = o.Module.Launch(lctx, la.symbol, la.grid, la.block, la.shared, la.args...)
-		cancel()
-		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%s: %s did not finish within %s (a hung kernel?)", c.Name, what, o.LaunchTimeout)
-		}
-		if err != nil {
-			var ve *verify.Error
-			if errors.As(err, &ve) && ve.Sticky() {
-				// The kernel faulted: report it as this case's failure and
-				// recover the context for the next one.
-				cr.Error = err.Error()
-				if len(launches) > 1 {
-					cr.Error = what + ": " + cr.Error
-				}
-				ptrs = nil
-				if rerr := rt.Reset(); rerr != nil {
-					return nil, fmt.Errorf("%s: %v; reset failed: %w", c.Name, err, rerr)
-				}
-				return cr, nil
-			}
-			return nil, fmt.Errorf("%s: launch %s: %w", c.Name, what, err)
-		}
-	}
-	cr.OK = true
 	for i := range c.Args {
-		v := &c.Args[i]
-		if !v.Arg.Output {
-			continue
+		if v := &c.Args[i]; v.Arg.Output && v.Arg.IsBuffer() && !v.Null {
+			p.Want = append(p.Want, v.DType.Encode(want[v.Arg.Name]))
 		}
-		got := make([]byte, len(v.Data)*v.DType.Size)
-		if len(got) > 0 {
-			if err := rt.CopyOut(got, dev[i]); err != nil {
-				return nil, fmt.Errorf("%s: copy %s from the device: %w", c.Name, v.Arg.Name, err)
-			}
-		}
-		tol := s.ToleranceFor(v.Arg.Name)
-		cmp := verify.CompareParallel(v.DType.V, got, v.DType.Encode(want[v.Arg.Name]), tol)
-		or := OutputResult{Name: v.Arg.Name, DType: v.DType.Name, Tolerance: tol, Comparison: cmp}
-		if cmp.Worst >= 0 {
-			or.Got = verify.JSONFloat(verify.Decode(v.DType.V, got, cmp.Worst))
-			or.Want = verify.JSONFloat(want[v.Arg.Name][cmp.Worst])
-		}
-		if !cmp.OK() {
-			cr.OK = false
-		}
-		cr.Outputs = append(cr.Outputs, or)
 	}
-	if o.Time && cr.OK {
-		var total time.Duration
-		for li, la := range launches {
-			tctx, cancel := context.WithTimeout(ctx, 13*o.LaunchTimeout)
-			t, err := o.Module.Time(tctx, 2, 10, la.symbol, la.grid, la.block, la.shared, la.args...)
-			cancel()
-			if err != nil {
-				total = 0
-				break
-			}
-			total += t.Median
-			if len(cr.Steps) > 0 {
-				cr.Steps[li].GPUTime = t.Median
+	return p
+}
+
+// buffer is buffer argument v of the plan; args are the case's arguments
+// (a table of pointers points into the buffer of one of them).
+func (c *Case) buffer(v *Value, args []verify.Arg) verify.Buffer {
+	b := verify.Buffer{Name: v.Arg.Name, DType: v.DType.V, Len: len(v.Data), Out: v.Arg.Output}
+	if v.Arg.Output {
+		tol := c.Spec.ToleranceFor(v.Arg.Name)
+		b.Tol = &tol
+	}
+	in, _ := parseInit(v.Arg.Init)
+	switch {
+	case in.Kind == "pointers":
+		b.Addrs = &verify.AddrTable{Buf: -1}
+		for i := range c.Args {
+			t := &c.Args[i]
+			if bi, ok := args[i].IsBuf(); ok && t.Arg.Name == in.Pointers && t.Arg == c.Spec.arg(in.Pointers) {
+				b.Addrs.Buf = bi
 			}
 		}
-		cr.GPUTime = total
+		for _, off := range v.Data {
+			b.Addrs.Offsets = append(b.Addrs.Offsets, int64(off))
+		}
+	case !v.Arg.Output || v.Arg.Init != nil:
+		b.Data = v.DType.Encode(v.Data)
 	}
-	return cr, nil
+	return b
 }

@@ -55,10 +55,15 @@ func (f *fakeRuntime) CopyOut(dst []byte, src verify.DevPtr) error {
 	copy(dst, f.mem[src])
 	return nil
 }
-func (f *fakeRuntime) Memset(p verify.DevPtr, b byte, n int) error { return nil }
-func (f *fakeRuntime) Synchronize(context.Context) error           { return nil }
-func (f *fakeRuntime) Reset() error                                { return nil }
-func (f *fakeRuntime) Close() error                                { return nil }
+func (f *fakeRuntime) Memset(p verify.DevPtr, b byte, n int) error {
+	for i := range f.mem[p][:n] {
+		f.mem[p][i] = b
+	}
+	return nil
+}
+func (f *fakeRuntime) Synchronize(context.Context) error { return nil }
+func (f *fakeRuntime) Reset() error                      { return nil }
+func (f *fakeRuntime) Close() error                      { return nil }
 
 func (f *fakeRuntime) f32s(a verify.Arg) []float32 {
 	b := f.mem[verify.DevPtr(a.Uint64())]
@@ -274,4 +279,66 @@ func TestOutputResultJSONNonFinite(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"worst_got":"nan"`)
 	assert.Contains(t, string(b), `"worst_want":"-inf"`)
+}
+
+// An output without init is poisoned before the kernel runs: an element
+// the kernel never writes mismatches, even where the reference wants 0.
+// An output with an init (in/out) starts with it.
+func TestRunPoisonsOutputsWithoutInit(t *testing.T) {
+	src := func(init string) string {
+		return `
+[[verify]]
+kernel = "skip_last"
+sizes = { n = 8 }
+grid = 1
+block = 32
+args = [
+  { name = "x", dtype = "f32", count = "n", init = "iota" },
+  { name = "y", dtype = "f32", count = "n", output = true` + init + ` },
+  { name = "n", dtype = "i32" },
+]
+reference = ["y[i] = i < n - 1 ? x[i] : 0"]
+`
+	}
+	skipLast := map[string]fakeKernel{"skip_last": func(rt *fakeRuntime, g, b verify.Dim3, args []verify.Arg) error {
+		x := rt.f32s(args[0])
+		for i := 0; i < len(x)-1; i++ { // never writes y[n-1]
+			rt.setF32(args[1], i, x[i])
+		}
+		return nil
+	}}
+	res, _, err := runInline(t, parseOne(t, src("")), skipLast)
+	require.NoError(t, err)
+	require.False(t, res.OK, "the unwritten element holds poison, not 0")
+	assert.Equal(t, 7, res.Worst.Comparison.Worst)
+	assert.Equal(t, 1, res.Worst.Comparison.Mismatches)
+
+	res, _, err = runInline(t, parseOne(t, src(`, init = "zeros"`)), skipLast)
+	require.NoError(t, err)
+	assert.True(t, res.OK, "an output with an init keeps it where the kernel does not write")
+}
+
+// A spec runs on verify's own fake runtime through the same runner as the
+// suite: the fake writes the expected outputs (and an injected wrong value).
+func TestRunOnVerifyFakeRuntime(t *testing.T) {
+	s := readSpec(t, "elementwise.toml").Specs[0]
+	cases, err := s.Expand()
+	require.NoError(t, err)
+	rt := verify.NewFakeRuntime()
+	mod, err := rt.Load([]byte("img"))
+	require.NoError(t, err)
+	res, err := Run(context.Background(), s, cases[:2], RunOptions{Runtime: rt, Module: mod, Symbol: "gelu_tanh", Time: true})
+	require.NoError(t, err)
+	assert.True(t, res.OK)
+	require.Len(t, res.Cases, 2)
+	assert.Positive(t, res.Cases[1].GPUTime)
+
+	rt.Wrong = map[string]verify.FakeWrong{"gelu_tanh": {Index: 3, Value: 42}}
+	cases, err = s.Expand()
+	require.NoError(t, err)
+	res, err = Run(context.Background(), s, cases[1:2], RunOptions{Runtime: rt, Module: mod, Symbol: "gelu_tanh"})
+	require.NoError(t, err)
+	require.False(t, res.OK)
+	assert.Equal(t, 3, res.Worst.Comparison.Worst)
+	assert.Equal(t, 42.0, float64(res.Worst.Got))
 }
