@@ -55,7 +55,7 @@ race:
 
 # The second ROCm lane: Debian unstable's ROCm (hipcc 7, HIP 6.4, clang 21)
 # in a sysroot that scripts/rocm-sysroot.sh makes from Debian packages
-# (about 3 minutes and 4 GB the first time; root, or sudo). The packages
+# (about 6 minutes and 7 GB the first time; root, or sudo). The packages
 # whose tests run the real toolchain run there again; the first lane is
 # Debian 12's ROCm 5.2.3 on the host.
 SYSROOT_PKGS ?= ./compile/... ./commands/ ./kernels/ ./hipify/ ./inspect/ ./verify/...

@@ -8,7 +8,7 @@
 #   scripts/rocm-sysroot.sh path          print where it is
 #
 # ROCMK_SYSROOT sets the directory (default /var/lib/rocmk/sysroot). Creating
-# it takes about 3 minutes and 4 GB. `run` binds the repository (at the
+# it takes about 6 minutes and 7 GB (measured on 2 cores). `run` binds the repository (at the
 # same path), Go (/usr/local/go and the module and build caches), /proc and
 # /dev into it inside a private mount namespace: when CMD ends, nothing is
 # left mounted. Needs root (debootstrap, chroot, mounts).
@@ -64,8 +64,10 @@ create() {
     say "installing ${missing[*]}"
     in_ns chroot "$root" apt-get "${apt_opts[@]}" update >/dev/null || true
     in_ns chroot "$root" apt-get "${apt_opts[@]}" install "${missing[@]}" >/dev/null
+    chroot "$root" apt-get clean # the downloaded .debs: about 1 GB
   fi
-  say "ready: $root ($(chroot "$root" sh -c 'hipconfig --version 2>/dev/null || echo "hip ?"'), $(chroot "$root" sh -c 'clang++-21 --version 2>/dev/null | head -1'))"
+  hip=$(sed -n 's/^#define HIP_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' "$root/usr/include/hip/hip_version.h" 2>/dev/null | paste -sd.)
+  say "ready: $root (HIP ${hip:-?}, $(chroot "$root" sh -c 'clang++-21 --version 2>/dev/null | head -1'))"
 }
 
 run() {
