@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rocmk/rocmk/commands/term"
+	"github.com/rocmk/rocmk/compile/runner"
 
 	"github.com/urfave/cli/v2"
 
@@ -247,7 +248,7 @@ func printDryRun(ui *term.UI, asJSON bool, doc buildDoc, rep *compile.Report, fa
 	if asJSON {
 		for _, r := range rep.Results {
 			if r.Argv != nil {
-				doc.Commands = append(doc.Commands, compile.CmdString(compile.Cmd{Argv: r.Argv}))
+				doc.Commands = append(doc.Commands, runner.CmdString(runner.Cmd{Argv: r.Argv}))
 			}
 		}
 		if err := ui.Result("build", doc, nil); err != nil {

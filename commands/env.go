@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/rocmk/rocmk/commands/term"
+	"github.com/rocmk/rocmk/compile/runner"
 
-	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/verify"
 )
 
@@ -28,8 +28,8 @@ type Env struct {
 	Root     string
 	LookPath func(string) (string, error)
 	// Runner runs every program rocmk runs: compilers, discovery, ldconfig
-	// (nil = compile.ExecRunner). Tests pass a fake.
-	Runner compile.Runner
+	// (nil = runner.ExecRunner). Tests pass a fake.
+	Runner runner.Runner
 	// OpenRuntime opens a GPU runtime for `rocmk verify` (nil = verify.Open;
 	// tests pass a fake that runs the Go references).
 	OpenRuntime func(backend string, device int, getenv func(string) string) (verify.Runtime, error)
@@ -71,7 +71,7 @@ func (e Env) withDefaults() Env {
 		e.Context = context.Background()
 	}
 	if e.Runner == nil {
-		e.Runner = compile.ExecRunner{}
+		e.Runner = runner.ExecRunner{}
 	}
 	return e
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/verify"
 )
 
@@ -430,12 +431,12 @@ func TestVerifySpecFlag(t *testing.T) {
 // countVersions counts `--version` runs of a Runner: toolchain discovery
 // and the toolchain's identity each run the compiler once.
 type countVersions struct {
-	compile.Runner
+	runner.Runner
 	mu sync.Mutex
 	n  int
 }
 
-func (c *countVersions) Run(ctx context.Context, cmd compile.Cmd) (compile.Output, error) {
+func (c *countVersions) Run(ctx context.Context, cmd runner.Cmd) (runner.Output, error) {
 	if len(cmd.Argv) == 2 && cmd.Argv[1] == "--version" {
 		c.mu.Lock()
 		c.n++
@@ -454,7 +455,7 @@ func TestPortFindsTheToolchainOnce(t *testing.T) {
 	root := t.TempDir()
 	fakeROCm(t, root, "ROCm 5.2.3")
 	env := testEnv(map[string]string{"ROCM_PATH": root, "ROCMK_CACHE_DIR": t.TempDir()})
-	run := &countVersions{Runner: compile.ExecRunner{}}
+	run := &countVersions{Runner: runner.ExecRunner{}}
 	env.Runner = run
 	fake := verify.NewFakeRuntime()
 	fake.Dev.Backend, fake.Dev.Arch = "hip", "gfx90a"

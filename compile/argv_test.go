@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/rocmk/rocmk/compile/runner"
 )
 
 func TestArgvGolden(t *testing.T) {
@@ -42,7 +44,7 @@ func TestArgvGolden(t *testing.T) {
 }
 
 func TestCmdStringQuotes(t *testing.T) {
-	s := CmdString(Cmd{Dir: "/a b", Argv: []string{"clang", "-DX=a b", "it's", "--offload-arch=gfx90a:xnack+"}})
+	s := runner.CmdString(runner.Cmd{Dir: "/a b", Argv: []string{"clang", "-DX=a b", "it's", "--offload-arch=gfx90a:xnack+"}})
 	assert.Equal(t, `cd '/a b' && clang '-DX=a b' 'it'\''s' --offload-arch=gfx90a:xnack+`, s)
 }
 

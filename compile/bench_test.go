@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile/runner"
 )
 
 // BenchmarkCacheHitPerObject measures a fully cached build of one source
@@ -46,7 +47,7 @@ func BenchmarkIncludeScan(b *testing.B) {
 	j := Job{Src: "vadd.hip", Dir: dir, Target: targets("gfx90a")[0]}
 	var g *includeGraph
 	for i := 0; i < b.N; i++ {
-		bl := &Builder{TC: tc, Run: ExecRunner{}}
+		bl := &Builder{TC: tc, Run: runner.ExecRunner{}}
 		sp, err := bl.searchPath(context.Background(), tc, j)
 		require.NoError(b, err)
 		g, err = bl.scanJob(dir, sp, j.Src)
@@ -68,7 +69,7 @@ func BenchmarkToolchainIdentity(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			c, err := cache.Open(filepath.Join(b.TempDir(), "cache"))
 			require.NoError(b, err)
-			bl := &Builder{TC: tc, Run: ExecRunner{}, Cache: c}
+			bl := &Builder{TC: tc, Run: runner.ExecRunner{}, Cache: c}
 			for b.Loop() {
 				ids.Clear()
 				if !remembered {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -46,10 +47,10 @@ type Builder struct {
 	// For is the toolchain of each target (a Session's ToolchainFor); nil:
 	// TC builds every target. Its error fails that target's jobs.
 	For    func(context.Context, inspect.Target) (Toolchain, error)
-	Run    Runner // every exec goes through it
-	Cache  Store  // nil: no cache
-	Jobs   int    // parallel jobs; <= 0 means runtime.NumCPU()
-	DryRun bool   // -n: plan and print commands (through Run), compile nothing
+	Run    runner.Runner // every exec goes through it
+	Cache  Store         // nil: no cache
+	Jobs   int           // parallel jobs; <= 0 means runtime.NumCPU()
+	DryRun bool          // -n: plan and print commands (through Run), compile nothing
 	// Fetch only looks every job up (through a remote tier: a pull into
 	// the local cache): a hit writes no output, a miss compiles nothing
 	// (StatusMissing), and no manifest, bundle or embedding is written.
@@ -154,7 +155,7 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 				continue
 			}
 			w.res.Argv = tc.Argv(w.job)
-			if _, err := b.Run.Run(ctx, Cmd{Dir: w.job.Dir, Argv: w.res.Argv}); err != nil {
+			if _, err := b.Run.Run(ctx, runner.Cmd{Dir: w.job.Dir, Argv: w.res.Argv}); err != nil {
 				return rep, err
 			}
 		}
@@ -373,7 +374,7 @@ func (b *Builder) do(ctx context.Context, j Job, res *Result) {
 		why = err.Error()
 	}
 	res.Argv = tc.Argv(j)
-	out, err := b.Run.Run(ctx, Cmd{Dir: j.Dir, Argv: res.Argv})
+	out, err := b.Run.Run(ctx, runner.Cmd{Dir: j.Dir, Argv: res.Argv})
 	res.CPU = out.CPU
 	if err != nil {
 		if ctx.Err() != nil {

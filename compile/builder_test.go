@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -101,9 +102,9 @@ func TestExecRunnerCancelKillsProcessGroup(t *testing.T) {
 	pidFile := filepath.Join(dir, "child.pid")
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
-	r := &ExecRunner{}
+	r := &runner.ExecRunner{}
 	// The shell starts a grandchild (like clang starting lld) and waits.
-	_, err := r.Run(ctx, Cmd{Argv: []string{"sh", "-c", "sleep 30 & echo $! > " + pidFile + "; wait"}})
+	_, err := r.Run(ctx, runner.Cmd{Argv: []string{"sh", "-c", "sleep 30 & echo $! > " + pidFile + "; wait"}})
 	assert.ErrorIs(t, err, context.Canceled)
 	b, rerr := os.ReadFile(pidFile)
 	require.NoError(t, rerr)
@@ -124,7 +125,7 @@ func TestExecRunnerCancelKillsProcessGroup(t *testing.T) {
 
 func TestDryRunPrintsAndRunsNothing(t *testing.T) {
 	var buf strings.Builder
-	r := &Shell{Runner: ExecRunner{}, Print: &buf, DryRun: true}
+	r := &runner.Shell{Runner: runner.ExecRunner{}, Print: &buf, DryRun: true}
 	tc := fakeClangTC()
 	tc.Driver, tc.Clang = "/usr/bin/clang++-15", "/usr/bin/clang++-15" // a dry run reads no binary
 	b := &Builder{TC: tc, Run: r, DryRun: true}

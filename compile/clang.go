@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -22,7 +23,7 @@ type Toolchain interface {
 	// machine with the same compiler: its binaries' sha256, its
 	// `--version` text and the versions it was found with. It runs the
 	// compiler; Builders remember it under Stamp (see remember).
-	ID(ctx context.Context, r Runner) (string, error)
+	ID(ctx context.Context, r runner.Runner) (string, error)
 	// Stamp identifies what ID covers by stat data, without running or
 	// reading anything (paths, sizes, mtimes, inodes, versions).
 	Stamp() string
@@ -37,7 +38,7 @@ type Toolchain interface {
 	// what it is missing and which targets it supports.
 	Check(t inspect.Target) error
 	// SearchPath asks the compiler where j looks for headers (run in j.Dir).
-	SearchPath(ctx context.Context, r Runner, j Job) (*SearchPath, error)
+	SearchPath(ctx context.Context, r runner.Runner, j Job) (*SearchPath, error)
 }
 
 // Layouts: how the compiler is invoked.
@@ -127,8 +128,8 @@ func (c *Clang) Stamp() string {
 // driver when it is a wrapper (hipcc, amdclang++), clang's `--version`
 // text, and the HIP and ROCm versions. No path: the command line holds
 // them, and a copy of the same toolchain elsewhere shares the cache.
-func (c *Clang) ID(ctx context.Context, r Runner) (string, error) {
-	out, err := r.Run(ctx, Cmd{Argv: []string{c.Clang, "--version"}})
+func (c *Clang) ID(ctx context.Context, r runner.Runner) (string, error) {
+	out, err := r.Run(ctx, runner.Cmd{Argv: []string{c.Clang, "--version"}})
 	if err != nil {
 		return "", fmt.Errorf("%s --version: %v", c.Clang, err)
 	}
@@ -363,11 +364,11 @@ var unmodelledOptions = []string{"-fmodules", "-fmodule-", "-fimplicit-module-ma
 
 // SearchPath implements Toolchain: it runs the job's command line with -E -v
 // on an empty input and reads the search list and the cc1 command from stderr.
-func (c *Clang) SearchPath(ctx context.Context, r Runner, j Job) (*SearchPath, error) {
+func (c *Clang) SearchPath(ctx context.Context, r runner.Runner, j Job) (*SearchPath, error) {
 	argv := c.searchArgv(j)
-	out, err := r.Run(ctx, Cmd{Dir: j.Dir, Argv: argv})
+	out, err := r.Run(ctx, runner.Cmd{Dir: j.Dir, Argv: argv})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v\n%s", CmdString(Cmd{Argv: argv}), err, out.Stderr)
+		return nil, fmt.Errorf("%s: %v\n%s", runner.CmdString(runner.Cmd{Argv: argv}), err, out.Stderr)
 	}
 	return ParseSearchPath(out.Stderr)
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -44,12 +45,12 @@ type DeviceLibs struct {
 
 // DeviceLibRequest is the toolchain a directory is prepared for.
 type DeviceLibRequest struct {
-	Base     string // the toolchain's bitcode directory (ocml.bc, ockl.bc, oclc_*.bc)
-	BaseID   string // Base's content identity (treeIdentity; "" = computed here)
-	Clang    string // the clang that links them; it also writes the generated file
-	ClangID  string // its identity (Toolchain.ID): another clang gets another directory
-	CacheDir string // generated directories go to CacheDir/devlibs/
-	Run      Runner // runs clang
+	Base     string        // the toolchain's bitcode directory (ocml.bc, ockl.bc, oclc_*.bc)
+	BaseID   string        // Base's content identity (treeIdentity; "" = computed here)
+	Clang    string        // the clang that links them; it also writes the generated file
+	ClangID  string        // its identity (Toolchain.ID): another clang gets another directory
+	CacheDir string        // generated directories go to CacheDir/devlibs/
+	Run      runner.Runner // runs clang
 }
 
 // ISAVersion is the __oclc_ISA_version ROCm's device libraries define for a
@@ -168,7 +169,7 @@ func generate(ctx context.Context, r DeviceLibRequest, root, dir, proc string, i
 	// Relative names: the bitcode records its source file name, and the
 	// same toolchain should write the same bytes in every directory.
 	argv := []string{r.Clang, "-x", "ir", "--target=amdgcn-amd-amdhsa", "-nogpulib", "-c", "-emit-llvm", "isa.ll", "-o", isaFile(proc)}
-	res, err := r.Run.Run(ctx, Cmd{Dir: tmp, Argv: argv})
+	res, err := r.Run.Run(ctx, runner.Cmd{Dir: tmp, Argv: argv})
 	if err != nil {
 		return fmt.Errorf("generating %s for %s with %s: %v\n%s", isaFile(proc), proc, r.Clang, err, strings.TrimSpace(string(res.Stderr)))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -35,7 +36,7 @@ func TestRealGeneratedISALibrary(t *testing.T) {
 		t.Skipf("%s already has gfx1100's device library", in.DeviceLibDir)
 	}
 	ctx := context.Background()
-	run := ExecRunner{}
+	run := runner.ExecRunner{}
 	id, err := tc.ID(ctx, run)
 	require.NoError(t, err)
 	req := DeviceLibRequest{Base: in.DeviceLibDir, Clang: in.Clang, ClangID: id, CacheDir: t.TempDir(), Run: run}
@@ -45,7 +46,7 @@ func TestRealGeneratedISALibrary(t *testing.T) {
 	isa := filepath.Join(libs.Dir, "oclc_isa_version_1100.bc")
 
 	if dis := filepath.Join(in.LLVMBin, "llvm-dis"); fileExists(dis) {
-		out, err := run.Run(ctx, Cmd{Argv: []string{dis, isa, "-o", "-"}})
+		out, err := run.Run(ctx, runner.Cmd{Argv: []string{dis, isa, "-o", "-"}})
 		require.NoError(t, err, string(out.Stderr))
 		assert.Regexp(t, `@__oclc_ISA_version = linkonce_odr hidden local_unnamed_addr addrspace\(4\) constant i32 11000, align 4`, string(out.Stdout))
 	}
@@ -119,7 +120,7 @@ func TestRealNewTargets(t *testing.T) {
 	require.NoError(t, err)
 	tc.Driver, tc.Clang, tc.ClangVersion = clang, clang, "19"
 	ctx := context.Background()
-	run := ExecRunner{}
+	run := runner.ExecRunner{}
 	id, err := tc.ID(ctx, run)
 	require.NoError(t, err)
 	require.Contains(t, id, "clang version 19.")
@@ -134,7 +135,7 @@ func TestRealNewTargets(t *testing.T) {
 			assert.Equal(t, 5, co.Version, "code object version")
 			assert.Equal(t, nt.wave, co.Kernels[0].Wavefront)
 
-			out, err := run.Run(ctx, Cmd{Argv: []string{objdump, "-d", "--mcpu=" + nt.proc, path}})
+			out, err := run.Run(ctx, runner.Cmd{Argv: []string{objdump, "-d", "--mcpu=" + nt.proc, path}})
 			require.NoError(t, err, string(out.Stderr))
 			asm := string(out.Stdout)
 			require.Contains(t, asm, "<softexp>:")
@@ -158,7 +159,7 @@ func buildDevlibsKernel(t *testing.T, tc *Clang, libs *DeviceLibs, proc string) 
 		HIPVersion: tc.HIPVersion, ROCmVersion: tc.ROCmVersion}
 	dir := t.TempDir()
 	copyFiles(t, dir, "devlibs.hip")
-	rep, err := (&Builder{TC: c, Run: &ExecRunner{}, Jobs: 1, Environ: noEnv}).Build(context.Background(),
+	rep, err := (&Builder{TC: c, Run: &runner.ExecRunner{}, Jobs: 1, Environ: noEnv}).Build(context.Background(),
 		Request{Sources: []string{filepath.Join(dir, "devlibs.hip")}, Targets: targets(proc), OutDir: filepath.Join(dir, "out"), NoManifest: true})
 	require.NoError(t, err)
 	path := rep.Results[0].Out

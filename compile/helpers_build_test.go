@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -82,7 +83,7 @@ func targets(s ...string) []inspect.Target {
 // fails for targets in fail.
 type fakeRunner struct {
 	mu      sync.Mutex
-	cmds    []Cmd
+	cmds    []runner.Cmd
 	objects map[string][]byte // target proc -> object
 	fail    map[string]string // target -> stderr
 	block   chan struct{}     // if set, every compile waits for it or ctx
@@ -90,7 +91,7 @@ type fakeRunner struct {
 	version string
 }
 
-func (f *fakeRunner) Run(ctx context.Context, c Cmd) (Output, error) {
+func (f *fakeRunner) Run(ctx context.Context, c runner.Cmd) (runner.Output, error) {
 	f.mu.Lock()
 	f.cmds = append(f.cmds, c)
 	f.mu.Unlock()
@@ -99,10 +100,10 @@ func (f *fakeRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 		if v == "" {
 			v = "fake clang version 15.0.6"
 		}
-		return Output{Stdout: []byte(v)}, nil
+		return runner.Output{Stdout: []byte(v)}, nil
 	}
 	if len(c.Argv) > 5 && c.Argv[len(c.Argv)-5] == "-E" { // SearchPath: no search directories
-		return Output{Stderr: []byte(fakeSearchOutput)}, nil
+		return runner.Output{Stderr: []byte(fakeSearchOutput)}, nil
 	}
 	var target, out, dep, src string
 	for i, a := range c.Argv {
@@ -124,20 +125,20 @@ func (f *fakeRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 		select {
 		case <-f.block:
 		case <-ctx.Done():
-			return Output{}, ctx.Err()
+			return runner.Output{}, ctx.Err()
 		}
 	}
 	if msg, ok := f.fail[target]; ok {
-		return Output{Stderr: []byte(msg)}, &exec.ExitError{}
+		return runner.Output{Stderr: []byte(msg)}, &exec.ExitError{}
 	}
 	obj := f.objects[strings.SplitN(target, ":", 2)[0]]
 	if err := os.WriteFile(out, obj, 0o644); err != nil {
-		return Output{}, err
+		return runner.Output{}, err
 	}
 	if dep != "" {
 		os.WriteFile(dep, []byte(out+": "+src+" "+filepath.Join(filepath.Dir(src), "scale.h")+"\n"), 0o644)
 	}
-	return Output{CPU: 1}, nil
+	return runner.Output{CPU: 1}, nil
 }
 
 // fakeSearchOutput is what `clang -E -v` prints, with an empty search list.
@@ -186,9 +187,9 @@ func fakeClangTC() *Clang {
 // discovery fakes: it answers with stdout.
 type argvRunner func(argv ...string) ([]byte, error)
 
-func (f argvRunner) Run(_ context.Context, c Cmd) (Output, error) {
+func (f argvRunner) Run(_ context.Context, c runner.Cmd) (runner.Output, error) {
 	out, err := f(c.Argv...)
-	return Output{Stdout: out}, err
+	return runner.Output{Stdout: out}, err
 }
 
 // noEnv is a Builder.Environ with nothing set: keys that do not depend on

@@ -11,15 +11,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
 // versionRunner answers `--version` and counts the runs.
 type versionRunner struct{ runs atomic.Int32 }
 
-func (r *versionRunner) Run(_ context.Context, c Cmd) (Output, error) {
+func (r *versionRunner) Run(_ context.Context, c runner.Cmd) (runner.Output, error) {
 	r.runs.Add(1)
-	return Output{Stdout: []byte("clang version 15.0.6\nTarget: x86_64-pc-linux-gnu\n")}, nil
+	return runner.Output{Stdout: []byte("clang version 15.0.6\nTarget: x86_64-pc-linux-gnu\n")}, nil
 }
 
 // The toolchain identity is the compiler's content, not where it lies or

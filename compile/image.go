@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -48,7 +49,7 @@ type Image struct {
 // holds the compiler's identity, so a toolchain upgrade rebuilds. It is
 // safe for concurrent use.
 type ImageBuilder struct {
-	Run    Runner              // every program runs through it
+	Run    runner.Runner       // every program runs through it
 	Cache  Store               // nil: no cache
 	Getenv func(string) string // nil: os.Getenv
 	Flags  []string            // extra compiler flags
@@ -276,7 +277,7 @@ func (ib *ImageBuilder) nvcc(ctx context.Context, nvcc, inc string, rocmk bool, 
 		}
 		defer removeTmp()
 		out := filepath.Join(tmp, "out.cubin")
-		res, err := ib.Run.Run(ctx, Cmd{Dir: dir, Argv: argv(file, out, flags, inc)})
+		res, err := ib.Run.Run(ctx, runner.Cmd{Dir: dir, Argv: argv(file, out, flags, inc)})
 		if err != nil {
 			return nil, fmt.Errorf("# %s [%s]\n%s%s%w", name, arch, res.Stdout, res.Stderr, err)
 		}
@@ -403,7 +404,7 @@ func (ib *ImageBuilder) keyEnv(h *cache.Hash, vars ...string) {
 // remember), so an upgraded nvcc changes every key.
 func (ib *ImageBuilder) nvccIdentity(ctx context.Context, path string) (string, error) {
 	return remember(ib.Cache, "nvcc", fileStamp(path), func() (string, error) {
-		out, err := ib.Run.Run(ctx, Cmd{Argv: []string{path, "--version"}})
+		out, err := ib.Run.Run(ctx, runner.Cmd{Argv: []string{path, "--version"}})
 		if err != nil {
 			return "", fmt.Errorf("%s --version: %w", path, err)
 		}

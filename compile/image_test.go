@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -29,21 +30,21 @@ type imageRunner struct {
 	object    []byte
 	header    string
 	nvccFails bool
-	failInc   string   // an nvcc compile given -I failInc fails
-	compiles  []string // argv[0] of each compile
-	cmds      []Cmd    // each compile
-	probes    int      // toolchain probes (probe.hip)
+	failInc   string       // an nvcc compile given -I failInc fails
+	compiles  []string     // argv[0] of each compile
+	cmds      []runner.Cmd // each compile
+	probes    int          // toolchain probes (probe.hip)
 }
 
-func (r *imageRunner) Run(ctx context.Context, c Cmd) (Output, error) {
+func (r *imageRunner) Run(ctx context.Context, c runner.Cmd) (runner.Output, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(c.Argv) == 2 && c.Argv[1] == "--version" {
-		return Output{Stdout: []byte(r.version)}, nil
+		return runner.Output{Stdout: []byte(r.version)}, nil
 	}
 	if len(c.Argv) > 5 && c.Argv[len(c.Argv)-5] == "-E" { // SearchPath: the header's include directory
 		inc := filepath.Dir(filepath.Dir(r.header))
-		return Output{Stderr: []byte(strings.Replace(fakeSearchOutput, "#include <...> search starts here:\n",
+		return runner.Output{Stderr: []byte(strings.Replace(fakeSearchOutput, "#include <...> search starts here:\n",
 			"#include <...> search starts here:\n "+inc+"\n", 1))}, nil
 	}
 	if slices.Contains(c.Argv, "probe.hip") {
@@ -63,14 +64,14 @@ func (r *imageRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	}
 	if strings.HasSuffix(c.Argv[0], "nvcc") {
 		if r.nvccFails || (r.failInc != "" && contains(c.Argv, "-I"+r.failInc)) {
-			return Output{Stderr: []byte("hip/nvidia_detail/nvidia_hip_runtime.h:42: error: unknown type name 'cudaLaunchParams'\n")}, errors.New("exit status 2")
+			return runner.Output{Stderr: []byte("hip/nvidia_detail/nvidia_hip_runtime.h:42: error: unknown type name 'cudaLaunchParams'\n")}, errors.New("exit status 2")
 		}
-		return Output{}, os.WriteFile(out, []byte("cubin from nvcc "+r.version), 0o644)
+		return runner.Output{}, os.WriteFile(out, []byte("cubin from nvcc "+r.version), 0o644)
 	}
 	if err := os.WriteFile(out, r.object, 0o644); err != nil || dep == "" {
-		return Output{}, err
+		return runner.Output{}, err
 	}
-	return Output{}, os.WriteFile(dep, []byte(out+": "+r.header+"\n"), 0o644)
+	return runner.Output{}, os.WriteFile(dep, []byte(out+": "+r.header+"\n"), 0o644)
 }
 
 func contains(list []string, s string) bool {
@@ -456,6 +457,6 @@ func TestImageNVCCWithoutVersionFallsBackOnce(t *testing.T) {
 
 type failingRunner struct{}
 
-func (failingRunner) Run(context.Context, Cmd) (Output, error) {
-	return Output{}, errors.New("exec format error")
+func (failingRunner) Run(context.Context, runner.Cmd) (runner.Output, error) {
+	return runner.Output{}, errors.New("exec format error")
 }

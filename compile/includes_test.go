@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/compile/runner"
 )
 
 func TestScanIncludes(t *testing.T) {
@@ -137,7 +139,7 @@ func TestRealSearchPath(t *testing.T) {
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "inc"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "pre.h"), nil, 0o644))
 	j := Job{Src: "k.hip", Dir: dir, Target: targets("gfx90a")[0], Flags: []string{"-iquote", "q", "-Iinc", "-Inope", "-include", "pre.h"}}
-	sp, err := tc.SearchPath(t.Context(), &ExecRunner{}, j)
+	sp, err := tc.SearchPath(t.Context(), &runner.ExecRunner{}, j)
 	require.NoError(t, err)
 	assert.Equal(t, "inc", sp.Angle[0], "-I comes first among <> directories")
 	assert.Contains(t, sp.Missing, "nope")

@@ -11,17 +11,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/compile/runner"
 )
 
 // afterCompile runs the real compiler, then calls after once the first
 // compile (not a search-path probe) has finished: for rocmk, the change
 // lands while the compiler runs, after it read its inputs.
 type afterCompile struct {
-	Runner
+	runner.Runner
 	after func()
 }
 
-func (r *afterCompile) Run(ctx context.Context, c Cmd) (Output, error) {
+func (r *afterCompile) Run(ctx context.Context, c runner.Cmd) (runner.Output, error) {
 	out, err := r.Runner.Run(ctx, c)
 	if r.after != nil && slices.Contains(c.Argv, "-dependency-file") {
 		r.after()

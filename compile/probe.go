@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -109,7 +110,7 @@ func (s *Session) runProbe(ctx context.Context, tc *Clang, t inspect.Target) *Pr
 	j := Job{Src: "probe.hip", Dir: dir, Target: t, Out: filepath.Join(dir, "probe.hsaco")}
 	argv := tc.Argv(j)
 	argv[0] = s.FindOptions().path(argv[0])
-	out, err := s.Run.Run(ctx, Cmd{Dir: dir, Argv: argv})
+	out, err := s.Run.Run(ctx, runner.Cmd{Dir: dir, Argv: argv})
 	if err != nil {
 		p.Error, p.Fix = diagnose(out.Stderr, err, tc, t.Proc)
 		return p

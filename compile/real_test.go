@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -21,7 +22,7 @@ import (
 
 func realBuilder(t testing.TB, tc *Clang, cacheDir string) *Builder {
 	t.Helper()
-	b := &Builder{TC: tc, Run: &ExecRunner{}, Jobs: 2, Environ: noEnv}
+	b := &Builder{TC: tc, Run: &runner.ExecRunner{}, Jobs: 2, Environ: noEnv}
 	if cacheDir != "" {
 		c, err := cache.Open(cacheDir)
 		require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -21,7 +22,7 @@ type SessionOptions struct {
 	Root     string
 	LookPath func(string) (string, error)
 	// Runner runs every program of the session (nil: ExecRunner).
-	Runner Runner
+	Runner runner.Runner
 	Layout string // --layout ("" = clang)
 	// Clang pins the clang of every target (--clang; "" = ROCMK_CLANG,
 	// else the candidates' order, see Candidate).
@@ -64,7 +65,7 @@ type Tier interface {
 // concurrent use.
 type Session struct {
 	o     SessionOptions
-	Run   Runner
+	Run   runner.Runner
 	local *cache.Cache
 	tier  Tier
 
@@ -102,7 +103,7 @@ func OpenSession(o SessionOptions) (*Session, error) {
 	}
 	s := &Session{o: o, Run: o.Runner}
 	if s.Run == nil {
-		s.Run = ExecRunner{}
+		s.Run = runner.ExecRunner{}
 	}
 	if o.DebugLog != nil {
 		s.restoreDebug = cache.SetDebugHook(o.Getenv, o.DebugLog)
@@ -276,7 +277,7 @@ func (s *Session) Builder(o BuildOptions) (*Builder, error) {
 	}
 	run := s.Run
 	if o.Print != nil {
-		run = &Shell{Runner: run, Print: o.Print, DryRun: o.DryRun}
+		run = &runner.Shell{Runner: run, Print: o.Print, DryRun: o.DryRun}
 	}
 	b := &Builder{TC: tc, For: s.ToolchainFor, Run: run, Jobs: s.o.Jobs, DryRun: o.DryRun, Fetch: o.Fetch, Events: o.Events}
 	if !o.DryRun {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -22,7 +23,7 @@ type countingRunner struct {
 	versions atomic.Int32
 }
 
-func (r *countingRunner) Run(ctx context.Context, c Cmd) (Output, error) {
+func (r *countingRunner) Run(ctx context.Context, c runner.Cmd) (runner.Output, error) {
 	if len(c.Argv) == 2 && c.Argv[1] == "--version" {
 		r.versions.Add(1)
 	}

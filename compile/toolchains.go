@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -289,7 +290,7 @@ func (s *Session) candidate(ctx context.Context, base *Clang, clang, from, dir s
 func (s *Session) clangVersion(ctx context.Context, clang string) (string, int) {
 	host := s.FindOptions().path(clang)
 	out, err := remember(s.Store(), "clang-version", fileStamp(host), func() (string, error) {
-		out, err := s.Run.Run(ctx, Cmd{Argv: []string{host, "--version"}})
+		out, err := s.Run.Run(ctx, runner.Cmd{Argv: []string{host, "--version"}})
 		return string(out.Stdout), err
 	})
 	if err != nil {
