@@ -96,7 +96,7 @@ func runDoctor(o doctorOptions, env Env, ui *term.UI) error {
 	defer s.Close(env.Context)
 	doc := term.DoctorReport{
 		Rocmk:       term.DoctorRocmk{Version: version(), Go: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH, Cgo: doctorCgo},
-		Checkup:     s.Checkup(env.Context, o.Arch),
+		Checkup:     s.Resolver().Checkup(env.Context, o.Arch),
 		Cache:       doctorCacheOf(o, env),
 		Libraries:   verify.FindLibraries(verify.Loader{Root: env.Root, Getenv: env.Getenv, Cache: ldconfigCache(env)}),
 		Environment: map[string]string{},

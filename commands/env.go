@@ -23,7 +23,7 @@ type Env struct {
 	// Context is cancelled on SIGINT/SIGTERM by Main; tests may leave it nil.
 	Context context.Context
 	// Discovery fakes (toolchain, GPUs, runtime libraries; see
-	// compile.FindOptions): a filesystem root prefix ("" = "/") and PATH
+	// toolchain.FindOptions): a filesystem root prefix ("" = "/") and PATH
 	// lookup (nil = the real one; with Root set, nil finds nothing).
 	Root     string
 	LookPath func(string) (string, error)

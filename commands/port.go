@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/rocmk/rocmk/commands/term"
+	"github.com/rocmk/rocmk/compile/toolchain"
 
 	"github.com/urfave/cli/v2"
 
@@ -135,16 +136,16 @@ func runPort(ctx context.Context, o portOptions, env Env) error {
 // ROCMK_ARCH and the other arch variables, as for rocmk build but without
 // GPU detection (the device build covers the local GPU) or defaults: none
 // of them is no AMD build.
-func portTargets(arch []string, env Env) (compile.Targets, error) {
+func portTargets(arch []string, env Env) (toolchain.Targets, error) {
 	var manifest []string
 	if len(arch) == 0 && fileExists(compile.ProjectFile) {
 		p, err := compile.LoadProject(compile.ProjectFile)
 		if err != nil {
-			return compile.Targets{}, err
+			return toolchain.Targets{}, err
 		}
 		manifest = p.Targets
 	}
-	return compile.ResolveTargets(compile.TargetRequest{Flag: arch, Manifest: manifest, Getenv: env.Getenv,
+	return toolchain.ResolveTargets(toolchain.TargetRequest{Flag: arch, Manifest: manifest, Getenv: env.Getenv,
 		Default: func() []inspect.Target { return nil }})
 }
 

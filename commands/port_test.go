@@ -18,6 +18,7 @@ import (
 
 	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/verify"
 )
 
@@ -30,7 +31,7 @@ func requirePortToolchain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real compiler: the full lane (make test)")
 	}
-	if _, err := compile.FindInstallation(compile.FindOptions{}); err != nil {
+	if _, err := toolchain.FindInstallation(toolchain.FindOptions{}); err != nil {
 		t.Skipf("no ROCm toolchain: %v", err)
 	}
 }

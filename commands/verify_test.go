@@ -19,6 +19,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/kernels"
 	"github.com/rocmk/rocmk/verify"
@@ -191,7 +192,7 @@ func TestVerifyImageBuilderCompilesSuiteModuleForAMD(t *testing.T) {
 	defer s.Close(context.Background())
 	ib := s.Images(compile.ImageOptions{})
 	img, err := ib.Build(context.Background(), "hip", "gfx90a:sramecc+:xnack-", "fill.hip", src)
-	if errors.Is(err, compile.ErrToolchainNotFound) {
+	if errors.Is(err, toolchain.ErrToolchainNotFound) {
 		t.Skipf("no ROCm toolchain: %v", err)
 	}
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -26,11 +27,11 @@ func TestRealGeneratedISALibrary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs clang; skipped with -short")
 	}
-	in, err := FindInstallation(FindOptions{})
+	in, err := toolchain.FindInstallation(toolchain.FindOptions{})
 	if err != nil {
 		t.Skipf("no ROCm toolchain on this machine: %v", err)
 	}
-	tc, err := NewClang(in, LayoutClang)
+	tc, err := toolchain.NewClang(in, toolchain.LayoutClang)
 	require.NoError(t, err)
 	if tc.Check(inspect.MustParseTarget("gfx1100")) == nil {
 		t.Skipf("%s already has gfx1100's device library", in.DeviceLibDir)
@@ -39,8 +40,8 @@ func TestRealGeneratedISALibrary(t *testing.T) {
 	run := runner.ExecRunner{}
 	id, err := tc.ID(ctx, run)
 	require.NoError(t, err)
-	req := DeviceLibRequest{Base: in.DeviceLibDir, Clang: in.Clang, ClangID: id, CacheDir: t.TempDir(), Run: run}
-	libs, err := PrepareDeviceLibs(ctx, req, "gfx1100")
+	req := toolchain.DeviceLibRequest{Base: in.DeviceLibDir, Clang: in.Clang, ClangID: id, CacheDir: t.TempDir(), Run: run}
+	libs, err := toolchain.PrepareDeviceLibs(ctx, req, "gfx1100")
 	require.NoError(t, err)
 	require.True(t, libs.Generated)
 	isa := filepath.Join(libs.Dir, "oclc_isa_version_1100.bc")
@@ -52,7 +53,7 @@ func TestRealGeneratedISALibrary(t *testing.T) {
 	}
 	req2 := req
 	req2.CacheDir = t.TempDir()
-	libs2, err := PrepareDeviceLibs(ctx, req2, "gfx1100")
+	libs2, err := toolchain.PrepareDeviceLibs(ctx, req2, "gfx1100")
 	require.NoError(t, err)
 	a, _ := os.ReadFile(isa)
 	b, _ := os.ReadFile(filepath.Join(libs2.Dir, "oclc_isa_version_1100.bc"))
@@ -102,7 +103,7 @@ var (
 // (ISA library generated for gfx1200/gfx1201), reads each object back
 // (target, e_flags, code object version, wavefront size) and checks its
 // disassembly has the target's own instructions. It runs where those are
-// installed (make setup: scripts/install-toolchain.sh) or with
+// installed (make setup: scripts/install-sh) or with
 // ROCMK_TEST_LLVM19 set to a `dpkg -x` root of clang-19, lld-19, llvm-19,
 // libllvm19, libclang-cpp19 and libclang-common-19-dev, and
 // ROCMK_DEVICE_LIBS_DIR to the install script's device-library directory.
@@ -112,11 +113,11 @@ func TestRealNewTargets(t *testing.T) {
 	}
 	clang, objdump := findLLVM19(t)
 	base := findROCm60DeviceLibs(t)
-	in, err := FindInstallation(FindOptions{})
+	in, err := toolchain.FindInstallation(toolchain.FindOptions{})
 	if err != nil || in.HIPInclude == "" {
 		t.Skipf("no HIP headers on this machine: %v", err)
 	}
-	tc, err := NewClang(in, LayoutClang)
+	tc, err := toolchain.NewClang(in, toolchain.LayoutClang)
 	require.NoError(t, err)
 	tc.Driver, tc.Clang, tc.ClangVersion = clang, clang, "19"
 	ctx := context.Background()
@@ -127,7 +128,7 @@ func TestRealNewTargets(t *testing.T) {
 	cacheDir := t.TempDir()
 	for _, nt := range newTargets {
 		t.Run(nt.proc, func(t *testing.T) {
-			libs, err := PrepareDeviceLibs(ctx, DeviceLibRequest{Base: base, Clang: clang, ClangID: id, CacheDir: cacheDir, Run: run}, nt.proc)
+			libs, err := toolchain.PrepareDeviceLibs(ctx, toolchain.DeviceLibRequest{Base: base, Clang: clang, ClangID: id, CacheDir: cacheDir, Run: run}, nt.proc)
 			require.NoError(t, err)
 			assert.Equal(t, nt.generated, libs.Generated)
 			co, path := buildDevlibsKernel(t, tc, libs, nt.proc)
@@ -152,10 +153,10 @@ func TestRealNewTargets(t *testing.T) {
 
 // buildDevlibsKernel builds testdata/compile/devlibs.hip for proc with tc
 // and libs through a Builder, and returns the object read back and its path.
-func buildDevlibsKernel(t *testing.T, tc *Clang, libs *DeviceLibs, proc string) (*inspect.CodeObject, string) {
+func buildDevlibsKernel(t *testing.T, tc *toolchain.Clang, libs *toolchain.DeviceLibs, proc string) (*inspect.CodeObject, string) {
 	t.Helper()
-	c := &Clang{Layout: tc.Layout, Driver: tc.Driver, Clang: tc.Clang, ClangVersion: tc.ClangVersion, RocmPath: tc.RocmPath,
-		DeviceLibDir: libs.Dir, DeviceLibTargets: DeviceLibProcessors(libs.Dir), HIPInclude: tc.HIPInclude,
+	c := &toolchain.Clang{Layout: tc.Layout, Driver: tc.Driver, Clang: tc.Clang, ClangVersion: tc.ClangVersion, RocmPath: tc.RocmPath,
+		DeviceLibDir: libs.Dir, DeviceLibTargets: toolchain.DeviceLibProcessors(libs.Dir), HIPInclude: tc.HIPInclude,
 		HIPVersion: tc.HIPVersion, ROCmVersion: tc.ROCmVersion}
 	dir := t.TempDir()
 	copyFiles(t, dir, "devlibs.hip")
@@ -182,7 +183,7 @@ func findLLVM19(t *testing.T) (clang, objdump string) {
 	clang, objdump = filepath.Join(bin, "clang++"), filepath.Join(bin, "llvm-objdump")
 	for _, p := range []string{clang, objdump, filepath.Join(bin, "ld.lld")} {
 		if !fileExists(p) {
-			t.Skipf("%s not found: install clang-19, lld-19 and llvm-19 (make setup: scripts/install-toolchain.sh) or set ROCMK_TEST_LLVM19 to a dpkg -x root of them", p)
+			t.Skipf("%s not found: install clang-19, lld-19 and llvm-19 (make setup: scripts/install-sh) or set ROCMK_TEST_LLVM19 to a dpkg -x root of them", p)
 		}
 	}
 	if root != "" {
@@ -204,7 +205,7 @@ func findROCm60DeviceLibs(t *testing.T) string {
 	}
 	dir := filepath.Join(root, "rocm-device-libs-17_6.0+git20231212.5a852ed-2", "amdgcn", "bitcode")
 	if !fileExists(filepath.Join(dir, "ocml.bc")) {
-		t.Skipf("ROCm 6.0 device libraries not in %s (make setup: scripts/install-toolchain.sh)", dir)
+		t.Skipf("ROCm 6.0 device libraries not in %s (make setup: scripts/install-sh)", dir)
 	}
 	return dir
 }
@@ -212,4 +213,14 @@ func findROCm60DeviceLibs(t *testing.T) string {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// libsID is the content identity of a device-library directory.
+func libsID(t *testing.T, dir string) string {
+	t.Helper()
+	files, err := toolchain.TreeFiles(dir)
+	require.NoError(t, err)
+	id, err := toolchain.TreeDigest(dir, files)
+	require.NoError(t, err)
+	return id
 }

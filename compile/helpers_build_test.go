@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -43,16 +44,16 @@ func thisMachine(t testing.TB) {
 }
 
 // realClang returns the machine's toolchain, or skips when there is none.
-func realClang(t testing.TB, layout string) *Clang {
+func realClang(t testing.TB, layout string) *toolchain.Clang {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs the real compiler: the full lane (make test)")
 	}
-	in, err := FindInstallation(FindOptions{})
+	in, err := toolchain.FindInstallation(toolchain.FindOptions{})
 	if err != nil {
 		t.Skipf("no ROCm toolchain on this machine (CI installs Debian's clang-15 + ROCm 5.2.3): %v", err)
 	}
-	c, err := NewClang(in, layout)
+	c, err := toolchain.NewClang(in, layout)
 	if err != nil {
 		t.Skipf("layout %s unavailable: %v", layout, err)
 	}
@@ -173,12 +174,12 @@ func newFake(t testing.TB) *fakeRunner {
 // identity hashes that file, so no ROCm needs to be installed), with
 // Debian 12's other paths (nothing else on disk is read but the device-lib
 // dir, which may be absent).
-func fakeClangTC() *Clang {
+func fakeClangTC() *toolchain.Clang {
 	bin, err := filepath.Abs(filepath.Join("..", "testdata", "toolchain", "machine-debian", "usr", "bin", "clang++-15"))
 	if err != nil {
 		panic(err)
 	}
-	return &Clang{Layout: LayoutClang, Driver: bin, Clang: bin, ClangVersion: "15.0.6",
+	return &toolchain.Clang{Layout: toolchain.LayoutClang, Driver: bin, Clang: bin, ClangVersion: "15.0.6",
 		RocmPath: "/usr", DeviceLibDir: "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
 		DeviceLibTargets: []string{"gfx900", "gfx906", "gfx908", "gfx90a", "gfx940", "gfx1030"}, HIPVersion: "5.2.21153", ROCmVersion: "5.2.3"}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -55,7 +56,7 @@ type ImageBuilder struct {
 	Flags  []string            // extra compiler flags
 	// Toolchain returns the AMD toolchain that builds a target (a
 	// Session's ToolchainFor); it is called on each AMD build.
-	Toolchain func(context.Context, inspect.Target) (Toolchain, error)
+	Toolchain func(context.Context, inspect.Target) (toolchain.Toolchain, error)
 	// NVRTC compiles when nvcc cannot (nil: no NVRTC).
 	NVRTC NVRTC
 	// HIPInclude holds hip/hip_runtime.h and hip/nvidia_detail (HIP's
@@ -132,7 +133,7 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch string, s ImageSource
 		return Image{}, fmt.Errorf("device target %q: %w", arch, err)
 	}
 	if ib.Toolchain == nil {
-		return Image{}, fmt.Errorf("%w: no AMD toolchain given", ErrToolchainNotFound)
+		return Image{}, fmt.Errorf("%w: no AMD toolchain given", toolchain.ErrToolchainNotFound)
 	}
 	tc, err := ib.Toolchain(ctx, t)
 	if err != nil {
@@ -161,7 +162,7 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch string, s ImageSource
 	}
 	r := rep.Results[0]
 	compiler := tc.Name()
-	if c, ok := tc.(*Clang); ok {
+	if c, ok := tc.(*toolchain.Clang); ok {
 		compiler = c.Layout
 	}
 	return Image{Data: r.Object.Data, Object: r.Object, Compiler: compiler, Cached: r.Status == StatusHit}, nil
@@ -227,7 +228,7 @@ func (ib *ImageBuilder) nvcc(ctx context.Context, nvcc, inc string, rocmk bool, 
 	headers, keyInc, compiler := hipnvID(), "ROCMK_HIP", "nvcc-rocmk"
 	if !rocmk {
 		keyInc, compiler = inc, "nvcc"
-		if headers, err = treeIdentity(ib.Cache, "hip-headers", filepath.Join(inc, "hip")); err != nil {
+		if headers, err = toolchain.TreeIdentity(ib.Cache, "hip-headers", filepath.Join(inc, "hip")); err != nil {
 			if _, failed := ib.nvccFailed.LoadOrStore(inc, firstError(err.Error())); failed {
 				return Image{}, errNVCCFailedBefore
 			}
@@ -323,7 +324,7 @@ func (ib *ImageBuilder) remember(failKey cache.ActionID, msg, name, arch string)
 func (ib *ImageBuilder) nvrtc(arch string, s ImageSource) (Image, error) {
 	name := s.Name
 	if ib.NVRTC == nil {
-		return Image{}, fmt.Errorf("%w: no nvcc and no NVRTC to compile %s for %s", ErrToolchainNotFound, name, arch)
+		return Image{}, fmt.Errorf("%w: no nvcc and no NVRTC to compile %s for %s", toolchain.ErrToolchainNotFound, name, arch)
 	}
 	id, err := ib.NVRTC.ID()
 	if err != nil {
@@ -347,7 +348,7 @@ func (ib *ImageBuilder) nvrtc(arch string, s ImageSource) (Image, error) {
 	h.Line("nvrtc %s", id)
 	h.Line("headers %s", hipnvID())
 	if len(cudaInc) > 0 { // the others are inside it (cccl/)
-		ident, err := treeIdentity(ib.Cache, "cuda-headers", cudaInc[0])
+		ident, err := toolchain.TreeIdentity(ib.Cache, "cuda-headers", cudaInc[0])
 		if err != nil {
 			return Image{}, fmt.Errorf("CUDA headers: %w", err)
 		}
@@ -403,12 +404,12 @@ func (ib *ImageBuilder) keyEnv(h *cache.Hash, vars ...string) {
 // its `--version` text, remembered under its stamp as clang's is (see
 // remember), so an upgraded nvcc changes every key.
 func (ib *ImageBuilder) nvccIdentity(ctx context.Context, path string) (string, error) {
-	return remember(ib.Cache, "nvcc", fileStamp(path), func() (string, error) {
+	return toolchain.Remember(ib.Cache, "nvcc", toolchain.FileStamp(path), func() (string, error) {
 		out, err := ib.Run.Run(ctx, runner.Cmd{Argv: []string{path, "--version"}})
 		if err != nil {
 			return "", fmt.Errorf("%s --version: %w", path, err)
 		}
-		sum, err := fileDigest(path)
+		sum, err := toolchain.FileDigest(path)
 		if err != nil {
 			return "", err
 		}

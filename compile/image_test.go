@@ -17,6 +17,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -150,8 +151,8 @@ func TestImageAMDThroughBuilderRebuildsAfterUpgrade(t *testing.T) {
 	run := &imageRunner{version: "clang version 15.0.6", object: obj, header: header}
 	newBuilder := func() *ImageBuilder {
 		return &ImageBuilder{Run: run, Cache: store, Getenv: func(string) string { return "" },
-			Toolchain: func(context.Context, inspect.Target) (Toolchain, error) {
-				return &Clang{Layout: LayoutClang, Driver: clang, Clang: clang, DeviceLibDir: dir, DeviceLibTargets: []string{"gfx90a"}}, nil
+			Toolchain: func(context.Context, inspect.Target) (toolchain.Toolchain, error) {
+				return &toolchain.Clang{Layout: toolchain.LayoutClang, Driver: clang, Clang: clang, DeviceLibDir: dir, DeviceLibTargets: []string{"gfx90a"}}, nil
 			}}
 	}
 	src := []byte("#include <hip/hip_runtime.h>\n__global__ void vadd() {}\n")
@@ -437,7 +438,7 @@ func TestImageOtherRuntimes(t *testing.T) {
 	_, err = ib.Build(context.Background(), "opencl", "x", "x.hip", nil)
 	assert.ErrorContains(t, err, `no image builder for runtime "opencl"`)
 	_, err = (&ImageBuilder{NoNVCC: true}).Build(context.Background(), "cuda", "sm_90", "x.hip", nil)
-	assert.ErrorIs(t, err, ErrToolchainNotFound, "no nvcc and no NVRTC")
+	assert.ErrorIs(t, err, toolchain.ErrToolchainNotFound, "no nvcc and no NVRTC")
 }
 
 // An nvcc that cannot even say its version is given up for the run with

@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 )
 
 // includeRef is one header lookup written in a file: an #include,
@@ -356,7 +357,7 @@ type includeGraph struct {
 // maxObjectSize how much of a code object the compiler wrote.
 const (
 	maxScanSize   = 512 << 20
-	maxObjectSize = 1 << 30
+	maxObjectSize = toolchain.MaxObjectSize
 )
 
 // refusedIncludeError is a lookup that would make the compiler open a FIFO
@@ -408,7 +409,7 @@ func (s *scanMemo) get(abs string, pi pathInfo) (fileScan, error) {
 // file found, in every #if branch. stat answers come from the build's memo.
 // A lookup that would open a FIFO or a device is an error naming the file
 // and line: the compiler would block or read forever.
-func (b *Builder) scanJob(baseDir string, sp *SearchPath, src string) (*includeGraph, error) {
+func (b *Builder) scanJob(baseDir string, sp *toolchain.SearchPath, src string) (*includeGraph, error) {
 	g := &includeGraph{files: map[inclusion]fileID{}, scans: map[inclusion]fileScan{}}
 	search := append(append([]string(nil), sp.Quote...), sp.Angle...)
 	nQuote := len(sp.Quote)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 )
 
 func TestScanIncludes(t *testing.T) {
@@ -113,7 +114,7 @@ End of search list.
 `
 
 func TestParseSearchPath(t *testing.T) {
-	sp, err := ParseSearchPath([]byte(clangSearchOutput))
+	sp, err := toolchain.ParseSearchPath([]byte(clangSearchOutput))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"quoted"}, sp.Quote)
 	assert.Equal(t, []string{"inc", "/usr/lib/llvm-15/lib/clang/15.0.6",
@@ -123,22 +124,22 @@ func TestParseSearchPath(t *testing.T) {
 	assert.Equal(t, []string{"pre h.h", "__clang_hip_runtime_wrapper.h"}, sp.Includes)
 	assert.Equal(t, []string{"/usr/bin/../lib/gcc/x86_64-linux-gnu"}, sp.Installs)
 	assert.Equal(t, "", sp.Unmodelled)
-	sp, err = ParseSearchPath([]byte(strings.Replace(clangSearchOutput, "-E -main-file-name", "-E -ivfsoverlay /o.yaml -main-file-name", 1)))
+	sp, err = toolchain.ParseSearchPath([]byte(strings.Replace(clangSearchOutput, "-E -main-file-name", "-E -ivfsoverlay /o.yaml -main-file-name", 1)))
 	require.NoError(t, err)
 	assert.Equal(t, "-ivfsoverlay", sp.Unmodelled)
 
-	_, err = ParseSearchPath([]byte("clang: error: unknown argument: '-fbogus'\n"))
+	_, err = toolchain.ParseSearchPath([]byte("clang: error: unknown argument: '-fbogus'\n"))
 	assert.Error(t, err)
 }
 
 // TestRealSearchPath: the real clang's answer for a job with relative and
 // missing include directories.
 func TestRealSearchPath(t *testing.T) {
-	tc := realClang(t, LayoutClang)
+	tc := realClang(t, toolchain.LayoutClang)
 	dir := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "inc"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "pre.h"), nil, 0o644))
-	j := Job{Src: "k.hip", Dir: dir, Target: targets("gfx90a")[0], Flags: []string{"-iquote", "q", "-Iinc", "-Inope", "-include", "pre.h"}}
+	j := toolchain.Job{Src: "k.hip", Dir: dir, Target: targets("gfx90a")[0], Flags: []string{"-iquote", "q", "-Iinc", "-Inope", "-include", "pre.h"}}
 	sp, err := tc.SearchPath(t.Context(), &runner.ExecRunner{}, j)
 	require.NoError(t, err)
 	assert.Equal(t, "inc", sp.Angle[0], "-I comes first among <> directories")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -60,10 +61,10 @@ func TestSessionFindsTheToolchainOnce(t *testing.T) {
 	img, err := s.Images(ImageOptions{}).Build(context.Background(), "hip", "gfx90a", "k.hip", []byte("#include <hip/hip_runtime.h>\n__global__ void vadd() {}\n"))
 	require.NoError(t, err)
 	assert.True(t, img.Cached, "the image is the build's object")
-	tc, err := s.ToolchainFor(context.Background(), gfx90a)
+	tc, err := s.Resolver().ToolchainFor(context.Background(), gfx90a)
 	require.NoError(t, err)
-	assert.Same(t, tc, Toolchain(must(s.Toolchain())))
-	assert.Equal(t, []inspect.Target{gfx90a}, s.DefaultTargets(context.Background()), "the defaults the toolchain can build")
+	assert.Same(t, tc, toolchain.Toolchain(must(s.Resolver().Toolchain())))
+	assert.Equal(t, []inspect.Target{gfx90a}, s.Resolver().DefaultTargets(context.Background()), "the defaults the toolchain can build")
 	assert.EqualValues(t, 2, run.versions.Load(), "one --version for discovery, one for the toolchain's identity")
 	assert.Len(t, run.ran(), 1, "one compile")
 	assert.Equal(t, 1, run.probes, "gfx90a's toolchain probed once")
@@ -112,7 +113,8 @@ func TestSessionStore(t *testing.T) {
 	}})
 	require.NoError(t, err)
 	assert.Same(t, tier, s.Store())
-	assert.Equal(t, dir, localStore(s.Store()).(*cache.Cache).Dir(), "identities stay local")
+	assert.Same(t, tier, s.Resolver().Store(), "the resolver remembers through it (in its local cache)")
+	assert.Equal(t, dir, tier.Local().Dir(), "identities stay local")
 	assert.Equal(t, &cache.RemoteStats{Hits: 7}, s.Close(context.Background()))
 	assert.True(t, tier.closed)
 

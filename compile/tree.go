@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/hipify"
 )
 
@@ -412,7 +413,7 @@ func (t *Tree) Place(root string) error {
 	if err := os.MkdirAll(root, 0o777); err != nil {
 		return fmt.Errorf("translated tree: %w", err)
 	}
-	removeStale(root)
+	toolchain.RemoveStale(root)
 	trimTrees(root, time.Now())
 	tmp, err := os.MkdirTemp(root, ".tmp-tree-")
 	if err != nil {
@@ -434,7 +435,7 @@ func (t *Tree) Place(root string) error {
 	if t.complete(t.Dir) {
 		return nil
 	}
-	if err := replaceDir(tmp, t.Dir); err != nil {
+	if err := toolchain.ReplaceDir(tmp, t.Dir); err != nil {
 		return fmt.Errorf("translated tree: %w", err)
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/verify"
@@ -270,7 +271,7 @@ func (r *runner) buildTargets(ctx context.Context, tree *compile.Tree, file *com
 		return nil, nil
 	}
 	objs, builds, err := r.build(ctx, tree, file)
-	if err != nil && r.o.TargetsFrom != "" && errors.Is(err, compile.ErrToolchainNotFound) {
+	if err != nil && r.o.TargetsFrom != "" && errors.Is(err, toolchain.ErrToolchainNotFound) {
 		// Targets nobody asked for on this command line: skip them.
 		r.o.Warn("not building for %s (from %s): %v", targetList(r.o.Targets), r.o.TargetsFrom, err)
 		r.o.Targets = nil

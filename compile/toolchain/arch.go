@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"errors"
@@ -64,7 +64,7 @@ func ResolveTargets(r TargetRequest) (Targets, error) {
 	if len(r.Manifest) > 0 {
 		name := r.ManifestName
 		if name == "" {
-			name = ProjectFile
+			name = "rocmk.toml" // compile.ProjectFile
 		}
 		return parseTargets(strings.Join(r.Manifest, ","), name, detected)
 	}

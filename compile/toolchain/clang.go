@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"bytes"
@@ -39,6 +39,17 @@ type Toolchain interface {
 	Check(t inspect.Target) error
 	// SearchPath asks the compiler where j looks for headers (run in j.Dir).
 	SearchPath(ctx context.Context, r runner.Runner, j Job) (*SearchPath, error)
+}
+
+// Job is one compilation: one source for one target. Argv is a pure function
+// of a Job and the Toolchain, so the same Job always runs the same command.
+type Job struct {
+	Src     string         // the source as clang sees it: relative to Dir when inside it, else absolute
+	Dir     string         // directory clang runs in: the build's base directory ("" = current)
+	Target  inspect.Target // the one --offload-arch
+	Flags   []string       // user flags, in order (-D, -I, -f..., -m...)
+	Out     string         // where clang writes the code object
+	DepFile string         // where clang writes the dependency file ("" = none)
 }
 
 // Layouts: how the compiler is invoked.
@@ -119,7 +130,7 @@ func (c *Clang) Stamp() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "layout %s rocm-path %q hip %q rocm %q\n", c.Layout, c.RocmPath, c.HIPVersion, c.ROCmVersion)
 	for _, p := range uniq(c.Clang, c.Driver) {
-		fmt.Fprintf(&b, "bin %s\n", fileStamp(p))
+		fmt.Fprintf(&b, "bin %s\n", FileStamp(p))
 	}
 	return b.String()
 }
@@ -136,7 +147,7 @@ func (c *Clang) ID(ctx context.Context, r runner.Runner) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "layout %s\n", c.Layout)
 	for _, p := range uniq(c.Clang, c.Driver) {
-		sum, err := fileDigest(p)
+		sum, err := FileDigest(p)
 		if err != nil {
 			return "", err
 		}

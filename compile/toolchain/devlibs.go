@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"context"
@@ -125,7 +125,7 @@ func PrepareDeviceLibs(ctx context.Context, r DeviceLibRequest, proc string) (*D
 	}
 	baseID := r.BaseID
 	if baseID == "" {
-		if baseID, err = treeIdentity(nil, "devicelibs", base); err != nil {
+		if baseID, err = TreeIdentity(nil, "devicelibs", base); err != nil {
 			return nil, fmt.Errorf("device libraries: %w", err)
 		}
 	}
@@ -138,7 +138,7 @@ func PrepareDeviceLibs(ctx context.Context, r DeviceLibRequest, proc string) (*D
 		if err := os.MkdirAll(root, 0o777); err != nil {
 			return nil, fmt.Errorf("device libraries: %w", err)
 		}
-		removeStale(root)
+		RemoveStale(root)
 		if err := generate(ctx, r, root, dir, proc, isa, base, links); err != nil {
 			return nil, err
 		}
@@ -194,16 +194,16 @@ func generate(ctx context.Context, r DeviceLibRequest, root, dir, proc string, i
 	if complete(dir, proc, links) {
 		return nil
 	}
-	if err := replaceDir(tmp, dir); err != nil {
+	if err := ReplaceDir(tmp, dir); err != nil {
 		return fmt.Errorf("device libraries: %w", err)
 	}
 	return nil
 }
 
-// replaceDir puts tmp in the place of a damaged dir: the damaged one is
+// ReplaceDir puts tmp in the place of a damaged dir: the damaged one is
 // moved aside (under tmp's unique name) and removed, then tmp renamed in.
 // Another run may win that last rename; its directory is as good.
-func replaceDir(tmp, dir string) error {
+func ReplaceDir(tmp, dir string) error {
 	aside := tmp + "-damaged"
 	if err := os.Rename(dir, aside); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -239,9 +239,9 @@ func complete(dir, proc string, links []string) bool {
 	return true
 }
 
-// removeStale deletes what crashed runs left in root: temporary directories
+// RemoveStale deletes what crashed runs left in root: temporary directories
 // older than an hour (a live run finishes one in well under a second).
-func removeStale(root string) {
+func RemoveStale(root string) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return

@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"bufio"
@@ -125,9 +125,9 @@ func TestPrepareDeviceLibsUsesTheToolchainsOwnFile(t *testing.T) {
 // libsID is the identity a Builder keys a device-library directory with.
 func libsID(t *testing.T, dir string) string {
 	t.Helper()
-	files, err := treeFiles(dir)
+	files, err := TreeFiles(dir)
 	require.NoError(t, err)
-	id, err := treeDigest(dir, files)
+	id, err := TreeDigest(dir, files)
 	require.NoError(t, err)
 	return id
 }
