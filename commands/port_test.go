@@ -393,7 +393,7 @@ func TestPortVerboseAfterFile(t *testing.T) {
 	assert.Equal(t, ExitUsage, r.Code, "elementwise.toml has no spec for scalar.cu")
 	r = runRocmk(t, portFakeEnv(t, openPortFake), "port", filepath.Join(portData, "elementwise.cu"), "--spec", filepath.Join(portData, "elementwise.toml"), "-v")
 	assert.Equal(t, ExitOK, r.Code, r.Stderr)
-	assert.Contains(t, r.Stderr, "elementwise.cu: device image by fake")
+	assert.Contains(t, r.Stderr, "elementwise.cu: device image by host")
 	assert.Regexp(t, `gelu_tanh n=1000\s+ok \(reference`, r.Stderr)
 }
 

@@ -191,7 +191,7 @@ func TestVerifyImageBuilderCompilesSuiteModuleForAMD(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close(context.Background())
 	ib := s.Images(compile.ImageOptions{})
-	img, err := ib.Build(context.Background(), "hip", "gfx90a:sramecc+:xnack-", "fill.hip", src)
+	img, err := ib.Build(context.Background(), compile.AMD, "gfx90a:sramecc+:xnack-", "fill.hip", src)
 	if errors.Is(err, toolchain.ErrToolchainNotFound) {
 		t.Skipf("no ROCm toolchain: %v", err)
 	}
@@ -206,7 +206,7 @@ func TestVerifyImageBuilderCompilesSuiteModuleForAMD(t *testing.T) {
 	}
 	assert.Contains(t, names, "fill_f16")
 	// A second build is a cache hit with the same bytes.
-	img2, err := ib.Build(context.Background(), "hip", "gfx90a:sramecc+:xnack-", "fill.hip", src)
+	img2, err := ib.Build(context.Background(), compile.AMD, "gfx90a:sramecc+:xnack-", "fill.hip", src)
 	require.NoError(t, err)
 	assert.True(t, img2.Cached)
 	assert.Equal(t, img.Data, img2.Data)

@@ -37,13 +37,13 @@ type Image struct {
 	// Object is the parsed code object of an AMD image (nil for others):
 	// its kernels and their arguments.
 	Object   *inspect.CodeObject
-	Compiler string // "clang" (the Builder's layout), "nvcc", "nvrtc" or "fake"
+	Compiler string // "clang" (the Builder's layout), "nvcc", "nvrtc" or "host"
 	Cached   bool
 }
 
 // ImageBuilder builds a HIP source into the image one GPU loads: on AMD
-// ("hip") a code object for the device's target through a Builder (the same
-// key and cache entry as `rocmk build`); on NVIDIA ("cuda") a cubin for its
+// a code object for the device's target through a Builder (the same
+// key and cache entry as `rocmk build`); on NVIDIA a cubin for its
 // sm_XY, from nvcc with HIP's headers for the NVIDIA platform when they are
 // installed and work, else nvcc with rocmk's own (hipnv/), else NVRTC with
 // rocmk's headers and the CUDA toolkit's include directory. Every key
@@ -53,7 +53,10 @@ type ImageBuilder struct {
 	Run    runner.Runner       // every program runs through it
 	Cache  Store               // nil: no cache
 	Getenv func(string) string // nil: os.Getenv
-	Flags  []string            // extra compiler flags
+	// LookPath finds nvcc on PATH (nil: exec.LookPath; a Session's is the
+	// one its discovery uses).
+	LookPath func(string) (string, error)
+	Flags    []string // extra compiler flags
 	// Toolchain returns the AMD toolchain that builds a target (a
 	// Session's ToolchainFor); it is called on each AMD build.
 	Toolchain func(context.Context, inspect.Target) (toolchain.Toolchain, error)
@@ -84,24 +87,31 @@ type ImageBuilder struct {
 // or the stored data changes meaning.
 const imageFormat = "rocmk-image v1"
 
-// Build returns the image of src for a device of runtime ("hip", "cuda")
-// and arch ("gfx90a:sramecc+:xnack-", "sm_90"). The runtime "fake"
-// (verify.FakeRuntime, which runs Go references) loads the source as is.
-func (ib *ImageBuilder) Build(ctx context.Context, runtime, arch, name string, src []byte) (Image, error) {
-	return ib.BuildSource(ctx, runtime, arch, ImageSource{Name: name, Data: src})
+// Build returns the image of src for a device of platform p and arch
+// ("gfx90a:sramecc+:xnack-", "sm_90"). A Host device loads the source as
+// it is.
+func (ib *ImageBuilder) Build(ctx context.Context, p Platform, arch, name string, src []byte) (Image, error) {
+	return ib.BuildSource(ctx, p, arch, ImageSource{Name: name, Data: src})
 }
 
 // BuildSource is Build for a source that may be a file of a translated tree.
-func (ib *ImageBuilder) BuildSource(ctx context.Context, runtime, arch string, s ImageSource) (Image, error) {
-	switch runtime {
-	case "hip":
+func (ib *ImageBuilder) BuildSource(ctx context.Context, p Platform, arch string, s ImageSource) (Image, error) {
+	switch p {
+	case AMD:
 		return ib.buildAMD(ctx, arch, s)
-	case "cuda":
+	case NVIDIA:
 		return ib.buildNVIDIA(ctx, arch, s)
-	case "fake":
-		return Image{Data: s.Data, Compiler: "fake"}, nil
+	case Host:
+		return Image{Data: s.Data, Compiler: "host"}, nil
 	}
-	return Image{}, fmt.Errorf("no image builder for runtime %q", runtime)
+	return Image{}, fmt.Errorf("no image builder for %v", p)
+}
+
+func (ib *ImageBuilder) lookPath(name string) (string, error) {
+	if ib.LookPath == nil {
+		return exec.LookPath(name)
+	}
+	return ib.LookPath(name)
 }
 
 func (ib *ImageBuilder) getenv(k string) string {
@@ -149,7 +159,7 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch string, s ImageSource
 		return Image{}, err
 	}
 	defer removeOut()
-	b := &Builder{TC: tc, Run: ib.Run, Cache: ib.Cache, Jobs: 1}
+	b := newBuilder(tc, nil, ib.Run, ib.Cache, 1, BuildOptions{})
 	// The compiler runs in the source's directory (BaseDir: a temporary
 	// one, or the tree), so the key does not name it.
 	rep, err := b.Build(ctx, Request{BaseDir: dir, Sources: []string{filepath.Join(dir, file)}, Targets: []inspect.Target{t},
@@ -432,7 +442,7 @@ func (ib *ImageBuilder) findNVCC() string {
 			cands = append(cands, filepath.Join(r, "bin", "nvcc"))
 		}
 	}
-	if p, err := exec.LookPath("nvcc"); err == nil {
+	if p, err := ib.lookPath("nvcc"); err == nil {
 		cands = append(cands, p)
 	}
 	cands = append(cands, "/usr/local/cuda/bin/nvcc")

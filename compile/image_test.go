@@ -156,12 +156,12 @@ func TestImageAMDThroughBuilderRebuildsAfterUpgrade(t *testing.T) {
 			}}
 	}
 	src := []byte("#include <hip/hip_runtime.h>\n__global__ void vadd() {}\n")
-	img, err := newBuilder().Build(context.Background(), "hip", "gfx90a", "vadd.hip", src)
+	img, err := newBuilder().Build(context.Background(), AMD, "gfx90a", "vadd.hip", src)
 	require.NoError(t, err)
 	assert.Equal(t, obj, img.Data)
 	assert.Equal(t, "clang", img.Compiler)
 	assert.False(t, img.Cached)
-	img, err = newBuilder().Build(context.Background(), "hip", "gfx90a", "vadd.hip", src)
+	img, err = newBuilder().Build(context.Background(), AMD, "gfx90a", "vadd.hip", src)
 	require.NoError(t, err)
 	assert.True(t, img.Cached, "same toolchain, same source: a hit")
 	assert.Equal(t, []string{"deps", "object", "toolchain-id", "toolchain-id"}, kinds(t, c),
@@ -169,7 +169,7 @@ func TestImageAMDThroughBuilderRebuildsAfterUpgrade(t *testing.T) {
 
 	writeTool(t, clang, "clang 17, a new release")
 	run.version = "clang version 17.0.0"
-	img, err = newBuilder().Build(context.Background(), "hip", "gfx90a", "vadd.hip", src)
+	img, err = newBuilder().Build(context.Background(), AMD, "gfx90a", "vadd.hip", src)
 	require.NoError(t, err)
 	assert.False(t, img.Cached, "an upgraded compiler rebuilds")
 	assert.Len(t, run.ran(), 2)
@@ -197,7 +197,7 @@ func TestImageNVCCRebuildsAfterUpgradeOrHeaderChange(t *testing.T) {
 	build := func() Image {
 		t.Helper()
 		ib := &ImageBuilder{Run: run, Cache: store, Getenv: getenv, NVRTC: &fakeNVRTC{id: "unused"}, TreeRoot: t.TempDir()}
-		img, err := ib.Build(context.Background(), "cuda", "sm_90", "binary.hip", []byte("src"))
+		img, err := ib.Build(context.Background(), NVIDIA, "sm_90", "binary.hip", []byte("src"))
 		require.NoError(t, err)
 		assert.Equal(t, "nvcc", img.Compiler)
 		return img
@@ -238,7 +238,7 @@ func TestImageNVRTCRebuildsAfterUpgrade(t *testing.T) {
 	build := func() Image {
 		t.Helper()
 		ib := &ImageBuilder{Run: &imageRunner{}, Cache: store, Getenv: func(string) string { return "" }, NVRTC: nv, NoNVCC: true}
-		img, err := ib.Build(context.Background(), "cuda", "sm_90", "binary.hip", []byte("src"))
+		img, err := ib.Build(context.Background(), NVIDIA, "sm_90", "binary.hip", []byte("src"))
 		require.NoError(t, err)
 		assert.Equal(t, "nvrtc", img.Compiler)
 		return img
@@ -303,7 +303,7 @@ func TestImageNVCCFailureFallsBackToNVRTCAndIsRemembered(t *testing.T) {
 	}
 	ib := newBuilder()
 	for _, mod := range []string{"binary.hip", "unary.hip"} {
-		img, err := ib.Build(context.Background(), "cuda", "sm_90", mod, []byte(mod))
+		img, err := ib.Build(context.Background(), NVIDIA, "sm_90", mod, []byte(mod))
 		require.NoError(t, err)
 		assert.Equal(t, "nvrtc", img.Compiler)
 	}
@@ -312,7 +312,7 @@ func TestImageNVCCFailureFallsBackToNVRTCAndIsRemembered(t *testing.T) {
 	assert.Contains(t, warnings[0], "trying rocmk's HIP headers")
 	assert.Contains(t, warnings[1], "using NVRTC for the rest of this run")
 
-	img, err := newBuilder().Build(context.Background(), "cuda", "sm_90", "binary.hip", []byte("binary.hip"))
+	img, err := newBuilder().Build(context.Background(), NVIDIA, "sm_90", "binary.hip", []byte("binary.hip"))
 	require.NoError(t, err)
 	assert.True(t, img.Cached)
 	assert.Len(t, run.ran(), 2, "a later run remembers the failures")
@@ -332,7 +332,7 @@ func TestImageNVCCBrokenHIPHeadersUseRocmks(t *testing.T) {
 	ib := &ImageBuilder{Run: run, Cache: store, Getenv: getenv, NVRTC: &fakeNVRTC{id: "13.0"}, TreeRoot: root,
 		Warn: func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }}
 	for _, mod := range []string{"binary.hip", "unary.hip"} {
-		img, err := ib.Build(context.Background(), "cuda", "sm_90", mod, []byte(mod))
+		img, err := ib.Build(context.Background(), NVIDIA, "sm_90", mod, []byte(mod))
 		require.NoError(t, err)
 		assert.Equal(t, "nvcc-rocmk", img.Compiler)
 	}
@@ -360,7 +360,7 @@ func TestImageNVCCWithoutHIPHeaders(t *testing.T) {
 	run := &imageRunner{version: "release 12.6"}
 	ib := &ImageBuilder{Run: run, Getenv: func(k string) string { return map[string]string{"NVCC": nvcc}[k] },
 		HIPInclude: t.TempDir(), NVRTC: &fakeNVRTC{id: "12.6"}, TreeRoot: t.TempDir()}
-	img, err := ib.Build(context.Background(), "cuda", "sm_80", "k.hip", []byte("k"))
+	img, err := ib.Build(context.Background(), NVIDIA, "sm_80", "k.hip", []byte("k"))
 	require.NoError(t, err)
 	assert.Equal(t, "nvcc-rocmk", img.Compiler)
 	assert.Equal(t, "cubin from nvcc release 12.6", string(img.Data))
@@ -402,7 +402,7 @@ func TestImageTreeSource(t *testing.T) {
 	run := &imageRunner{version: "release 12.6"}
 	_, store := openTestCache(t)
 	ib := &ImageBuilder{Run: run, Cache: store, Getenv: getenv, TreeRoot: t.TempDir()}
-	_, err := ib.BuildSource(context.Background(), "cuda", "sm_90", src)
+	_, err := ib.BuildSource(context.Background(), NVIDIA, "sm_90", src)
 	require.NoError(t, err)
 	c := run.cmds[0]
 	assert.Equal(t, tr.Dir, c.Dir)
@@ -413,31 +413,31 @@ func TestImageTreeSource(t *testing.T) {
 
 	nv := &fakeNVRTC{id: "12.6"}
 	ib = &ImageBuilder{Run: run, Cache: store, Getenv: func(string) string { return "" }, NVRTC: nv, NoNVCC: true}
-	img, err := ib.BuildSource(context.Background(), "cuda", "sm_90", src)
+	img, err := ib.BuildSource(context.Background(), NVIDIA, "sm_90", src)
 	require.NoError(t, err)
 	assert.False(t, img.Cached)
 	assert.Equal(t, tr.Path("src/k.cu"), nv.name)
 	assert.Contains(t, nv.opts, "-I"+tr.Path("src"))
 	assert.Contains(t, nv.opts, "-I"+tr.Path("rocmk"))
-	img, err = ib.BuildSource(context.Background(), "cuda", "sm_90", src)
+	img, err = ib.BuildSource(context.Background(), NVIDIA, "sm_90", src)
 	require.NoError(t, err)
 	assert.True(t, img.Cached)
 	writeFiles(t, dir, map[string]string{"k/u.cuh": "#define U 2\n"})
 	tr2 := mk()
 	src.Tree, src.Rel = tr2, tr2.Sources[0]
-	img, err = ib.BuildSource(context.Background(), "cuda", "sm_90", src)
+	img, err = ib.BuildSource(context.Background(), NVIDIA, "sm_90", src)
 	require.NoError(t, err)
 	assert.False(t, img.Cached, "a changed header is another image")
 }
 
 func TestImageOtherRuntimes(t *testing.T) {
 	ib := &ImageBuilder{}
-	img, err := ib.Build(context.Background(), "fake", "sm_90", "x.hip", []byte("src"))
+	img, err := ib.Build(context.Background(), Host, "sm_90", "x.hip", []byte("src"))
 	require.NoError(t, err)
-	assert.Equal(t, Image{Data: []byte("src"), Compiler: "fake"}, img)
-	_, err = ib.Build(context.Background(), "opencl", "x", "x.hip", nil)
-	assert.ErrorContains(t, err, `no image builder for runtime "opencl"`)
-	_, err = (&ImageBuilder{NoNVCC: true}).Build(context.Background(), "cuda", "sm_90", "x.hip", nil)
+	assert.Equal(t, Image{Data: []byte("src"), Compiler: "host"}, img)
+	_, err = ib.Build(context.Background(), Platform(0), "x", "x.hip", nil)
+	assert.ErrorContains(t, err, "no image builder for unknown platform")
+	_, err = (&ImageBuilder{NoNVCC: true}).Build(context.Background(), NVIDIA, "sm_90", "x.hip", nil)
 	assert.ErrorIs(t, err, toolchain.ErrToolchainNotFound, "no nvcc and no NVRTC")
 }
 
@@ -449,7 +449,7 @@ func TestImageNVCCWithoutVersionFallsBackOnce(t *testing.T) {
 	ib := &ImageBuilder{Run: failingRunner{}, Getenv: getenv, NVRTC: &fakeNVRTC{id: "13.0"},
 		Warn: func(f string, a ...any) { warnings = append(warnings, f) }}
 	for _, mod := range []string{"binary.hip", "unary.hip"} {
-		img, err := ib.Build(context.Background(), "cuda", "sm_90", mod, []byte(mod))
+		img, err := ib.Build(context.Background(), NVIDIA, "sm_90", mod, []byte(mod))
 		require.NoError(t, err)
 		assert.Equal(t, "nvrtc", img.Compiler)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/compile/toolchain"
+	"github.com/rocmk/rocmk/inspect"
 )
 
 // SessionOptions are what a command knows before it builds anything.
@@ -187,15 +188,23 @@ func (s *Session) Builder(o BuildOptions) (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := s.Run
+	return newBuilder(tc, s.res.ToolchainFor, s.Run, s.Store(), s.o.Jobs, o), nil
+}
+
+// newBuilder is the one place a Builder is made (a session's builds and
+// the AMD images of ImageBuilder): tc builds every target, or forTarget
+// chooses each one's; o.Print wraps run in a Shell (-x, -n), and a dry
+// run uses no cache.
+func newBuilder(tc toolchain.Toolchain, forTarget func(context.Context, inspect.Target) (toolchain.Toolchain, error),
+	run runner.Runner, store Store, jobs int, o BuildOptions) *Builder {
 	if o.Print != nil {
 		run = &runner.Shell{Runner: run, Print: o.Print, DryRun: o.DryRun}
 	}
-	b := &Builder{TC: tc, For: s.res.ToolchainFor, Run: run, Jobs: s.o.Jobs, DryRun: o.DryRun, Fetch: o.Fetch, Events: o.Events}
+	b := &Builder{TC: tc, For: forTarget, Run: run, Jobs: jobs, DryRun: o.DryRun, Fetch: o.Fetch, Events: o.Events}
 	if !o.DryRun {
-		b.Cache = s.Store()
+		b.Cache = store
 	}
-	return b, nil
+	return b
 }
 
 // Build runs one Builder over r and records its hits and compiles for the
@@ -272,7 +281,7 @@ type ImageOptions struct {
 // toolchain, Runner and cache (recorded as builds), NVIDIA ones through
 // nvcc or NVRTC.
 func (s *Session) Images(o ImageOptions) *ImageBuilder {
-	return &ImageBuilder{Run: s.Run, Cache: s.Store(), Getenv: s.o.Getenv, NVRTC: o.NVRTC, HIPInclude: o.HIPInclude,
+	return &ImageBuilder{Run: s.Run, Cache: s.Store(), Getenv: s.o.Getenv, LookPath: s.o.LookPath, NVRTC: o.NVRTC, HIPInclude: o.HIPInclude,
 		NoNVCC: o.NoNVCC, TreeRoot: s.TreeRoot(), Log: o.Log, Warn: o.Warn, Toolchain: s.res.ToolchainFor, record: s.record}
 }
 

@@ -58,7 +58,7 @@ func TestSessionFindsTheToolchainOnce(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, []Status{[]Status{StatusCompiled, StatusHit}[i]}, []Status{rep.Results[0].Status})
 	}
-	img, err := s.Images(ImageOptions{}).Build(context.Background(), "hip", "gfx90a", "k.hip", []byte("#include <hip/hip_runtime.h>\n__global__ void vadd() {}\n"))
+	img, err := s.Images(ImageOptions{}).Build(context.Background(), AMD, "gfx90a", "k.hip", []byte("#include <hip/hip_runtime.h>\n__global__ void vadd() {}\n"))
 	require.NoError(t, err)
 	assert.True(t, img.Cached, "the image is the build's object")
 	tc, err := s.Resolver().ToolchainFor(context.Background(), gfx90a)

@@ -3,7 +3,6 @@ package toolchain
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -98,12 +97,10 @@ func localStore(s Store) Store {
 	return s
 }
 
-// resolve is the file a command name or path runs: found on PATH, links
-// followed.
+// resolve is the file path p names, links followed. p is a path: a
+// command name is looked up by whoever names it, through the injected
+// LookPath (FindOptions, ImageBuilder), never on PATH here.
 func resolve(p string) string {
-	if lp, err := exec.LookPath(p); err == nil {
-		p = lp
-	}
 	if rp, err := filepath.EvalSymlinks(p); err == nil {
 		p = rp
 	}
