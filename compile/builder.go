@@ -90,88 +90,13 @@ type idResult struct {
 // and returns ctx.Err().
 func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 	start := time.Now()
-	if len(r.Sources) == 0 {
-		return nil, errors.New("no sources to build")
-	}
-	if len(r.Targets) == 0 {
-		return nil, errors.New("no targets to build for")
-	}
-	if err := inspect.ValidateTargets(r.Targets); err != nil {
-		return nil, err
-	}
-	outDir := r.OutDir
-	if outDir == "" {
-		outDir = "."
-	}
-	baseDir, err := filepath.Abs(r.BaseDir)
+	rep, all, outDir, err := b.plan(r)
 	if err != nil {
 		return nil, err
-	}
-	if err := CheckOutputNames(r.Sources, r.Targets, outDir, len(r.Embed) > 0); err != nil {
-		return nil, err
-	}
-	flags, err := expandResponseFiles(r.Flags, baseDir)
-	if err != nil {
-		return nil, err
-	}
-	flags = relFlags(flags, baseDir)
-	rep := &Report{}
-	// Plan: sources in order, targets in order.
-	type work struct {
-		res *Result
-		job toolchain.Job
-	}
-	var all []*work
-	for _, src := range r.Sources {
-		abs, err := filepath.Abs(src)
-		if err != nil {
-			return nil, err
-		}
-		if !b.DryRun {
-			fi, err := os.Stat(abs)
-			if err != nil {
-				return nil, fmt.Errorf("source %s: %w", src, err)
-			}
-			if !fi.Mode().IsRegular() {
-				return nil, fmt.Errorf("source %s: not a regular file (%s)", src, fi.Mode().Type())
-			}
-		}
-		// clang runs in the base directory and names the source relative
-		// to it when it is inside: then nothing it records (file names in
-		// the object, the dependency list) depends on where the project is.
-		name := relPath(abs, baseDir)
-		for _, t := range r.Targets {
-			res := &Result{Src: src, Target: t, Status: StatusSkipped, Out: filepath.Join(outDir, ObjectName(src, t))}
-			j := toolchain.Job{Src: name, Dir: baseDir, Target: t, Flags: flags}
-			all = append(all, &work{res: res, job: j})
-			rep.Results = append(rep.Results, res)
-		}
 	}
 	b.tcs.Clear()
 	if b.DryRun {
-		var errs ErrorList
-		for _, w := range all {
-			w.job.Out = w.res.Out
-			if !filepath.IsAbs(w.job.Out) {
-				w.job.Out, _ = filepath.Abs(w.job.Out)
-			}
-			tc, err := b.toolchainFor(ctx, w.job.Target)
-			if err != nil {
-				b.fail(w.res, []byte(err.Error()), err)
-				errs = append(errs, w.res.Err.(*CompileError))
-				continue
-			}
-			w.res.Argv = tc.Argv(w.job)
-			if _, err := b.Run.Run(ctx, runner.Cmd{Dir: w.job.Dir, Argv: w.res.Argv}); err != nil {
-				return rep, err
-			}
-		}
-		rep.Wall = time.Since(start)
-		if len(errs) > 0 {
-			errs.sort()
-			return rep, errs
-		}
-		return rep, nil
+		return b.dryRun(ctx, all, rep, start)
 	}
 	if !b.Fetch {
 		if err := os.MkdirAll(outDir, 0o777); err != nil {
@@ -196,29 +121,113 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 			return nil, err
 		}
 	}
+	b.schedule(ctx, all, tmp, rep)
+	if err := ctx.Err(); err != nil {
+		rep.Wall = time.Since(start)
+		return rep, err
+	}
+	return b.collect(r, outDir, rep, start)
+}
 
-	// Worker pool over a channel of ready jobs (cf. cmd/go Builder.Do: the
-	// jobs have no dependencies on each other, so all are ready at once).
+// work is one job of a build and the result it fills.
+type work struct {
+	res *Result
+	job toolchain.Job
+}
+
+// plan makes a build's jobs: sources in order, targets in order, each
+// source a regular file (unless a dry run), named relative to the base
+// directory. The targets and output names are Plan's to check (Session.Plan
+// refuses two sources with one output before anything is written).
+func (b *Builder) plan(r Request) (*Report, []*work, string, error) {
+	if len(r.Sources) == 0 {
+		return nil, nil, "", errors.New("no sources to build")
+	}
+	if len(r.Targets) == 0 {
+		return nil, nil, "", errors.New("no targets to build for")
+	}
+	outDir := r.OutDir
+	if outDir == "" {
+		outDir = "."
+	}
+	baseDir, err := filepath.Abs(r.BaseDir)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	flags, err := expandResponseFiles(r.Flags, baseDir)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	flags = relFlags(flags, baseDir)
+	rep := &Report{}
+	var all []*work
+	for _, src := range r.Sources {
+		abs, err := filepath.Abs(src)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		if !b.DryRun {
+			fi, err := os.Stat(abs)
+			if err != nil {
+				return nil, nil, "", fmt.Errorf("source %s: %w", src, err)
+			}
+			if !fi.Mode().IsRegular() {
+				return nil, nil, "", fmt.Errorf("source %s: not a regular file (%s)", src, fi.Mode().Type())
+			}
+		}
+		// clang runs in the base directory and names the source relative
+		// to it when it is inside: then nothing it records (file names in
+		// the object, the dependency list) depends on where the project is.
+		name := relPath(abs, baseDir)
+		for _, t := range r.Targets {
+			res := &Result{Src: src, Target: t, Status: StatusSkipped, Out: filepath.Join(outDir, ObjectName(src, t))}
+			j := toolchain.Job{Src: name, Dir: baseDir, Target: t, Flags: flags}
+			all = append(all, &work{res: res, job: j})
+			rep.Results = append(rep.Results, res)
+		}
+	}
+	return rep, all, outDir, nil
+}
+
+// dryRun prints each job's command through Run (a Shell that runs
+// nothing) instead of building it (-n).
+func (b *Builder) dryRun(ctx context.Context, all []*work, rep *Report, start time.Time) (*Report, error) {
+	var errs ErrorList
+	for _, w := range all {
+		w.job.Out = w.res.Out
+		if !filepath.IsAbs(w.job.Out) {
+			w.job.Out, _ = filepath.Abs(w.job.Out)
+		}
+		tc, err := b.toolchainFor(ctx, w.job.Target)
+		if err != nil {
+			b.fail(w.res, []byte(err.Error()), err)
+			errs = append(errs, w.res.Err.(*CompileError))
+			continue
+		}
+		w.res.Argv = tc.Argv(w.job)
+		if _, err := b.Run.Run(ctx, runner.Cmd{Dir: w.job.Dir, Argv: w.res.Argv}); err != nil {
+			return rep, err
+		}
+	}
+	rep.Wall = time.Since(start)
+	if len(errs) > 0 {
+		errs.sort()
+		return rep, errs
+	}
+	return rep, nil
+}
+
+// schedule runs every job on a pool of b.Jobs workers (cf. cmd/go
+// Builder.Do: the jobs have no dependencies on each other, so all are
+// ready at once), biggest source first, each writing into tmp. After a
+// cancel nothing new starts.
+func (b *Builder) schedule(ctx context.Context, all []*work, tmp string, rep *Report) {
 	n := b.Jobs
 	if n <= 0 {
 		n = runtime.NumCPU()
 	}
-	// Longest first: start the biggest sources first (source size is a
-	// cheap proxy for compile time), so no long compile is left alone at
-	// the end while the other workers idle.
-	order := make([]int, len(all))
-	size := map[string]int64{}
-	for i, w := range all {
-		order[i] = i
-		if _, ok := size[w.res.Src]; !ok {
-			if fi, err := os.Stat(w.res.Src); err == nil {
-				size[w.res.Src] = fi.Size()
-			}
-		}
-	}
-	sort.SliceStable(order, func(a, b int) bool { return size[all[order[a]].res.Src] > size[all[order[b]].res.Src] })
 	ready := make(chan int, len(all))
-	for _, i := range order {
+	for _, i := range longestFirst(all) {
 		ready <- i
 	}
 	close(ready)
@@ -247,11 +256,29 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 		}()
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		rep.Wall = time.Since(start)
-		return rep, err
-	}
+}
 
+// longestFirst orders the jobs biggest source first (source size is a
+// cheap proxy for compile time), so no long compile is left alone at the
+// end while the other workers idle.
+func longestFirst(all []*work) []int {
+	order := make([]int, len(all))
+	size := map[string]int64{}
+	for i, w := range all {
+		order[i] = i
+		if _, ok := size[w.res.Src]; !ok {
+			if fi, err := os.Stat(w.res.Src); err == nil {
+				size[w.res.Src] = fi.Size()
+			}
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return size[all[order[a]].res.Src] > size[all[order[b]].res.Src] })
+	return order
+}
+
+// collect gathers the failures and, unless a fetch, writes the outputs
+// (objects, bundles, embeddings, manifest).
+func (b *Builder) collect(r Request, outDir string, rep *Report, start time.Time) (*Report, error) {
 	var errs ErrorList
 	for _, res := range rep.Results {
 		if res.Status == StatusFailed {

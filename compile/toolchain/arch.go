@@ -74,6 +74,9 @@ func ResolveTargets(r TargetRequest) (Targets, error) {
 		}
 	}
 	if ts := detected(); len(ts) > 0 {
+		if err := inspect.ValidateTargets(ts); err != nil {
+			return Targets{From: "detected GPUs"}, fmt.Errorf("detected GPUs: %w", err)
+		}
 		return Targets{ts, "detected GPUs"}, nil
 	}
 	if r.Default != nil {
