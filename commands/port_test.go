@@ -400,19 +400,19 @@ func TestPortVerboseAfterFile(t *testing.T) {
 // TestPortTargetsFromEnvironment: without --arch, ROCMK_ARCH (or
 // rocmk.toml's targets) picks the AMD builds, as for rocmk build.
 func TestPortTargetsFromEnvironment(t *testing.T) {
-	ts, err := portTargets(nil, testEnv(map[string]string{"ROCMK_ARCH": "gfx90a;gfx942"}))
+	ts, err := portTargets(nil, testEnv(map[string]string{"ROCMK_ARCH": "gfx90a;gfx942"}), nil)
 	require.NoError(t, err)
 	assert.Equal(t, "ROCMK_ARCH", ts.From)
 	assert.Equal(t, "gfx90a,gfx942", ts.String())
-	ts, err = portTargets(nil, testEnv(nil))
+	ts, err = portTargets(nil, testEnv(nil), nil)
 	require.NoError(t, err)
 	assert.Empty(t, ts.List, "nothing chosen: only the device build")
 	assert.Empty(t, ts.From)
-	ts, err = portTargets([]string{"gfx1030"}, testEnv(map[string]string{"ROCMK_ARCH": "gfx90a"}))
+	ts, err = portTargets([]string{"gfx1030"}, testEnv(map[string]string{"ROCMK_ARCH": "gfx90a"}), nil)
 	require.NoError(t, err)
 	assert.Equal(t, "gfx1030", ts.String())
 	assert.Equal(t, "--arch", ts.From)
-	_, err = portTargets([]string{"gfx9999"}, testEnv(nil))
+	_, err = portTargets([]string{"gfx9999"}, testEnv(nil), nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--arch")
 	assert.Equal(t, ExitUsage, exitCode(err))

@@ -183,6 +183,9 @@ func (s *Session) project(o PlanOptions) (*Project, error) {
 	if path == "" || len(o.Sources) > 0 {
 		return nil, nil
 	}
+	if s.o.Project != nil { // the command's, loaded once
+		return s.o.Project, nil
+	}
 	return LoadProject(path)
 }
 

@@ -40,6 +40,11 @@ type SessionOptions struct {
 	// cache/remote.Open with the resolved configuration.
 	OpenTier func(local *cache.Cache) (Tier, error)
 
+	// Project is the project file the command loaded (--project, else
+	// ./rocmk.toml): Plan reads it instead of loading it again. nil: Plan
+	// loads it.
+	Project *Project
+
 	Jobs int // parallel compiles (<= 0: one per CPU)
 	// DebugLog receives the ROCMK_DEBUG=cachehash=1 lines (nil: stderr).
 	DebugLog io.Writer
@@ -169,6 +174,10 @@ func (s *Session) CacheDir() string {
 	}
 	return s.local.Dir()
 }
+
+// Project is the project file the command loaded (nil: none, or not
+// loaded yet).
+func (s *Session) Project() *Project { return s.o.Project }
 
 // Resolver is the session's toolchain resolver: discovery, each target's
 // toolchain, probes, GPUs and doctor's checkup.
