@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/includes"
 	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/hipify"
 )
@@ -267,7 +268,7 @@ func (b *treeBuilder) mirror(abs string) error {
 func (b *treeBuilder) follow(abs string, text []byte) {
 	dir := filepath.Dir(abs)
 	macro := false
-	for _, ref := range scanIncludes(text).Refs {
+	for _, ref := range includes.Scan(text).Refs {
 		switch {
 		case ref.Name == "":
 			macro = macro || !ref.Has
