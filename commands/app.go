@@ -108,7 +108,7 @@ const interruptGrace = 500 * time.Millisecond
 
 // Main runs rocmk with args (args[0] is the program name) and returns the
 // exit code. SIGINT and SIGTERM cancel the command's context: compilers are
-// killed (compile.ExecRunner kills their process groups) and the command
+// killed (runner.ExecRunner kills their process groups) and the command
 // returns. One still running interruptGrace later is blocked where no
 // context reaches (a read of a pipe, a system call): Main then removes the
 // temporary files of the writes in progress and returns 130 without it, as

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/urfave/cli/v2"
 
-	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/verify"
 )
 
@@ -95,7 +95,7 @@ func TestExitCodeTable(t *testing.T) {
 		{errors.New("boom"), ExitFailure},
 		{usagef("bad"), ExitUsage},
 		{fmt.Errorf("run: %w", &verify.MismatchError{Failed: 1, Total: 2}), ExitMismatch},
-		{fmt.Errorf("x: %w", compile.ErrToolchainNotFound), ExitEnvMissing},
+		{fmt.Errorf("x: %w", toolchain.ErrToolchainNotFound), ExitEnvMissing},
 		{fmt.Errorf("x: %w", verify.ErrRuntimeUnavailable), ExitEnvMissing},
 		{fmt.Errorf("x: %w", verify.ErrNoDevice), ExitEnvMissing},
 		{fmt.Errorf("x: %w", context.Canceled), ExitInterrupted},
@@ -128,6 +128,6 @@ func TestBuildHonoursROCmPath(t *testing.T) {
 }
 
 func TestListSplitting(t *testing.T) {
-	assert.Equal(t, []string{"gfx90a", "gfx942", "gfx1030", "gfx1100"}, compile.SplitList("gfx90a,gfx942,gfx1030; gfx1100,"))
+	assert.Equal(t, []string{"gfx90a", "gfx942", "gfx1030", "gfx1100"}, toolchain.SplitList("gfx90a,gfx942,gfx1030; gfx1100,"))
 	assert.Equal(t, []string{"softmax", "binary_*_f16", "f32"}, splitCommas([]string{" softmax ,binary_*_f16", ",f32,"}))
 }

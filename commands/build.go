@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/rocmk/rocmk/commands/term"
+	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 
 	"github.com/urfave/cli/v2"
 
@@ -60,7 +62,7 @@ the bundled kernel suite. Flags override the manifest.`,
 			o := buildOptions{Plan: planOptionsOf(c), Print: c.Bool("x"), ResourceUsage: c.Bool("resource-usage"),
 				Layout: c.String("layout"), NoCache: c.Bool("no-cache"), ROCmPath: c.String("rocm-path"), Clang: c.String("clang"), g: globals(c)}
 			o.Plan.OutDir, o.Plan.DryRun, o.Plan.Bundle, o.Plan.GoPackage = c.String("out"), c.Bool("n"), c.Bool("bundle"), c.String("go-package")
-			o.Plan.Embed = compile.SplitList(strings.Join(c.StringSlice("embed"), ","))
+			o.Plan.Embed = toolchain.SplitList(strings.Join(c.StringSlice("embed"), ","))
 			return runBuild(c.Context, o, envOf(c))
 		},
 	}
@@ -74,7 +76,7 @@ func planFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "D", Usage: "define a macro (NAME or NAME=VALUE)"},
 		&cli.StringSliceFlag{Name: "I", Usage: "add an include directory"},
 		&cli.StringSliceFlag{Name: "flag", Aliases: []string{"X"}, Usage: "pass one flag to the compiler (repeatable: -X -ffast-math)"},
-		&cli.StringFlag{Name: "layout", Usage: "how to call the compiler: clang, hipcc or amdclang++", Value: compile.LayoutClang},
+		&cli.StringFlag{Name: "layout", Usage: "how to call the compiler: clang, hipcc or amdclang++", Value: toolchain.LayoutClang},
 		&cli.StringFlag{Name: "project", Usage: "project manifest to build", DefaultText: "./rocmk.toml if present"},
 		&cli.StringFlag{Name: "rocm-path", Usage: "ROCm install to use (default: ROCM_PATH, HIP_PATH, /opt/rocm, Debian /usr)"},
 	}
@@ -146,7 +148,7 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 	if berr != nil && !errors.As(berr, &list) {
 		return berr
 	}
-	tc, _ := s.Toolchain()
+	tc, _ := s.Resolver().Toolchain()
 	parity := treeParity(req.Tree, rep, ui)
 	doc := newBuildDoc(tc.Name(), req, rep, remote)
 	doc.Tree, doc.Parity = req.Tree, parity
@@ -247,7 +249,7 @@ func printDryRun(ui *term.UI, asJSON bool, doc buildDoc, rep *compile.Report, fa
 	if asJSON {
 		for _, r := range rep.Results {
 			if r.Argv != nil {
-				doc.Commands = append(doc.Commands, compile.CmdString(compile.Cmd{Argv: r.Argv}))
+				doc.Commands = append(doc.Commands, runner.CmdString(runner.Cmd{Argv: r.Argv}))
 			}
 		}
 		if err := ui.Result("build", doc, nil); err != nil {

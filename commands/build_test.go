@@ -21,6 +21,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -34,7 +35,7 @@ func requireToolchain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real compiler: the full lane (make test)")
 	}
-	if _, err := compile.FindInstallation(compile.FindOptions{}); err != nil {
+	if _, err := toolchain.FindInstallation(toolchain.FindOptions{}); err != nil {
 		t.Skipf("no ROCm toolchain (CI installs Debian's clang-15 + ROCm 5.2.3): %v", err)
 	}
 }
@@ -384,7 +385,7 @@ const benchTargets = "gfx908,gfx90a,gfx940,gfx1030"
 // data checked, outputs compared and left alone, manifest. The cache lives
 // in $TMPDIR/rocmk-bench-cache so only the first run pays for the cold build.
 func BenchmarkCachedRebuild(b *testing.B) {
-	if _, err := compile.FindInstallation(compile.FindOptions{}); err != nil {
+	if _, err := toolchain.FindInstallation(toolchain.FindOptions{}); err != nil {
 		b.Skipf("no ROCm toolchain: %v", err)
 	}
 	t := &testing.T{}
@@ -961,7 +962,7 @@ func (p *propProject) check(bin string) (hits int) {
 // realClangPath is the clang++ of the machine's ROCm installation.
 func realClangPath(t *testing.T) string {
 	t.Helper()
-	in, err := compile.FindInstallation(compile.FindOptions{})
+	in, err := toolchain.FindInstallation(toolchain.FindOptions{})
 	require.NoError(t, err)
 	return in.Clang
 }

@@ -367,7 +367,11 @@ is listed as missing. Exit status 2 with no remote cache or a write-only one.`,
 		Flags: planFlags(),
 		Action: func(c *cli.Context) error {
 			env, g := envOf(c), globals(c)
-			cfg, err := remoteConfig(g, env, c.String("project"))
+			p, err := compile.FindProject(c.String("project"))
+			if err != nil {
+				return err
+			}
+			cfg, err := remoteConfigOf(g, env, p)
 			if err != nil {
 				return err
 			}
@@ -377,15 +381,15 @@ is listed as missing. Exit status 2 with no remote cache or a write-only one.`,
 			case cfg.Mode == remote.WriteOnly:
 				return usagef("cache pull: the remote cache is write-only (--remote-cache-mode)")
 			}
-			return runCachePull(c.Context, planOptionsOf(c), c.String("layout"), c.String("rocm-path"), cfg, env, g)
+			return runCachePull(c.Context, planOptionsOf(c), p, c.String("layout"), c.String("rocm-path"), cfg, env, g)
 		},
 	}
 }
 
-func runCachePull(ctx context.Context, po compile.PlanOptions, layout, rocmPath string, cfg *remote.Config, env Env, g globalOptions) error {
+func runCachePull(ctx context.Context, po compile.PlanOptions, p *compile.Project, layout, rocmPath string, cfg *remote.Config, env Env, g globalOptions) error {
 	ui := newUI(env, g)
 	po.ReadSource = sourceReader(env)
-	s, err := openSession(env, g, ui, sessionFlags{ROCmPath: rocmPath, Layout: layout, Project: po.Project})
+	s, err := openSession(env, g, ui, sessionFlags{ROCmPath: rocmPath, Layout: layout, Loaded: p, Remote: cfg})
 	if err != nil {
 		return err
 	}

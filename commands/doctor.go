@@ -10,6 +10,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/commands/term"
+	"github.com/rocmk/rocmk/compile/runner"
 
 	"github.com/urfave/cli/v2"
 
@@ -95,7 +96,7 @@ func runDoctor(o doctorOptions, env Env, ui *term.UI) error {
 	defer s.Close(env.Context)
 	doc := term.DoctorReport{
 		Rocmk:       term.DoctorRocmk{Version: version(), Go: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH, Cgo: doctorCgo},
-		Checkup:     s.Checkup(env.Context, o.Arch),
+		Checkup:     s.Resolver().Checkup(env.Context, o.Arch),
 		Cache:       doctorCacheOf(o, env),
 		Libraries:   verify.FindLibraries(verify.Loader{Root: env.Root, Getenv: env.Getenv, Cache: ldconfigCache(env)}),
 		Environment: map[string]string{},
@@ -164,14 +165,14 @@ func doctorCacheOf(o doctorOptions, env Env) term.DoctorCache {
 // ldconfigCache is the ld.so cache as `ldconfig -p` lists it. With a fake
 // Root, only a fake runner answers.
 func ldconfigCache(env Env) map[string]string {
-	if _, real := env.Runner.(compile.ExecRunner); real && env.Root != "" {
+	if _, real := env.Runner.(runner.ExecRunner); real && env.Root != "" {
 		return nil
 	}
 	ldconfig := "ldconfig"
 	if _, err := os.Stat("/sbin/ldconfig"); err == nil && env.Root == "" {
 		ldconfig = "/sbin/ldconfig" // often not on a user's PATH
 	}
-	out, err := env.Runner.Run(env.Context, compile.Cmd{Argv: []string{ldconfig, "-p"}})
+	out, err := env.Runner.Run(env.Context, runner.Cmd{Argv: []string{ldconfig, "-p"}})
 	if err != nil {
 		return nil
 	}

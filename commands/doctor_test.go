@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/commands/term"
-	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/verify"
 )
 
@@ -167,11 +167,11 @@ func TestDoctorThisMachine(t *testing.T) {
 }
 
 func TestExitCodesOfDiscoveryErrors(t *testing.T) {
-	_, err := compile.ResolveTargets(compile.TargetRequest{})
+	_, err := toolchain.ResolveTargets(toolchain.TargetRequest{})
 	assert.Equal(t, ExitUsage, exitCode(err), "no target selected is a usage error: the fix is --arch")
-	_, err = compile.ResolveTargets(compile.TargetRequest{Getenv: func(k string) string { return map[string]string{"GPU_TARGETS": "gfx91"}[k] }})
+	_, err = toolchain.ResolveTargets(toolchain.TargetRequest{Getenv: func(k string) string { return map[string]string{"GPU_TARGETS": "gfx91"}[k] }})
 	assert.Equal(t, ExitUsage, exitCode(err), "a bad target in the environment too")
-	_, err = compile.FindInstallation(compile.FindOptions{Root: t.TempDir(), Getenv: func(string) string { return "" }})
+	_, err = toolchain.FindInstallation(toolchain.FindOptions{Root: t.TempDir(), Getenv: func(string) string { return "" }})
 	assert.Equal(t, ExitEnvMissing, exitCode(err))
 }
 

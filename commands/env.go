@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/rocmk/rocmk/commands/term"
+	"github.com/rocmk/rocmk/compile/runner"
 
-	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/verify"
 )
 
@@ -23,13 +23,13 @@ type Env struct {
 	// Context is cancelled on SIGINT/SIGTERM by Main; tests may leave it nil.
 	Context context.Context
 	// Discovery fakes (toolchain, GPUs, runtime libraries; see
-	// compile.FindOptions): a filesystem root prefix ("" = "/") and PATH
+	// toolchain.FindOptions): a filesystem root prefix ("" = "/") and PATH
 	// lookup (nil = the real one; with Root set, nil finds nothing).
 	Root     string
 	LookPath func(string) (string, error)
 	// Runner runs every program rocmk runs: compilers, discovery, ldconfig
-	// (nil = compile.ExecRunner). Tests pass a fake.
-	Runner compile.Runner
+	// (nil = runner.ExecRunner). Tests pass a fake.
+	Runner runner.Runner
 	// OpenRuntime opens a GPU runtime for `rocmk verify` (nil = verify.Open;
 	// tests pass a fake that runs the Go references).
 	OpenRuntime func(backend string, device int, getenv func(string) string) (verify.Runtime, error)
@@ -71,7 +71,7 @@ func (e Env) withDefaults() Env {
 		e.Context = context.Background()
 	}
 	if e.Runner == nil {
-		e.Runner = compile.ExecRunner{}
+		e.Runner = runner.ExecRunner{}
 	}
 	return e
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/verify"
@@ -68,15 +69,15 @@ func exitCode(err error) int {
 		return ExitInterrupted
 	case errors.As(err, &ue):
 		return ExitUsage
-	case errors.Is(err, compile.ErrNoTargets), // no --arch and nothing to detect: the fix is a flag
+	case errors.Is(err, toolchain.ErrNoTargets), // no --arch and nothing to detect: the fix is a flag
 		errors.Is(err, inspect.ErrInvalidTarget),  // a bad --arch, ROCMK_ARCH or project target
 		errors.Is(err, compile.ErrOutputConflict), // two sources, one output name
-		errors.Is(err, compile.ErrBadLayout),
+		errors.Is(err, toolchain.ErrBadLayout),
 		errors.As(err, new(*compile.UsageError)), errors.As(err, new(*hipify.UsageError)):
 		return ExitUsage
 	case errors.As(err, &me):
 		return ExitMismatch
-	case errors.Is(err, compile.ErrToolchainNotFound),
+	case errors.Is(err, toolchain.ErrToolchainNotFound),
 		errors.Is(err, verify.ErrRuntimeUnavailable),
 		errors.Is(err, verify.ErrNoDevice),
 		errors.Is(err, errEnvMissing):

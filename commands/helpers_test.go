@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/runner"
 )
 
 // Shared by every command test in this package: define nothing of the same
@@ -106,11 +106,11 @@ func inTime(t *testing.T, d time.Duration, f func()) {
 	}
 }
 
-// fakeRunner is a compile.Runner made of a function of the argument
+// fakeRunner is a runner.Runner made of a function of the argument
 // vector: it answers with stdout.
 type fakeRunner func(argv ...string) ([]byte, error)
 
-func (f fakeRunner) Run(_ context.Context, c compile.Cmd) (compile.Output, error) {
+func (f fakeRunner) Run(_ context.Context, c runner.Cmd) (runner.Output, error) {
 	out, err := f(c.Argv...)
-	return compile.Output{Stdout: out}, err
+	return runner.Output{Stdout: out}, err
 }

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/rocmk/rocmk/commands/term"
+	"github.com/rocmk/rocmk/compile/toolchain"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/rocmk/rocmk/cache/safefile"
-	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/kernels/cuda"
 )
@@ -189,7 +189,7 @@ func resolveHIPVersion(o *hipifyOptions, env Env) error {
 	}
 	find := o.FindToolchain
 	if find == nil {
-		find = func() (string, error) { return compile.HIPVersion(env.Getenv) }
+		find = func() (string, error) { return toolchain.HIPVersion(env.Getenv) }
 	}
 	if s, err := find(); err == nil && s != "" {
 		parts := strings.SplitN(s, ".", 3)

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/rocmk/rocmk/commands/term"
+	"github.com/rocmk/rocmk/compile/toolchain"
 
 	"github.com/urfave/cli/v2"
 
@@ -119,7 +120,7 @@ func runPort(ctx context.Context, o portOptions, env Env) error {
 		return err
 	}
 	defer s.Close(ctx)
-	ts, err := portTargets(o.Arch, env)
+	ts, err := portTargets(o.Arch, env, s.Project())
 	if err != nil {
 		return err
 	}
@@ -131,20 +132,16 @@ func runPort(ctx context.Context, o portOptions, env Env) error {
 	return runPortGroups(ctx, ui, "port", po, []port.Group{{File: o.File, Specs: mine}}, o.g.Quiet)
 }
 
-// portTargets are port's AMD targets: --arch, else ./rocmk.toml's, else
-// ROCMK_ARCH and the other arch variables, as for rocmk build but without
-// GPU detection (the device build covers the local GPU) or defaults: none
-// of them is no AMD build.
-func portTargets(arch []string, env Env) (compile.Targets, error) {
+// portTargets are port's AMD targets: --arch, else the project file's
+// (p: ./rocmk.toml, nil when there is none), else ROCMK_ARCH and the other
+// arch variables, as for rocmk build but without GPU detection (the device
+// build covers the local GPU) or defaults: none of them is no AMD build.
+func portTargets(arch []string, env Env, p *compile.Project) (toolchain.Targets, error) {
 	var manifest []string
-	if len(arch) == 0 && fileExists(compile.ProjectFile) {
-		p, err := compile.LoadProject(compile.ProjectFile)
-		if err != nil {
-			return compile.Targets{}, err
-		}
+	if len(arch) == 0 && p != nil {
 		manifest = p.Targets
 	}
-	return compile.ResolveTargets(compile.TargetRequest{Flag: arch, Manifest: manifest, Getenv: env.Getenv,
+	return toolchain.ResolveTargets(toolchain.TargetRequest{Flag: arch, Manifest: manifest, Getenv: env.Getenv,
 		Default: func() []inspect.Target { return nil }})
 }
 

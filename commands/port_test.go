@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/verify"
 )
 
@@ -29,7 +31,7 @@ func requirePortToolchain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real compiler: the full lane (make test)")
 	}
-	if _, err := compile.FindInstallation(compile.FindOptions{}); err != nil {
+	if _, err := toolchain.FindInstallation(toolchain.FindOptions{}); err != nil {
 		t.Skipf("no ROCm toolchain: %v", err)
 	}
 }
@@ -391,26 +393,26 @@ func TestPortVerboseAfterFile(t *testing.T) {
 	assert.Equal(t, ExitUsage, r.Code, "elementwise.toml has no spec for scalar.cu")
 	r = runRocmk(t, portFakeEnv(t, openPortFake), "port", filepath.Join(portData, "elementwise.cu"), "--spec", filepath.Join(portData, "elementwise.toml"), "-v")
 	assert.Equal(t, ExitOK, r.Code, r.Stderr)
-	assert.Contains(t, r.Stderr, "elementwise.cu: device image by fake")
+	assert.Contains(t, r.Stderr, "elementwise.cu: device image by host")
 	assert.Regexp(t, `gelu_tanh n=1000\s+ok \(reference`, r.Stderr)
 }
 
 // TestPortTargetsFromEnvironment: without --arch, ROCMK_ARCH (or
 // rocmk.toml's targets) picks the AMD builds, as for rocmk build.
 func TestPortTargetsFromEnvironment(t *testing.T) {
-	ts, err := portTargets(nil, testEnv(map[string]string{"ROCMK_ARCH": "gfx90a;gfx942"}))
+	ts, err := portTargets(nil, testEnv(map[string]string{"ROCMK_ARCH": "gfx90a;gfx942"}), nil)
 	require.NoError(t, err)
 	assert.Equal(t, "ROCMK_ARCH", ts.From)
 	assert.Equal(t, "gfx90a,gfx942", ts.String())
-	ts, err = portTargets(nil, testEnv(nil))
+	ts, err = portTargets(nil, testEnv(nil), nil)
 	require.NoError(t, err)
 	assert.Empty(t, ts.List, "nothing chosen: only the device build")
 	assert.Empty(t, ts.From)
-	ts, err = portTargets([]string{"gfx1030"}, testEnv(map[string]string{"ROCMK_ARCH": "gfx90a"}))
+	ts, err = portTargets([]string{"gfx1030"}, testEnv(map[string]string{"ROCMK_ARCH": "gfx90a"}), nil)
 	require.NoError(t, err)
 	assert.Equal(t, "gfx1030", ts.String())
 	assert.Equal(t, "--arch", ts.From)
-	_, err = portTargets([]string{"gfx9999"}, testEnv(nil))
+	_, err = portTargets([]string{"gfx9999"}, testEnv(nil), nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--arch")
 	assert.Equal(t, ExitUsage, exitCode(err))
@@ -430,12 +432,12 @@ func TestVerifySpecFlag(t *testing.T) {
 // countVersions counts `--version` runs of a Runner: toolchain discovery
 // and the toolchain's identity each run the compiler once.
 type countVersions struct {
-	compile.Runner
+	runner.Runner
 	mu sync.Mutex
 	n  int
 }
 
-func (c *countVersions) Run(ctx context.Context, cmd compile.Cmd) (compile.Output, error) {
+func (c *countVersions) Run(ctx context.Context, cmd runner.Cmd) (runner.Output, error) {
 	if len(cmd.Argv) == 2 && cmd.Argv[1] == "--version" {
 		c.mu.Lock()
 		c.n++
@@ -454,7 +456,7 @@ func TestPortFindsTheToolchainOnce(t *testing.T) {
 	root := t.TempDir()
 	fakeROCm(t, root, "ROCm 5.2.3")
 	env := testEnv(map[string]string{"ROCM_PATH": root, "ROCMK_CACHE_DIR": t.TempDir()})
-	run := &countVersions{Runner: compile.ExecRunner{}}
+	run := &countVersions{Runner: runner.ExecRunner{}}
 	env.Runner = run
 	fake := verify.NewFakeRuntime()
 	fake.Dev.Backend, fake.Dev.Arch = "hip", "gfx90a"

@@ -17,7 +17,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/remote/remotetest"
-	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 )
 
 // remoteProject copies testdata/compile/project (2 sources x 2 targets, a
@@ -298,7 +298,7 @@ func TestDoctorRemote(t *testing.T) {
 //
 //	go test ./commands/ -run '^$' -bench BuildSuiteRemote -benchtime 5x
 func BenchmarkBuildSuiteRemote(b *testing.B) {
-	if _, err := compile.FindInstallation(compile.FindOptions{}); err != nil {
+	if _, err := toolchain.FindInstallation(toolchain.FindOptions{}); err != nil {
 		b.Skipf("no ROCm toolchain: %v", err)
 	}
 	srv := remotetest.StartNginx(b, remotetest.DAVLocation)

@@ -22,6 +22,10 @@ type sessionFlags struct {
 	// libraries are kept there).
 	DryRun  bool
 	Project string // --project: where the [cache] table is read ("" = ./rocmk.toml)
+	// Loaded and Remote are the project file and remote cache the command
+	// resolved already (cache pull); nil: resolved here.
+	Loaded *compile.Project
+	Remote *remote.Config
 }
 
 // clangFlag is --clang: the clang of every target.
@@ -34,11 +38,17 @@ func clangFlag() cli.Flag {
 func openSession(env Env, g globalOptions, ui *term.UI, f sessionFlags) (*compile.Session, error) {
 	o := compile.SessionOptions{ROCmPath: f.ROCmPath, Clang: f.Clang, Getenv: env.Getenv, Root: env.Root, LookPath: env.LookPath,
 		Runner: env.Runner, Layout: f.Layout, CacheDir: g.CacheDir, NoCache: f.NoCache, CacheIfPresent: f.DryRun, Jobs: g.Jobs,
-		DebugLog: env.Stderr, Warn: ui.Warnf, Verbose: func(format string, a ...any) { ui.Verbosef(1, format, a...) }}
+		DebugLog: env.Stderr, Warn: ui.Warnf, Verbose: func(format string, a ...any) { ui.Verbosef(1, format, a...) }, Project: f.Loaded}
 	if !f.NoCache && !f.DryRun {
-		cfg, err := remoteConfig(g, env, f.Project)
-		if err != nil {
-			return nil, err
+		cfg, err := f.Remote, error(nil)
+		if cfg == nil {
+			// The project file, loaded once: its [cache] table, and Plan's.
+			if o.Project, err = compile.FindProject(f.Project); err != nil {
+				return nil, err
+			}
+			if cfg, err = remoteConfigOf(g, env, o.Project); err != nil {
+				return nil, err
+			}
 		}
 		if cfg != nil {
 			o.OpenTier = func(local *cache.Cache) (compile.Tier, error) { return openTier(local, cfg, ui) }
@@ -65,11 +75,20 @@ func openTier(local *cache.Cache, cfg *remote.Config, ui *term.UI) (*remote.Tier
 	return t, nil
 }
 
-// remoteConfig resolves the remote cache tier: --remote-cache and
-// --remote-cache-mode (or --remote-upload), the environment, then the
-// [cache] table of the project file (project, else ./rocmk.toml when there
-// is one). nil: none.
+// remoteConfig is remoteConfigOf with the project file at project (""
+// = ./rocmk.toml when there is one).
 func remoteConfig(g globalOptions, env Env, project string) (*remote.Config, error) {
+	p, err := compile.FindProject(project)
+	if err != nil {
+		return nil, err
+	}
+	return remoteConfigOf(g, env, p)
+}
+
+// remoteConfigOf resolves the remote cache tier: --remote-cache and
+// --remote-cache-mode (or --remote-upload), the environment, then the
+// [cache] table of the project file p (nil: none). nil: no tier.
+func remoteConfigOf(g globalOptions, env Env, p *compile.Project) (*remote.Config, error) {
 	mode := g.RemoteCacheMode
 	if g.RemoteUpload {
 		// --remote-upload is read-write, as a flag: it wins over the
@@ -80,14 +99,7 @@ func remoteConfig(g globalOptions, env Env, project string) (*remote.Config, err
 		mode = string(remote.ReadWrite)
 	}
 	var s remote.Settings
-	if project == "" && fileExists(compile.ProjectFile) {
-		project = compile.ProjectFile
-	}
-	if project != "" {
-		p, err := compile.LoadProject(project)
-		if err != nil {
-			return nil, err
-		}
+	if p != nil {
 		s = remote.Settings(p.Cache)
 		if s.CAFile != "" && !filepath.IsAbs(s.CAFile) {
 			s.CAFile = filepath.Join(p.Dir, s.CAFile)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rocmk/rocmk/commands/term"
+	"github.com/rocmk/rocmk/compile/toolchain"
 
 	"github.com/urfave/cli/v2"
 
@@ -67,8 +68,8 @@ type targetsDoc struct {
 	Toolchain *targetsToolchain `json:"toolchain"`
 	// Toolchains are the candidates in order of preference (see rocmk
 	// doctor): each row's toolchain is one of them.
-	Toolchains []*compile.Candidate `json:"toolchains"`
-	Targets    []term.TargetRow     `json:"targets"`
+	Toolchains []*toolchain.Candidate `json:"toolchains"`
+	Targets    []term.TargetRow       `json:"targets"`
 }
 
 type targetsToolchain struct {
@@ -79,7 +80,7 @@ type targetsToolchain struct {
 }
 
 func runTargets(o targetsOptions, env Env, ui *term.UI) error {
-	procs, err := inspect.FindProcessors(compile.SplitList(strings.Join(o.Names, ",")), splitCommas(o.Families))
+	procs, err := inspect.FindProcessors(toolchain.SplitList(strings.Join(o.Names, ",")), splitCommas(o.Families))
 	if err != nil {
 		return usageError{err}
 	}
@@ -89,13 +90,13 @@ func runTargets(o targetsOptions, env Env, ui *term.UI) error {
 		return err
 	}
 	defer s.Close(env.Context)
-	inst, err := s.Installation()
-	var cands []*compile.Candidate
+	inst, err := s.Resolver().Installation()
+	var cands []*toolchain.Candidate
 	if err == nil {
-		cands, err = s.Candidates(env.Context)
+		cands, err = s.Resolver().Candidates(env.Context)
 	}
 	switch {
-	case err != nil && (o.Buildable || !errors.Is(err, compile.ErrToolchainNotFound)):
+	case err != nil && (o.Buildable || !errors.Is(err, toolchain.ErrToolchainNotFound)):
 		return err
 	case err != nil:
 		ui.Warnf("no ROCm toolchain found, so BUILD shows ? (rocmk doctor says why)")

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 )
 
 // TestRealNewTargetsBuildAndInspect: on the README's install (Debian's ROCm
@@ -94,7 +94,7 @@ func TestRealNewTargetsBuildAndInspect(t *testing.T) {
 // toolchain for gfx942, gfx11 and gfx12 is on this machine.
 func newTargetsInstalled() bool {
 	for _, p := range []string{"/usr/lib/llvm-19/bin/clang++", "/usr/lib/llvm-19/bin/ld.lld",
-		filepath.Join(compile.DefaultDeviceLibsDir, "rocm-device-libs-17_6.0+git20231212.5a852ed-2/amdgcn/bitcode/ocml.bc")} {
+		filepath.Join(toolchain.DefaultDeviceLibsDir, "rocm-device-libs-17_6.0+git20231212.5a852ed-2/amdgcn/bitcode/ocml.bc")} {
 		if _, err := os.Stat(p); err != nil {
 			return false
 		}
@@ -114,7 +114,7 @@ func TestRealCacheKeyFollowsTheToolchain(t *testing.T) {
 	}
 	dir := copyCompileFiles(t, "vadd.hip", "scale.h")
 	cacheDir := t.TempDir()
-	rocm60 := filepath.Join(compile.DefaultDeviceLibsDir, "rocm-device-libs-17_6.0+git20231212.5a852ed-2/amdgcn/bitcode")
+	rocm60 := filepath.Join(toolchain.DefaultDeviceLibsDir, "rocm-device-libs-17_6.0+git20231212.5a852ed-2/amdgcn/bitcode")
 	build := func(vars map[string]string) (status, toolchain string) {
 		t.Helper()
 		vars["ROCMK_CACHE_DIR"] = cacheDir

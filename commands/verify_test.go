@@ -19,6 +19,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/kernels"
 	"github.com/rocmk/rocmk/verify"
@@ -190,8 +191,8 @@ func TestVerifyImageBuilderCompilesSuiteModuleForAMD(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close(context.Background())
 	ib := s.Images(compile.ImageOptions{})
-	img, err := ib.Build(context.Background(), "hip", "gfx90a:sramecc+:xnack-", "fill.hip", src)
-	if errors.Is(err, compile.ErrToolchainNotFound) {
+	img, err := ib.Build(context.Background(), compile.AMD, "gfx90a:sramecc+:xnack-", "fill.hip", src)
+	if errors.Is(err, toolchain.ErrToolchainNotFound) {
 		t.Skipf("no ROCm toolchain: %v", err)
 	}
 	require.NoError(t, err)
@@ -205,7 +206,7 @@ func TestVerifyImageBuilderCompilesSuiteModuleForAMD(t *testing.T) {
 	}
 	assert.Contains(t, names, "fill_f16")
 	// A second build is a cache hit with the same bytes.
-	img2, err := ib.Build(context.Background(), "hip", "gfx90a:sramecc+:xnack-", "fill.hip", src)
+	img2, err := ib.Build(context.Background(), compile.AMD, "gfx90a:sramecc+:xnack-", "fill.hip", src)
 	require.NoError(t, err)
 	assert.True(t, img2.Cached)
 	assert.Equal(t, img.Data, img2.Data)

@@ -7,7 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 )
 
 // BenchmarkCacheHitPerObject measures a fully cached build of one source
@@ -16,7 +17,7 @@ import (
 // key computation, deps lookup, object read, sha256 check, read-back target
 // check and placing the output. Reported per object.
 func BenchmarkCacheHitPerObject(b *testing.B) {
-	tc := realClang(b, LayoutClang)
+	tc := realClang(b, toolchain.LayoutClang)
 	dir := b.TempDir()
 	copyFiles(b, dir, "vadd.hip", "scale.h")
 	cacheDir := filepath.Join(dir, "cache")
@@ -40,13 +41,13 @@ func BenchmarkCacheHitPerObject(b *testing.B) {
 // reachable from a source that includes hip_runtime.h, with fresh memos
 // (a new build). Reports the files and lookups the scan found.
 func BenchmarkIncludeScan(b *testing.B) {
-	tc := realClang(b, LayoutClang)
+	tc := realClang(b, toolchain.LayoutClang)
 	dir := b.TempDir()
 	copyFiles(b, dir, "vadd.hip", "scale.h")
-	j := Job{Src: "vadd.hip", Dir: dir, Target: targets("gfx90a")[0]}
+	j := toolchain.Job{Src: "vadd.hip", Dir: dir, Target: targets("gfx90a")[0]}
 	var g *includeGraph
 	for i := 0; i < b.N; i++ {
-		bl := &Builder{TC: tc, Run: ExecRunner{}}
+		bl := &Builder{TC: tc, Run: runner.ExecRunner{}}
 		sp, err := bl.searchPath(context.Background(), tc, j)
 		require.NoError(b, err)
 		g, err = bl.scanJob(dir, sp, j.Src)
@@ -54,35 +55,4 @@ func BenchmarkIncludeScan(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(g.files)), "files")
 	b.ReportMetric(float64(len(g.lookups)), "lookups")
-}
-
-// BenchmarkToolchainIdentity measures the content identity of the real
-// toolchain (clang's sha256 and --version, every device library's sha256):
-// "computed" as a first build on a machine pays it, "remembered" as every
-// later build does (the stamp's stats and one local cache lookup per
-// identity, in a new process: the process memo cleared).
-func BenchmarkToolchainIdentity(b *testing.B) {
-	tc := realClang(b, LayoutClang)
-	for _, remembered := range []bool{false, true} {
-		name := map[bool]string{false: "computed", true: "remembered"}[remembered]
-		b.Run(name, func(b *testing.B) {
-			c, err := cache.Open(filepath.Join(b.TempDir(), "cache"))
-			require.NoError(b, err)
-			bl := &Builder{TC: tc, Run: ExecRunner{}, Cache: c}
-			for b.Loop() {
-				ids.Clear()
-				if !remembered {
-					b.StopTimer()
-					c, err = cache.Open(filepath.Join(b.TempDir(), "cache"))
-					require.NoError(b, err)
-					bl.Cache = c
-					b.StartTimer()
-				}
-				_, err := toolchainID(bl)
-				require.NoError(b, err)
-				_, err = treeIdentity(bl.Cache, "devicelibs", tc.DeviceLibDir)
-				require.NoError(b, err)
-			}
-		})
-	}
 }

@@ -18,6 +18,9 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/par"
+	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -42,14 +45,14 @@ type Event struct {
 
 // Builder compiles (source x target) jobs in parallel through a cache.
 type Builder struct {
-	TC Toolchain
+	TC toolchain.Toolchain
 	// For is the toolchain of each target (a Session's ToolchainFor); nil:
 	// TC builds every target. Its error fails that target's jobs.
-	For    func(context.Context, inspect.Target) (Toolchain, error)
-	Run    Runner // every exec goes through it
-	Cache  Store  // nil: no cache
-	Jobs   int    // parallel jobs; <= 0 means runtime.NumCPU()
-	DryRun bool   // -n: plan and print commands (through Run), compile nothing
+	For    func(context.Context, inspect.Target) (toolchain.Toolchain, error)
+	Run    runner.Runner // every exec goes through it
+	Cache  Store         // nil: no cache
+	Jobs   int           // parallel jobs; <= 0 means runtime.NumCPU()
+	DryRun bool          // -n: plan and print commands (through Run), compile nothing
 	// Fetch only looks every job up (through a remote tier: a pull into
 	// the local cache): a hit writes no output, a miss compiles nothing
 	// (StatusMissing), and no manifest, bundle or embedding is written.
@@ -60,20 +63,25 @@ type Builder struct {
 	Events  func(Event) // optional, must be goroutine-safe
 
 	hashes fileHashes
-	paths  pathMemo   // one stat per path per build
-	scans  scanMemo   // include scans, while the file is unchanged
-	search searchMemo // the compiler's search path per command line, per build
-	groups groupMemo  // shared deps groups checked, per build
-	libs   sync.Map   // device-library directory -> *idOnce, per build
-	tcs    sync.Map   // target -> *tcOnce, per build
+	paths  pathMemo                    // one stat per path per build
+	scans  scanMemo                    // include scans, while the file is unchanged
+	search searchMemo                  // the compiler's search path per command line, per build
+	groups groupMemo                   // shared deps groups checked, per build
+	libs   par.Cache[string, idResult] // device-library directory -> identity, per build
+	tcs    par.Cache[string, tcResult] // target -> toolchain, per build
 }
 
-// tcOnce is a target's toolchain and its identity, found once per build.
-type tcOnce struct {
-	once sync.Once
-	tc   Toolchain
-	id   string
-	err  error
+// tcResult is a target's toolchain and its identity, found once per build.
+type tcResult struct {
+	tc  toolchain.Toolchain
+	id  string
+	err error
+}
+
+// idResult is an identity, or why there is none.
+type idResult struct {
+	id  string
+	err error
 }
 
 // Build runs every job of r and writes the outputs. It returns the report
@@ -82,88 +90,13 @@ type tcOnce struct {
 // and returns ctx.Err().
 func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 	start := time.Now()
-	if len(r.Sources) == 0 {
-		return nil, errors.New("no sources to build")
-	}
-	if len(r.Targets) == 0 {
-		return nil, errors.New("no targets to build for")
-	}
-	if err := inspect.ValidateTargets(r.Targets); err != nil {
-		return nil, err
-	}
-	outDir := r.OutDir
-	if outDir == "" {
-		outDir = "."
-	}
-	baseDir, err := filepath.Abs(r.BaseDir)
+	rep, all, outDir, err := b.plan(r)
 	if err != nil {
 		return nil, err
-	}
-	if err := CheckOutputNames(r.Sources, r.Targets, outDir, len(r.Embed) > 0); err != nil {
-		return nil, err
-	}
-	flags, err := expandResponseFiles(r.Flags, baseDir)
-	if err != nil {
-		return nil, err
-	}
-	flags = relFlags(flags, baseDir)
-	rep := &Report{}
-	// Plan: sources in order, targets in order.
-	type work struct {
-		res *Result
-		job Job
-	}
-	var all []*work
-	for _, src := range r.Sources {
-		abs, err := filepath.Abs(src)
-		if err != nil {
-			return nil, err
-		}
-		if !b.DryRun {
-			fi, err := os.Stat(abs)
-			if err != nil {
-				return nil, fmt.Errorf("source %s: %w", src, err)
-			}
-			if !fi.Mode().IsRegular() {
-				return nil, fmt.Errorf("source %s: not a regular file (%s)", src, fi.Mode().Type())
-			}
-		}
-		// clang runs in the base directory and names the source relative
-		// to it when it is inside: then nothing it records (file names in
-		// the object, the dependency list) depends on where the project is.
-		name := relPath(abs, baseDir)
-		for _, t := range r.Targets {
-			res := &Result{Src: src, Target: t, Status: StatusSkipped, Out: filepath.Join(outDir, ObjectName(src, t))}
-			j := Job{Src: name, Dir: baseDir, Target: t, Flags: flags}
-			all = append(all, &work{res: res, job: j})
-			rep.Results = append(rep.Results, res)
-		}
 	}
 	b.tcs.Clear()
 	if b.DryRun {
-		var errs ErrorList
-		for _, w := range all {
-			w.job.Out = w.res.Out
-			if !filepath.IsAbs(w.job.Out) {
-				w.job.Out, _ = filepath.Abs(w.job.Out)
-			}
-			tc, err := b.toolchainFor(ctx, w.job.Target)
-			if err != nil {
-				b.fail(w.res, []byte(err.Error()), err)
-				errs = append(errs, w.res.Err.(*CompileError))
-				continue
-			}
-			w.res.Argv = tc.Argv(w.job)
-			if _, err := b.Run.Run(ctx, Cmd{Dir: w.job.Dir, Argv: w.res.Argv}); err != nil {
-				return rep, err
-			}
-		}
-		rep.Wall = time.Since(start)
-		if len(errs) > 0 {
-			errs.sort()
-			return rep, errs
-		}
-		return rep, nil
+		return b.dryRun(ctx, all, rep, start)
 	}
 	if !b.Fetch {
 		if err := os.MkdirAll(outDir, 0o777); err != nil {
@@ -188,29 +121,113 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 			return nil, err
 		}
 	}
+	b.schedule(ctx, all, tmp, rep)
+	if err := ctx.Err(); err != nil {
+		rep.Wall = time.Since(start)
+		return rep, err
+	}
+	return b.collect(r, outDir, rep, start)
+}
 
-	// Worker pool over a channel of ready jobs (cf. cmd/go Builder.Do: the
-	// jobs have no dependencies on each other, so all are ready at once).
+// work is one job of a build and the result it fills.
+type work struct {
+	res *Result
+	job toolchain.Job
+}
+
+// plan makes a build's jobs: sources in order, targets in order, each
+// source a regular file (unless a dry run), named relative to the base
+// directory. The targets and output names are Plan's to check (Session.Plan
+// refuses two sources with one output before anything is written).
+func (b *Builder) plan(r Request) (*Report, []*work, string, error) {
+	if len(r.Sources) == 0 {
+		return nil, nil, "", errors.New("no sources to build")
+	}
+	if len(r.Targets) == 0 {
+		return nil, nil, "", errors.New("no targets to build for")
+	}
+	outDir := r.OutDir
+	if outDir == "" {
+		outDir = "."
+	}
+	baseDir, err := filepath.Abs(r.BaseDir)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	flags, err := expandResponseFiles(r.Flags, baseDir)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	flags = relFlags(flags, baseDir)
+	rep := &Report{}
+	var all []*work
+	for _, src := range r.Sources {
+		abs, err := filepath.Abs(src)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		if !b.DryRun {
+			fi, err := os.Stat(abs)
+			if err != nil {
+				return nil, nil, "", fmt.Errorf("source %s: %w", src, err)
+			}
+			if !fi.Mode().IsRegular() {
+				return nil, nil, "", fmt.Errorf("source %s: not a regular file (%s)", src, fi.Mode().Type())
+			}
+		}
+		// clang runs in the base directory and names the source relative
+		// to it when it is inside: then nothing it records (file names in
+		// the object, the dependency list) depends on where the project is.
+		name := relPath(abs, baseDir)
+		for _, t := range r.Targets {
+			res := &Result{Src: src, Target: t, Status: StatusSkipped, Out: filepath.Join(outDir, ObjectName(src, t))}
+			j := toolchain.Job{Src: name, Dir: baseDir, Target: t, Flags: flags}
+			all = append(all, &work{res: res, job: j})
+			rep.Results = append(rep.Results, res)
+		}
+	}
+	return rep, all, outDir, nil
+}
+
+// dryRun prints each job's command through Run (a Shell that runs
+// nothing) instead of building it (-n).
+func (b *Builder) dryRun(ctx context.Context, all []*work, rep *Report, start time.Time) (*Report, error) {
+	var errs ErrorList
+	for _, w := range all {
+		w.job.Out = w.res.Out
+		if !filepath.IsAbs(w.job.Out) {
+			w.job.Out, _ = filepath.Abs(w.job.Out)
+		}
+		tc, err := b.toolchainFor(ctx, w.job.Target)
+		if err != nil {
+			b.fail(w.res, []byte(err.Error()), err)
+			errs = append(errs, w.res.Err.(*CompileError))
+			continue
+		}
+		w.res.Argv = tc.Argv(w.job)
+		if _, err := b.Run.Run(ctx, runner.Cmd{Dir: w.job.Dir, Argv: w.res.Argv}); err != nil {
+			return rep, err
+		}
+	}
+	rep.Wall = time.Since(start)
+	if len(errs) > 0 {
+		errs.sort()
+		return rep, errs
+	}
+	return rep, nil
+}
+
+// schedule runs every job on a pool of b.Jobs workers (cf. cmd/go
+// Builder.Do: the jobs have no dependencies on each other, so all are
+// ready at once), biggest source first, each writing into tmp. After a
+// cancel nothing new starts.
+func (b *Builder) schedule(ctx context.Context, all []*work, tmp string, rep *Report) {
 	n := b.Jobs
 	if n <= 0 {
 		n = runtime.NumCPU()
 	}
-	// Longest first: start the biggest sources first (source size is a
-	// cheap proxy for compile time), so no long compile is left alone at
-	// the end while the other workers idle.
-	order := make([]int, len(all))
-	size := map[string]int64{}
-	for i, w := range all {
-		order[i] = i
-		if _, ok := size[w.res.Src]; !ok {
-			if fi, err := os.Stat(w.res.Src); err == nil {
-				size[w.res.Src] = fi.Size()
-			}
-		}
-	}
-	sort.SliceStable(order, func(a, b int) bool { return size[all[order[a]].res.Src] > size[all[order[b]].res.Src] })
 	ready := make(chan int, len(all))
-	for _, i := range order {
+	for _, i := range longestFirst(all) {
 		ready <- i
 	}
 	close(ready)
@@ -239,11 +256,29 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 		}()
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		rep.Wall = time.Since(start)
-		return rep, err
-	}
+}
 
+// longestFirst orders the jobs biggest source first (source size is a
+// cheap proxy for compile time), so no long compile is left alone at the
+// end while the other workers idle.
+func longestFirst(all []*work) []int {
+	order := make([]int, len(all))
+	size := map[string]int64{}
+	for i, w := range all {
+		order[i] = i
+		if _, ok := size[w.res.Src]; !ok {
+			if fi, err := os.Stat(w.res.Src); err == nil {
+				size[w.res.Src] = fi.Size()
+			}
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return size[all[order[a]].res.Src] > size[all[order[b]].res.Src] })
+	return order
+}
+
+// collect gathers the failures and, unless a fetch, writes the outputs
+// (objects, bundles, embeddings, manifest).
+func (b *Builder) collect(r Request, outDir string, rep *Report, start time.Time) (*Report, error) {
 	var errs ErrorList
 	for _, res := range rep.Results {
 		if res.Status == StatusFailed {
@@ -270,7 +305,7 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 }
 
 // toolchainFor is the toolchain of target t: For's, else TC.
-func (b *Builder) toolchainFor(ctx context.Context, t inspect.Target) (Toolchain, error) {
+func (b *Builder) toolchainFor(ctx context.Context, t inspect.Target) (toolchain.Toolchain, error) {
 	if b.For == nil {
 		return b.TC, nil
 	}
@@ -280,32 +315,32 @@ func (b *Builder) toolchainFor(ctx context.Context, t inspect.Target) (Toolchain
 // toolchain is t's toolchain and its identity, once per target per build.
 // The identity is ID, remembered under Stamp (see remember): an unchanged
 // compiler is neither run nor read.
-func (b *Builder) toolchain(ctx context.Context, t inspect.Target) (Toolchain, string, error) {
-	v, _ := b.tcs.LoadOrStore(t.String(), &tcOnce{})
-	o := v.(*tcOnce)
-	o.once.Do(func() {
+func (b *Builder) toolchain(ctx context.Context, t inspect.Target) (toolchain.Toolchain, string, error) {
+	o := b.tcs.Do(t.String(), func() (o tcResult) {
 		if o.tc, o.err = b.toolchainFor(ctx, t); o.err != nil {
-			return
+			return o
 		}
 		tc := o.tc
-		o.id, o.err = remember(b.Cache, "toolchain", tc.Stamp(), func() (string, error) { return tc.ID(ctx, b.Run) })
+		o.id, o.err = toolchain.Remember(b.Cache, "toolchain", tc.Stamp(), func() (string, error) { return tc.ID(ctx, b.Run) })
 		if o.err != nil {
-			o.err = fmt.Errorf("%w: %v", ErrToolchainNotFound, o.err)
+			o.err = fmt.Errorf("%w: %v", toolchain.ErrToolchainNotFound, o.err)
 		}
+		return o
 	})
 	return o.tc, o.id, o.err
 }
 
 // deviceLibID is the content identity of the device libraries tc links
 // for t, once per directory per build.
-func (b *Builder) deviceLibID(tc Toolchain, t inspect.Target) (string, error) {
+func (b *Builder) deviceLibID(tc toolchain.Toolchain, t inspect.Target) (string, error) {
 	dir := tc.DeviceLibs(t)
 	if dir == "" {
 		return "none", nil
 	}
-	v, _ := b.libs.LoadOrStore(dir, &idOnce{})
-	o := v.(*idOnce)
-	o.once.Do(func() { o.id, o.err = treeIdentity(b.Cache, "devicelibs", dir) })
+	o := b.libs.Do(dir, func() idResult {
+		id, err := toolchain.TreeIdentity(b.Cache, "devicelibs", dir)
+		return idResult{id, err}
+	})
 	return o.id, o.err
 }
 
@@ -321,7 +356,7 @@ func (b *Builder) fail(res *Result, stderr []byte, err error) {
 }
 
 // do runs one job: cache lookup, else scan the includes, compile and record.
-func (b *Builder) do(ctx context.Context, j Job, res *Result) {
+func (b *Builder) do(ctx context.Context, j toolchain.Job, res *Result) {
 	started := time.Now().UnixNano()
 	tc, tcID, err := b.toolchain(ctx, j.Target)
 	if err == nil {
@@ -373,7 +408,7 @@ func (b *Builder) do(ctx context.Context, j Job, res *Result) {
 		why = err.Error()
 	}
 	res.Argv = tc.Argv(j)
-	out, err := b.Run.Run(ctx, Cmd{Dir: j.Dir, Argv: res.Argv})
+	out, err := b.Run.Run(ctx, runner.Cmd{Dir: j.Dir, Argv: res.Argv})
 	res.CPU = out.CPU
 	if err != nil {
 		if ctx.Err() != nil {
@@ -389,7 +424,7 @@ func (b *Builder) do(ctx context.Context, j Job, res *Result) {
 		b.fail(res, out.Stderr, fmt.Errorf("compiler wrote no output: %w", err))
 		return
 	}
-	co, err := ReadObject(data, j.Target)
+	co, err := toolchain.ReadObject(data, j.Target)
 	if err != nil {
 		b.fail(res, nil, err)
 		return
@@ -441,10 +476,10 @@ func writeIfChanged(path string, data []byte) error {
 
 // mapClangError turns clang's "cannot find ROCm device library for gfxN"
 // into the toolchain's own unsupported-target message.
-func mapClangError(stderr []byte, t inspect.Target, tc Toolchain) []byte {
+func mapClangError(stderr []byte, t inspect.Target, tc toolchain.Toolchain) []byte {
 	if bytes.Contains(stderr, []byte("cannot find ROCm device library for "+t.Proc)) {
-		c, _ := tc.(*Clang)
-		e := &UnsupportedTargetError{Target: t, Toolchain: tc.Name()}
+		c, _ := tc.(*toolchain.Clang)
+		e := &toolchain.UnsupportedTargetError{Target: t, Toolchain: tc.Name()}
 		if c != nil {
 			e.DeviceLibDir, e.Supported = c.DeviceLibDir, c.DeviceLibTargets
 		}
@@ -453,8 +488,8 @@ func mapClangError(stderr []byte, t inspect.Target, tc Toolchain) []byte {
 	return stderr
 }
 
-func rocmOf(tc Toolchain) string {
-	if c, ok := tc.(*Clang); ok {
+func rocmOf(tc toolchain.Toolchain) string {
+	if c, ok := tc.(*toolchain.Clang); ok {
 		if c.ROCmVersion != "" {
 			return c.ROCmVersion
 		}
@@ -475,7 +510,7 @@ func (b *Builder) environ() []string {
 // compiling. It also names the job's "deps" entry (what the last compile
 // depended on), as in ccache's direct mode. Paths in it are as the compiler
 // sees them: relative to the base directory inside it, absolute outside.
-func (b *Builder) baseKey(tc Toolchain, tcID string, j Job) (cache.ActionID, error) {
+func (b *Builder) baseKey(tc toolchain.Toolchain, tcID string, j toolchain.Job) (cache.ActionID, error) {
 	h := cache.NewHash("compile " + j.Src + " " + j.Target.String())
 	h.Line("%s", cacheFormat)
 	h.Line("toolchain %s", tcID)
@@ -493,7 +528,7 @@ func (b *Builder) baseKey(tc Toolchain, tcID string, j Job) (cache.ActionID, err
 		// the base directory is an input.
 		h.Line("location %s (%s)", j.Dir, f)
 	}
-	for _, kv := range compilerEnv(b.environ()) {
+	for _, kv := range toolchain.CompilerEnv(b.environ()) {
 		h.Line("env %s", kv)
 	}
 	h.Line("src %s", j.Src)
@@ -508,9 +543,9 @@ func (b *Builder) baseKey(tc Toolchain, tcID string, j Job) (cache.ActionID, err
 // keyArgv is the command line as keys hold it: a directory of device
 // libraries rocmk generated is named by its content (the devicelibs line),
 // not by where this machine's cache keeps it.
-func keyArgv(tc Toolchain, j Job) []string {
+func keyArgv(tc toolchain.Toolchain, j toolchain.Job) []string {
 	argv := tc.Argv(j)
-	if c, ok := tc.(*Clang); ok && c.GeneratedLibs {
+	if c, ok := tc.(*toolchain.Clang); ok && c.GeneratedLibs {
 		for i, a := range argv {
 			if a == "--hip-device-lib-path="+c.DeviceLibDir {
 				argv[i] = "--hip-device-lib-path=<generated>"
@@ -749,7 +784,7 @@ func (b *Builder) currentRecords(baseDir string, de depsAlt) ([]depRecord, error
 // names inputs whose current values give an object's key; the object must
 // pass the read-back check. remote says the object came from a remote
 // tier's server.
-func (b *Builder) lookup(base cache.ActionID, j Job, roots []string) (co *inspect.CodeObject, remote bool, deps *depsEntry, ok bool) {
+func (b *Builder) lookup(base cache.ActionID, j toolchain.Job, roots []string) (co *inspect.CodeObject, remote bool, deps *depsEntry, ok bool) {
 	dj, err := get(b.Cache, depsKey(base))
 	if err != nil {
 		return nil, false, nil, false
@@ -777,7 +812,7 @@ alts:
 		if err != nil {
 			continue
 		}
-		co, err := ReadObject(data, j.Target)
+		co, err := toolchain.ReadObject(data, j.Target)
 		if err != nil {
 			continue // never trust a cached object that is not what we asked for
 		}
@@ -797,7 +832,7 @@ alts:
 // absolute: system headers) and on the command line, and the search path's
 // own records, are returned as shared: the same for every source with these
 // flags. The others (lookups in the project's files) are the job's own.
-func (b *Builder) recordDeps(j Job, g *includeGraph, sp *SearchPath, depfile []string, started int64) (own, shared []depRecord, why string) {
+func (b *Builder) recordDeps(j toolchain.Job, g *includeGraph, sp *toolchain.SearchPath, depfile []string, started int64) (own, shared []depRecord, why string) {
 	if !recordsSupported {
 		return nil, nil, "include records are not supported on this OS"
 	}
@@ -902,7 +937,7 @@ type searchMemo struct {
 
 type searchOnce struct {
 	once sync.Once
-	sp   *SearchPath
+	sp   *toolchain.SearchPath
 	err  error
 }
 
@@ -912,7 +947,7 @@ func (s *searchMemo) reset() {
 	s.mu.Unlock()
 }
 
-func (b *Builder) searchPath(ctx context.Context, tc Toolchain, j Job) (*SearchPath, error) {
+func (b *Builder) searchPath(ctx context.Context, tc toolchain.Toolchain, j toolchain.Job) (*toolchain.SearchPath, error) {
 	tmpl := j
 	tmpl.Src, tmpl.Out, tmpl.DepFile = "SRC", "OUT", ""
 	k := j.Dir + "\x00" + strings.Join(tc.Argv(tmpl), "\x00")

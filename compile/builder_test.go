@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -101,9 +103,9 @@ func TestExecRunnerCancelKillsProcessGroup(t *testing.T) {
 	pidFile := filepath.Join(dir, "child.pid")
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
-	r := &ExecRunner{}
+	r := &runner.ExecRunner{}
 	// The shell starts a grandchild (like clang starting lld) and waits.
-	_, err := r.Run(ctx, Cmd{Argv: []string{"sh", "-c", "sleep 30 & echo $! > " + pidFile + "; wait"}})
+	_, err := r.Run(ctx, runner.Cmd{Argv: []string{"sh", "-c", "sleep 30 & echo $! > " + pidFile + "; wait"}})
 	assert.ErrorIs(t, err, context.Canceled)
 	b, rerr := os.ReadFile(pidFile)
 	require.NoError(t, rerr)
@@ -124,7 +126,7 @@ func TestExecRunnerCancelKillsProcessGroup(t *testing.T) {
 
 func TestDryRunPrintsAndRunsNothing(t *testing.T) {
 	var buf strings.Builder
-	r := &Shell{Runner: ExecRunner{}, Print: &buf, DryRun: true}
+	r := &runner.Shell{Runner: runner.ExecRunner{}, Print: &buf, DryRun: true}
 	tc := fakeClangTC()
 	tc.Driver, tc.Clang = "/usr/bin/clang++-15", "/usr/bin/clang++-15" // a dry run reads no binary
 	b := &Builder{TC: tc, Run: r, DryRun: true}
@@ -139,7 +141,7 @@ func TestDryRunPrintsAndRunsNothing(t *testing.T) {
 
 func TestUnsupportedTargetMessage(t *testing.T) {
 	err := fakeClangTC().Check(inspect.MustParseTarget("gfx1100"))
-	var ue *UnsupportedTargetError
+	var ue *toolchain.UnsupportedTargetError
 	require.ErrorAs(t, err, &ue)
 	msg := err.Error()
 	assert.Contains(t, msg, "target gfx1100 is not supported by clang++-15 15.0.6, ROCm 5.2.3")
@@ -156,7 +158,7 @@ func TestCheckObject(t *testing.T) {
 	assert.ErrorContains(t, CheckObject(a, inspect.MustParseTarget("gfx90a:xnack-")), "xnack")
 	assert.Error(t, CheckObject(a[:40], inspect.MustParseTarget("gfx90a")))
 	assert.Error(t, CheckObject([]byte("#!/bin/sh\n"+strings.Repeat("x", 100)), inspect.MustParseTarget("gfx90a")))
-	co, err := ReadObject(a, inspect.MustParseTarget("gfx90a"))
+	co, err := toolchain.ReadObject(a, inspect.MustParseTarget("gfx90a"))
 	require.NoError(t, err)
 	assert.Equal(t, []KernelUsage{{Name: "vadd", VGPRs: co.Kernels[0].VGPRs, SGPRs: co.Kernels[0].SGPRs}}, kernelUsage(co))
 	assert.Equal(t, "gfx90a", co.Target.Proc)
@@ -358,7 +360,7 @@ func TestDepsEntryOutsideReadRootsIsNotFollowed(t *testing.T) {
 	require.NoError(t, os.WriteFile(secret, []byte("key"), 0o600))
 	tc, tcID, err := b.toolchain(context.Background(), req.Targets[0])
 	require.NoError(t, err)
-	base, err := b.baseKey(tc, tcID, Job{Src: "vadd.hip", Dir: dir, Target: req.Targets[0], Flags: nil})
+	base, err := b.baseKey(tc, tcID, toolchain.Job{Src: "vadd.hip", Dir: dir, Target: req.Targets[0], Flags: nil})
 	require.NoError(t, err)
 	for _, kind := range []byte{recProbe, recFile} {
 		rec := depRecord{Kind: kind, Path: secret, State: "present", Hash: strings.Repeat("0", 64)}
@@ -380,7 +382,7 @@ func TestDepsEntryOutsideReadRootsIsNotFollowed(t *testing.T) {
 }
 
 func TestReadRoots(t *testing.T) {
-	j := Job{Dir: "/p", Src: "src/k.hip", Flags: []string{"-I", "/opt/lib/include", "-isystem../sib", "-DX=/etc"}}
+	j := toolchain.Job{Dir: "/p", Src: "src/k.hip", Flags: []string{"-I", "/opt/lib/include", "-isystem../sib", "-DX=/etc"}}
 	roots := readRoots(fakeClangTC(), j, []string{"CPATH=/cp1:/cp2", "HOME=/home/u"})
 	for name, want := range map[string]bool{
 		"inc/h.h": true, "/p/src/x.h": true, "/usr/include/stdio.h": true, "/opt/lib/include/a.h": true,

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/compile/toolchain"
 )
 
 // These tests run the real clang on tiny kernels (no HIP headers, so each
@@ -28,7 +30,7 @@ func write(t *testing.T, dir string, files map[string]string) {
 
 type realBuild struct {
 	t        *testing.T
-	tc       *Clang
+	tc       *toolchain.Clang
 	cacheDir string
 }
 
@@ -53,7 +55,7 @@ func (rb realBuild) build(base, src string, flags ...string) (Status, []byte) {
 }
 
 func newRealBuild(t *testing.T) realBuild {
-	return realBuild{t: t, tc: realClang(t, LayoutClang), cacheDir: filepath.Join(t.TempDir(), "cache")}
+	return realBuild{t: t, tc: realClang(t, toolchain.LayoutClang), cacheDir: filepath.Join(t.TempDir(), "cache")}
 }
 
 // TestRealCopyOfProject: a byte-identical copy hits and gets the same
@@ -157,7 +159,7 @@ func TestRealNotStored(t *testing.T) {
 // fails at once with the file and line, whether or not the cache is on,
 // and the compiler never runs (it would block or read forever).
 func TestRealRefusesSpecialIncludes(t *testing.T) {
-	tc := realClang(t, LayoutClang)
+	tc := realClang(t, toolchain.LayoutClang)
 	dir := t.TempDir()
 	mkfifo(t, filepath.Join(dir, "fifo.h"))
 	write(t, dir, map[string]string{

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -25,33 +27,33 @@ func TestRealGeneratedISALibrary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs clang; skipped with -short")
 	}
-	in, err := FindInstallation(FindOptions{})
+	in, err := toolchain.FindInstallation(toolchain.FindOptions{})
 	if err != nil {
 		t.Skipf("no ROCm toolchain on this machine: %v", err)
 	}
-	tc, err := NewClang(in, LayoutClang)
+	tc, err := toolchain.NewClang(in, toolchain.LayoutClang)
 	require.NoError(t, err)
 	if tc.Check(inspect.MustParseTarget("gfx1100")) == nil {
 		t.Skipf("%s already has gfx1100's device library", in.DeviceLibDir)
 	}
 	ctx := context.Background()
-	run := ExecRunner{}
+	run := runner.ExecRunner{}
 	id, err := tc.ID(ctx, run)
 	require.NoError(t, err)
-	req := DeviceLibRequest{Base: in.DeviceLibDir, Clang: in.Clang, ClangID: id, CacheDir: t.TempDir(), Run: run}
-	libs, err := PrepareDeviceLibs(ctx, req, "gfx1100")
+	req := toolchain.DeviceLibRequest{Base: in.DeviceLibDir, Clang: in.Clang, ClangID: id, CacheDir: t.TempDir(), Run: run}
+	libs, err := toolchain.PrepareDeviceLibs(ctx, req, "gfx1100")
 	require.NoError(t, err)
 	require.True(t, libs.Generated)
 	isa := filepath.Join(libs.Dir, "oclc_isa_version_1100.bc")
 
 	if dis := filepath.Join(in.LLVMBin, "llvm-dis"); fileExists(dis) {
-		out, err := run.Run(ctx, Cmd{Argv: []string{dis, isa, "-o", "-"}})
+		out, err := run.Run(ctx, runner.Cmd{Argv: []string{dis, isa, "-o", "-"}})
 		require.NoError(t, err, string(out.Stderr))
 		assert.Regexp(t, `@__oclc_ISA_version = linkonce_odr hidden local_unnamed_addr addrspace\(4\) constant i32 11000, align 4`, string(out.Stdout))
 	}
 	req2 := req
 	req2.CacheDir = t.TempDir()
-	libs2, err := PrepareDeviceLibs(ctx, req2, "gfx1100")
+	libs2, err := toolchain.PrepareDeviceLibs(ctx, req2, "gfx1100")
 	require.NoError(t, err)
 	a, _ := os.ReadFile(isa)
 	b, _ := os.ReadFile(filepath.Join(libs2.Dir, "oclc_isa_version_1100.bc"))
@@ -101,7 +103,7 @@ var (
 // (ISA library generated for gfx1200/gfx1201), reads each object back
 // (target, e_flags, code object version, wavefront size) and checks its
 // disassembly has the target's own instructions. It runs where those are
-// installed (make setup: scripts/install-toolchain.sh) or with
+// installed (make setup: scripts/install-sh) or with
 // ROCMK_TEST_LLVM19 set to a `dpkg -x` root of clang-19, lld-19, llvm-19,
 // libllvm19, libclang-cpp19 and libclang-common-19-dev, and
 // ROCMK_DEVICE_LIBS_DIR to the install script's device-library directory.
@@ -111,22 +113,22 @@ func TestRealNewTargets(t *testing.T) {
 	}
 	clang, objdump := findLLVM19(t)
 	base := findROCm60DeviceLibs(t)
-	in, err := FindInstallation(FindOptions{})
+	in, err := toolchain.FindInstallation(toolchain.FindOptions{})
 	if err != nil || in.HIPInclude == "" {
 		t.Skipf("no HIP headers on this machine: %v", err)
 	}
-	tc, err := NewClang(in, LayoutClang)
+	tc, err := toolchain.NewClang(in, toolchain.LayoutClang)
 	require.NoError(t, err)
 	tc.Driver, tc.Clang, tc.ClangVersion = clang, clang, "19"
 	ctx := context.Background()
-	run := ExecRunner{}
+	run := runner.ExecRunner{}
 	id, err := tc.ID(ctx, run)
 	require.NoError(t, err)
 	require.Contains(t, id, "clang version 19.")
 	cacheDir := t.TempDir()
 	for _, nt := range newTargets {
 		t.Run(nt.proc, func(t *testing.T) {
-			libs, err := PrepareDeviceLibs(ctx, DeviceLibRequest{Base: base, Clang: clang, ClangID: id, CacheDir: cacheDir, Run: run}, nt.proc)
+			libs, err := toolchain.PrepareDeviceLibs(ctx, toolchain.DeviceLibRequest{Base: base, Clang: clang, ClangID: id, CacheDir: cacheDir, Run: run}, nt.proc)
 			require.NoError(t, err)
 			assert.Equal(t, nt.generated, libs.Generated)
 			co, path := buildDevlibsKernel(t, tc, libs, nt.proc)
@@ -134,7 +136,7 @@ func TestRealNewTargets(t *testing.T) {
 			assert.Equal(t, 5, co.Version, "code object version")
 			assert.Equal(t, nt.wave, co.Kernels[0].Wavefront)
 
-			out, err := run.Run(ctx, Cmd{Argv: []string{objdump, "-d", "--mcpu=" + nt.proc, path}})
+			out, err := run.Run(ctx, runner.Cmd{Argv: []string{objdump, "-d", "--mcpu=" + nt.proc, path}})
 			require.NoError(t, err, string(out.Stderr))
 			asm := string(out.Stdout)
 			require.Contains(t, asm, "<softexp>:")
@@ -151,14 +153,14 @@ func TestRealNewTargets(t *testing.T) {
 
 // buildDevlibsKernel builds testdata/compile/devlibs.hip for proc with tc
 // and libs through a Builder, and returns the object read back and its path.
-func buildDevlibsKernel(t *testing.T, tc *Clang, libs *DeviceLibs, proc string) (*inspect.CodeObject, string) {
+func buildDevlibsKernel(t *testing.T, tc *toolchain.Clang, libs *toolchain.DeviceLibs, proc string) (*inspect.CodeObject, string) {
 	t.Helper()
-	c := &Clang{Layout: tc.Layout, Driver: tc.Driver, Clang: tc.Clang, ClangVersion: tc.ClangVersion, RocmPath: tc.RocmPath,
-		DeviceLibDir: libs.Dir, DeviceLibTargets: DeviceLibProcessors(libs.Dir), HIPInclude: tc.HIPInclude,
+	c := &toolchain.Clang{Layout: tc.Layout, Driver: tc.Driver, Clang: tc.Clang, ClangVersion: tc.ClangVersion, RocmPath: tc.RocmPath,
+		DeviceLibDir: libs.Dir, DeviceLibTargets: toolchain.DeviceLibProcessors(libs.Dir), HIPInclude: tc.HIPInclude,
 		HIPVersion: tc.HIPVersion, ROCmVersion: tc.ROCmVersion}
 	dir := t.TempDir()
 	copyFiles(t, dir, "devlibs.hip")
-	rep, err := (&Builder{TC: c, Run: &ExecRunner{}, Jobs: 1, Environ: noEnv}).Build(context.Background(),
+	rep, err := (&Builder{TC: c, Run: &runner.ExecRunner{}, Jobs: 1, Environ: noEnv}).Build(context.Background(),
 		Request{Sources: []string{filepath.Join(dir, "devlibs.hip")}, Targets: targets(proc), OutDir: filepath.Join(dir, "out"), NoManifest: true})
 	require.NoError(t, err)
 	path := rep.Results[0].Out
@@ -181,7 +183,7 @@ func findLLVM19(t *testing.T) (clang, objdump string) {
 	clang, objdump = filepath.Join(bin, "clang++"), filepath.Join(bin, "llvm-objdump")
 	for _, p := range []string{clang, objdump, filepath.Join(bin, "ld.lld")} {
 		if !fileExists(p) {
-			t.Skipf("%s not found: install clang-19, lld-19 and llvm-19 (make setup: scripts/install-toolchain.sh) or set ROCMK_TEST_LLVM19 to a dpkg -x root of them", p)
+			t.Skipf("%s not found: install clang-19, lld-19 and llvm-19 (make setup: scripts/install-sh) or set ROCMK_TEST_LLVM19 to a dpkg -x root of them", p)
 		}
 	}
 	if root != "" {
@@ -203,7 +205,7 @@ func findROCm60DeviceLibs(t *testing.T) string {
 	}
 	dir := filepath.Join(root, "rocm-device-libs-17_6.0+git20231212.5a852ed-2", "amdgcn", "bitcode")
 	if !fileExists(filepath.Join(dir, "ocml.bc")) {
-		t.Skipf("ROCm 6.0 device libraries not in %s (make setup: scripts/install-toolchain.sh)", dir)
+		t.Skipf("ROCm 6.0 device libraries not in %s (make setup: scripts/install-sh)", dir)
 	}
 	return dir
 }
@@ -211,4 +213,14 @@ func findROCm60DeviceLibs(t *testing.T) string {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// libsID is the content identity of a device-library directory.
+func libsID(t *testing.T, dir string) string {
+	t.Helper()
+	files, err := toolchain.TreeFiles(dir)
+	require.NoError(t, err)
+	id, err := toolchain.TreeDigest(dir, files)
+	require.NoError(t, err)
+	return id
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -42,16 +44,16 @@ func thisMachine(t testing.TB) {
 }
 
 // realClang returns the machine's toolchain, or skips when there is none.
-func realClang(t testing.TB, layout string) *Clang {
+func realClang(t testing.TB, layout string) *toolchain.Clang {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs the real compiler: the full lane (make test)")
 	}
-	in, err := FindInstallation(FindOptions{})
+	in, err := toolchain.FindInstallation(toolchain.FindOptions{})
 	if err != nil {
 		t.Skipf("no ROCm toolchain on this machine (CI installs Debian's clang-15 + ROCm 5.2.3): %v", err)
 	}
-	c, err := NewClang(in, layout)
+	c, err := toolchain.NewClang(in, layout)
 	if err != nil {
 		t.Skipf("layout %s unavailable: %v", layout, err)
 	}
@@ -82,7 +84,7 @@ func targets(s ...string) []inspect.Target {
 // fails for targets in fail.
 type fakeRunner struct {
 	mu      sync.Mutex
-	cmds    []Cmd
+	cmds    []runner.Cmd
 	objects map[string][]byte // target proc -> object
 	fail    map[string]string // target -> stderr
 	block   chan struct{}     // if set, every compile waits for it or ctx
@@ -90,7 +92,7 @@ type fakeRunner struct {
 	version string
 }
 
-func (f *fakeRunner) Run(ctx context.Context, c Cmd) (Output, error) {
+func (f *fakeRunner) Run(ctx context.Context, c runner.Cmd) (runner.Output, error) {
 	f.mu.Lock()
 	f.cmds = append(f.cmds, c)
 	f.mu.Unlock()
@@ -99,10 +101,10 @@ func (f *fakeRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 		if v == "" {
 			v = "fake clang version 15.0.6"
 		}
-		return Output{Stdout: []byte(v)}, nil
+		return runner.Output{Stdout: []byte(v)}, nil
 	}
 	if len(c.Argv) > 5 && c.Argv[len(c.Argv)-5] == "-E" { // SearchPath: no search directories
-		return Output{Stderr: []byte(fakeSearchOutput)}, nil
+		return runner.Output{Stderr: []byte(fakeSearchOutput)}, nil
 	}
 	var target, out, dep, src string
 	for i, a := range c.Argv {
@@ -124,20 +126,20 @@ func (f *fakeRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 		select {
 		case <-f.block:
 		case <-ctx.Done():
-			return Output{}, ctx.Err()
+			return runner.Output{}, ctx.Err()
 		}
 	}
 	if msg, ok := f.fail[target]; ok {
-		return Output{Stderr: []byte(msg)}, &exec.ExitError{}
+		return runner.Output{Stderr: []byte(msg)}, &exec.ExitError{}
 	}
 	obj := f.objects[strings.SplitN(target, ":", 2)[0]]
 	if err := os.WriteFile(out, obj, 0o644); err != nil {
-		return Output{}, err
+		return runner.Output{}, err
 	}
 	if dep != "" {
 		os.WriteFile(dep, []byte(out+": "+src+" "+filepath.Join(filepath.Dir(src), "scale.h")+"\n"), 0o644)
 	}
-	return Output{CPU: 1}, nil
+	return runner.Output{CPU: 1}, nil
 }
 
 // fakeSearchOutput is what `clang -E -v` prints, with an empty search list.
@@ -172,12 +174,12 @@ func newFake(t testing.TB) *fakeRunner {
 // identity hashes that file, so no ROCm needs to be installed), with
 // Debian 12's other paths (nothing else on disk is read but the device-lib
 // dir, which may be absent).
-func fakeClangTC() *Clang {
+func fakeClangTC() *toolchain.Clang {
 	bin, err := filepath.Abs(filepath.Join("..", "testdata", "toolchain", "machine-debian", "usr", "bin", "clang++-15"))
 	if err != nil {
 		panic(err)
 	}
-	return &Clang{Layout: LayoutClang, Driver: bin, Clang: bin, ClangVersion: "15.0.6",
+	return &toolchain.Clang{Layout: toolchain.LayoutClang, Driver: bin, Clang: bin, ClangVersion: "15.0.6",
 		RocmPath: "/usr", DeviceLibDir: "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
 		DeviceLibTargets: []string{"gfx900", "gfx906", "gfx908", "gfx90a", "gfx940", "gfx1030"}, HIPVersion: "5.2.21153", ROCmVersion: "5.2.3"}
 }
@@ -186,9 +188,9 @@ func fakeClangTC() *Clang {
 // discovery fakes: it answers with stdout.
 type argvRunner func(argv ...string) ([]byte, error)
 
-func (f argvRunner) Run(_ context.Context, c Cmd) (Output, error) {
+func (f argvRunner) Run(_ context.Context, c runner.Cmd) (runner.Output, error) {
 	out, err := f(c.Argv...)
-	return Output{Stdout: out}, err
+	return runner.Output{Stdout: out}, err
 }
 
 // noEnv is a Builder.Environ with nothing set: keys that do not depend on

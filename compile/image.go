@@ -12,6 +12,8 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -35,26 +37,29 @@ type Image struct {
 	// Object is the parsed code object of an AMD image (nil for others):
 	// its kernels and their arguments.
 	Object   *inspect.CodeObject
-	Compiler string // "clang" (the Builder's layout), "nvcc", "nvrtc" or "fake"
+	Compiler string // "clang" (the Builder's layout), "nvcc", "nvrtc" or "host"
 	Cached   bool
 }
 
 // ImageBuilder builds a HIP source into the image one GPU loads: on AMD
-// ("hip") a code object for the device's target through a Builder (the same
-// key and cache entry as `rocmk build`); on NVIDIA ("cuda") a cubin for its
+// a code object for the device's target through a Builder (the same
+// key and cache entry as `rocmk build`); on NVIDIA a cubin for its
 // sm_XY, from nvcc with HIP's headers for the NVIDIA platform when they are
 // installed and work, else nvcc with rocmk's own (hipnv/), else NVRTC with
 // rocmk's headers and the CUDA toolkit's include directory. Every key
 // holds the compiler's identity, so a toolchain upgrade rebuilds. It is
 // safe for concurrent use.
 type ImageBuilder struct {
-	Run    Runner              // every program runs through it
+	Run    runner.Runner       // every program runs through it
 	Cache  Store               // nil: no cache
 	Getenv func(string) string // nil: os.Getenv
-	Flags  []string            // extra compiler flags
+	// LookPath finds nvcc on PATH (nil: exec.LookPath; a Session's is the
+	// one its discovery uses).
+	LookPath func(string) (string, error)
+	Flags    []string // extra compiler flags
 	// Toolchain returns the AMD toolchain that builds a target (a
 	// Session's ToolchainFor); it is called on each AMD build.
-	Toolchain func(context.Context, inspect.Target) (Toolchain, error)
+	Toolchain func(context.Context, inspect.Target) (toolchain.Toolchain, error)
 	// NVRTC compiles when nvcc cannot (nil: no NVRTC).
 	NVRTC NVRTC
 	// HIPInclude holds hip/hip_runtime.h and hip/nvidia_detail (HIP's
@@ -82,24 +87,31 @@ type ImageBuilder struct {
 // or the stored data changes meaning.
 const imageFormat = "rocmk-image v1"
 
-// Build returns the image of src for a device of runtime ("hip", "cuda")
-// and arch ("gfx90a:sramecc+:xnack-", "sm_90"). The runtime "fake"
-// (verify.FakeRuntime, which runs Go references) loads the source as is.
-func (ib *ImageBuilder) Build(ctx context.Context, runtime, arch, name string, src []byte) (Image, error) {
-	return ib.BuildSource(ctx, runtime, arch, ImageSource{Name: name, Data: src})
+// Build returns the image of src for a device of platform p and arch
+// ("gfx90a:sramecc+:xnack-", "sm_90"). A Host device loads the source as
+// it is.
+func (ib *ImageBuilder) Build(ctx context.Context, p Platform, arch, name string, src []byte) (Image, error) {
+	return ib.BuildSource(ctx, p, arch, ImageSource{Name: name, Data: src})
 }
 
 // BuildSource is Build for a source that may be a file of a translated tree.
-func (ib *ImageBuilder) BuildSource(ctx context.Context, runtime, arch string, s ImageSource) (Image, error) {
-	switch runtime {
-	case "hip":
+func (ib *ImageBuilder) BuildSource(ctx context.Context, p Platform, arch string, s ImageSource) (Image, error) {
+	switch p {
+	case AMD:
 		return ib.buildAMD(ctx, arch, s)
-	case "cuda":
+	case NVIDIA:
 		return ib.buildNVIDIA(ctx, arch, s)
-	case "fake":
-		return Image{Data: s.Data, Compiler: "fake"}, nil
+	case Host:
+		return Image{Data: s.Data, Compiler: "host"}, nil
 	}
-	return Image{}, fmt.Errorf("no image builder for runtime %q", runtime)
+	return Image{}, fmt.Errorf("no image builder for %v", p)
+}
+
+func (ib *ImageBuilder) lookPath(name string) (string, error) {
+	if ib.LookPath == nil {
+		return exec.LookPath(name)
+	}
+	return ib.LookPath(name)
 }
 
 func (ib *ImageBuilder) getenv(k string) string {
@@ -131,7 +143,7 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch string, s ImageSource
 		return Image{}, fmt.Errorf("device target %q: %w", arch, err)
 	}
 	if ib.Toolchain == nil {
-		return Image{}, fmt.Errorf("%w: no AMD toolchain given", ErrToolchainNotFound)
+		return Image{}, fmt.Errorf("%w: no AMD toolchain given", toolchain.ErrToolchainNotFound)
 	}
 	tc, err := ib.Toolchain(ctx, t)
 	if err != nil {
@@ -147,7 +159,7 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch string, s ImageSource
 		return Image{}, err
 	}
 	defer removeOut()
-	b := &Builder{TC: tc, Run: ib.Run, Cache: ib.Cache, Jobs: 1}
+	b := newBuilder(tc, nil, ib.Run, ib.Cache, 1, BuildOptions{})
 	// The compiler runs in the source's directory (BaseDir: a temporary
 	// one, or the tree), so the key does not name it.
 	rep, err := b.Build(ctx, Request{BaseDir: dir, Sources: []string{filepath.Join(dir, file)}, Targets: []inspect.Target{t},
@@ -160,7 +172,7 @@ func (ib *ImageBuilder) buildAMD(ctx context.Context, arch string, s ImageSource
 	}
 	r := rep.Results[0]
 	compiler := tc.Name()
-	if c, ok := tc.(*Clang); ok {
+	if c, ok := tc.(*toolchain.Clang); ok {
 		compiler = c.Layout
 	}
 	return Image{Data: r.Object.Data, Object: r.Object, Compiler: compiler, Cached: r.Status == StatusHit}, nil
@@ -226,7 +238,7 @@ func (ib *ImageBuilder) nvcc(ctx context.Context, nvcc, inc string, rocmk bool, 
 	headers, keyInc, compiler := hipnvID(), "ROCMK_HIP", "nvcc-rocmk"
 	if !rocmk {
 		keyInc, compiler = inc, "nvcc"
-		if headers, err = treeIdentity(ib.Cache, "hip-headers", filepath.Join(inc, "hip")); err != nil {
+		if headers, err = toolchain.TreeIdentity(ib.Cache, "hip-headers", filepath.Join(inc, "hip")); err != nil {
 			if _, failed := ib.nvccFailed.LoadOrStore(inc, firstError(err.Error())); failed {
 				return Image{}, errNVCCFailedBefore
 			}
@@ -276,7 +288,7 @@ func (ib *ImageBuilder) nvcc(ctx context.Context, nvcc, inc string, rocmk bool, 
 		}
 		defer removeTmp()
 		out := filepath.Join(tmp, "out.cubin")
-		res, err := ib.Run.Run(ctx, Cmd{Dir: dir, Argv: argv(file, out, flags, inc)})
+		res, err := ib.Run.Run(ctx, runner.Cmd{Dir: dir, Argv: argv(file, out, flags, inc)})
 		if err != nil {
 			return nil, fmt.Errorf("# %s [%s]\n%s%s%w", name, arch, res.Stdout, res.Stderr, err)
 		}
@@ -322,7 +334,7 @@ func (ib *ImageBuilder) remember(failKey cache.ActionID, msg, name, arch string)
 func (ib *ImageBuilder) nvrtc(arch string, s ImageSource) (Image, error) {
 	name := s.Name
 	if ib.NVRTC == nil {
-		return Image{}, fmt.Errorf("%w: no nvcc and no NVRTC to compile %s for %s", ErrToolchainNotFound, name, arch)
+		return Image{}, fmt.Errorf("%w: no nvcc and no NVRTC to compile %s for %s", toolchain.ErrToolchainNotFound, name, arch)
 	}
 	id, err := ib.NVRTC.ID()
 	if err != nil {
@@ -346,7 +358,7 @@ func (ib *ImageBuilder) nvrtc(arch string, s ImageSource) (Image, error) {
 	h.Line("nvrtc %s", id)
 	h.Line("headers %s", hipnvID())
 	if len(cudaInc) > 0 { // the others are inside it (cccl/)
-		ident, err := treeIdentity(ib.Cache, "cuda-headers", cudaInc[0])
+		ident, err := toolchain.TreeIdentity(ib.Cache, "cuda-headers", cudaInc[0])
 		if err != nil {
 			return Image{}, fmt.Errorf("CUDA headers: %w", err)
 		}
@@ -402,12 +414,12 @@ func (ib *ImageBuilder) keyEnv(h *cache.Hash, vars ...string) {
 // its `--version` text, remembered under its stamp as clang's is (see
 // remember), so an upgraded nvcc changes every key.
 func (ib *ImageBuilder) nvccIdentity(ctx context.Context, path string) (string, error) {
-	return remember(ib.Cache, "nvcc", fileStamp(path), func() (string, error) {
-		out, err := ib.Run.Run(ctx, Cmd{Argv: []string{path, "--version"}})
+	return toolchain.Remember(ib.Cache, "nvcc", toolchain.FileStamp(path), func() (string, error) {
+		out, err := ib.Run.Run(ctx, runner.Cmd{Argv: []string{path, "--version"}})
 		if err != nil {
 			return "", fmt.Errorf("%s --version: %w", path, err)
 		}
-		sum, err := fileDigest(path)
+		sum, err := toolchain.FileDigest(path)
 		if err != nil {
 			return "", err
 		}
@@ -430,7 +442,7 @@ func (ib *ImageBuilder) findNVCC() string {
 			cands = append(cands, filepath.Join(r, "bin", "nvcc"))
 		}
 	}
-	if p, err := exec.LookPath("nvcc"); err == nil {
+	if p, err := ib.lookPath("nvcc"); err == nil {
 		cands = append(cands, p)
 	}
 	cands = append(cands, "/usr/local/cuda/bin/nvcc")

@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -29,21 +31,21 @@ type imageRunner struct {
 	object    []byte
 	header    string
 	nvccFails bool
-	failInc   string   // an nvcc compile given -I failInc fails
-	compiles  []string // argv[0] of each compile
-	cmds      []Cmd    // each compile
-	probes    int      // toolchain probes (probe.hip)
+	failInc   string       // an nvcc compile given -I failInc fails
+	compiles  []string     // argv[0] of each compile
+	cmds      []runner.Cmd // each compile
+	probes    int          // toolchain probes (probe.hip)
 }
 
-func (r *imageRunner) Run(ctx context.Context, c Cmd) (Output, error) {
+func (r *imageRunner) Run(ctx context.Context, c runner.Cmd) (runner.Output, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(c.Argv) == 2 && c.Argv[1] == "--version" {
-		return Output{Stdout: []byte(r.version)}, nil
+		return runner.Output{Stdout: []byte(r.version)}, nil
 	}
 	if len(c.Argv) > 5 && c.Argv[len(c.Argv)-5] == "-E" { // SearchPath: the header's include directory
 		inc := filepath.Dir(filepath.Dir(r.header))
-		return Output{Stderr: []byte(strings.Replace(fakeSearchOutput, "#include <...> search starts here:\n",
+		return runner.Output{Stderr: []byte(strings.Replace(fakeSearchOutput, "#include <...> search starts here:\n",
 			"#include <...> search starts here:\n "+inc+"\n", 1))}, nil
 	}
 	if slices.Contains(c.Argv, "probe.hip") {
@@ -63,14 +65,14 @@ func (r *imageRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	}
 	if strings.HasSuffix(c.Argv[0], "nvcc") {
 		if r.nvccFails || (r.failInc != "" && contains(c.Argv, "-I"+r.failInc)) {
-			return Output{Stderr: []byte("hip/nvidia_detail/nvidia_hip_runtime.h:42: error: unknown type name 'cudaLaunchParams'\n")}, errors.New("exit status 2")
+			return runner.Output{Stderr: []byte("hip/nvidia_detail/nvidia_hip_runtime.h:42: error: unknown type name 'cudaLaunchParams'\n")}, errors.New("exit status 2")
 		}
-		return Output{}, os.WriteFile(out, []byte("cubin from nvcc "+r.version), 0o644)
+		return runner.Output{}, os.WriteFile(out, []byte("cubin from nvcc "+r.version), 0o644)
 	}
 	if err := os.WriteFile(out, r.object, 0o644); err != nil || dep == "" {
-		return Output{}, err
+		return runner.Output{}, err
 	}
-	return Output{}, os.WriteFile(dep, []byte(out+": "+r.header+"\n"), 0o644)
+	return runner.Output{}, os.WriteFile(dep, []byte(out+": "+r.header+"\n"), 0o644)
 }
 
 func contains(list []string, s string) bool {
@@ -149,17 +151,17 @@ func TestImageAMDThroughBuilderRebuildsAfterUpgrade(t *testing.T) {
 	run := &imageRunner{version: "clang version 15.0.6", object: obj, header: header}
 	newBuilder := func() *ImageBuilder {
 		return &ImageBuilder{Run: run, Cache: store, Getenv: func(string) string { return "" },
-			Toolchain: func(context.Context, inspect.Target) (Toolchain, error) {
-				return &Clang{Layout: LayoutClang, Driver: clang, Clang: clang, DeviceLibDir: dir, DeviceLibTargets: []string{"gfx90a"}}, nil
+			Toolchain: func(context.Context, inspect.Target) (toolchain.Toolchain, error) {
+				return &toolchain.Clang{Layout: toolchain.LayoutClang, Driver: clang, Clang: clang, DeviceLibDir: dir, DeviceLibTargets: []string{"gfx90a"}}, nil
 			}}
 	}
 	src := []byte("#include <hip/hip_runtime.h>\n__global__ void vadd() {}\n")
-	img, err := newBuilder().Build(context.Background(), "hip", "gfx90a", "vadd.hip", src)
+	img, err := newBuilder().Build(context.Background(), AMD, "gfx90a", "vadd.hip", src)
 	require.NoError(t, err)
 	assert.Equal(t, obj, img.Data)
 	assert.Equal(t, "clang", img.Compiler)
 	assert.False(t, img.Cached)
-	img, err = newBuilder().Build(context.Background(), "hip", "gfx90a", "vadd.hip", src)
+	img, err = newBuilder().Build(context.Background(), AMD, "gfx90a", "vadd.hip", src)
 	require.NoError(t, err)
 	assert.True(t, img.Cached, "same toolchain, same source: a hit")
 	assert.Equal(t, []string{"deps", "object", "toolchain-id", "toolchain-id"}, kinds(t, c),
@@ -167,7 +169,7 @@ func TestImageAMDThroughBuilderRebuildsAfterUpgrade(t *testing.T) {
 
 	writeTool(t, clang, "clang 17, a new release")
 	run.version = "clang version 17.0.0"
-	img, err = newBuilder().Build(context.Background(), "hip", "gfx90a", "vadd.hip", src)
+	img, err = newBuilder().Build(context.Background(), AMD, "gfx90a", "vadd.hip", src)
 	require.NoError(t, err)
 	assert.False(t, img.Cached, "an upgraded compiler rebuilds")
 	assert.Len(t, run.ran(), 2)
@@ -195,7 +197,7 @@ func TestImageNVCCRebuildsAfterUpgradeOrHeaderChange(t *testing.T) {
 	build := func() Image {
 		t.Helper()
 		ib := &ImageBuilder{Run: run, Cache: store, Getenv: getenv, NVRTC: &fakeNVRTC{id: "unused"}, TreeRoot: t.TempDir()}
-		img, err := ib.Build(context.Background(), "cuda", "sm_90", "binary.hip", []byte("src"))
+		img, err := ib.Build(context.Background(), NVIDIA, "sm_90", "binary.hip", []byte("src"))
 		require.NoError(t, err)
 		assert.Equal(t, "nvcc", img.Compiler)
 		return img
@@ -236,7 +238,7 @@ func TestImageNVRTCRebuildsAfterUpgrade(t *testing.T) {
 	build := func() Image {
 		t.Helper()
 		ib := &ImageBuilder{Run: &imageRunner{}, Cache: store, Getenv: func(string) string { return "" }, NVRTC: nv, NoNVCC: true}
-		img, err := ib.Build(context.Background(), "cuda", "sm_90", "binary.hip", []byte("src"))
+		img, err := ib.Build(context.Background(), NVIDIA, "sm_90", "binary.hip", []byte("src"))
 		require.NoError(t, err)
 		assert.Equal(t, "nvrtc", img.Compiler)
 		return img
@@ -301,7 +303,7 @@ func TestImageNVCCFailureFallsBackToNVRTCAndIsRemembered(t *testing.T) {
 	}
 	ib := newBuilder()
 	for _, mod := range []string{"binary.hip", "unary.hip"} {
-		img, err := ib.Build(context.Background(), "cuda", "sm_90", mod, []byte(mod))
+		img, err := ib.Build(context.Background(), NVIDIA, "sm_90", mod, []byte(mod))
 		require.NoError(t, err)
 		assert.Equal(t, "nvrtc", img.Compiler)
 	}
@@ -310,7 +312,7 @@ func TestImageNVCCFailureFallsBackToNVRTCAndIsRemembered(t *testing.T) {
 	assert.Contains(t, warnings[0], "trying rocmk's HIP headers")
 	assert.Contains(t, warnings[1], "using NVRTC for the rest of this run")
 
-	img, err := newBuilder().Build(context.Background(), "cuda", "sm_90", "binary.hip", []byte("binary.hip"))
+	img, err := newBuilder().Build(context.Background(), NVIDIA, "sm_90", "binary.hip", []byte("binary.hip"))
 	require.NoError(t, err)
 	assert.True(t, img.Cached)
 	assert.Len(t, run.ran(), 2, "a later run remembers the failures")
@@ -330,7 +332,7 @@ func TestImageNVCCBrokenHIPHeadersUseRocmks(t *testing.T) {
 	ib := &ImageBuilder{Run: run, Cache: store, Getenv: getenv, NVRTC: &fakeNVRTC{id: "13.0"}, TreeRoot: root,
 		Warn: func(f string, a ...any) { warnings = append(warnings, fmt.Sprintf(f, a...)) }}
 	for _, mod := range []string{"binary.hip", "unary.hip"} {
-		img, err := ib.Build(context.Background(), "cuda", "sm_90", mod, []byte(mod))
+		img, err := ib.Build(context.Background(), NVIDIA, "sm_90", mod, []byte(mod))
 		require.NoError(t, err)
 		assert.Equal(t, "nvcc-rocmk", img.Compiler)
 	}
@@ -358,7 +360,7 @@ func TestImageNVCCWithoutHIPHeaders(t *testing.T) {
 	run := &imageRunner{version: "release 12.6"}
 	ib := &ImageBuilder{Run: run, Getenv: func(k string) string { return map[string]string{"NVCC": nvcc}[k] },
 		HIPInclude: t.TempDir(), NVRTC: &fakeNVRTC{id: "12.6"}, TreeRoot: t.TempDir()}
-	img, err := ib.Build(context.Background(), "cuda", "sm_80", "k.hip", []byte("k"))
+	img, err := ib.Build(context.Background(), NVIDIA, "sm_80", "k.hip", []byte("k"))
 	require.NoError(t, err)
 	assert.Equal(t, "nvcc-rocmk", img.Compiler)
 	assert.Equal(t, "cubin from nvcc release 12.6", string(img.Data))
@@ -400,7 +402,7 @@ func TestImageTreeSource(t *testing.T) {
 	run := &imageRunner{version: "release 12.6"}
 	_, store := openTestCache(t)
 	ib := &ImageBuilder{Run: run, Cache: store, Getenv: getenv, TreeRoot: t.TempDir()}
-	_, err := ib.BuildSource(context.Background(), "cuda", "sm_90", src)
+	_, err := ib.BuildSource(context.Background(), NVIDIA, "sm_90", src)
 	require.NoError(t, err)
 	c := run.cmds[0]
 	assert.Equal(t, tr.Dir, c.Dir)
@@ -411,32 +413,32 @@ func TestImageTreeSource(t *testing.T) {
 
 	nv := &fakeNVRTC{id: "12.6"}
 	ib = &ImageBuilder{Run: run, Cache: store, Getenv: func(string) string { return "" }, NVRTC: nv, NoNVCC: true}
-	img, err := ib.BuildSource(context.Background(), "cuda", "sm_90", src)
+	img, err := ib.BuildSource(context.Background(), NVIDIA, "sm_90", src)
 	require.NoError(t, err)
 	assert.False(t, img.Cached)
 	assert.Equal(t, tr.Path("src/k.cu"), nv.name)
 	assert.Contains(t, nv.opts, "-I"+tr.Path("src"))
 	assert.Contains(t, nv.opts, "-I"+tr.Path("rocmk"))
-	img, err = ib.BuildSource(context.Background(), "cuda", "sm_90", src)
+	img, err = ib.BuildSource(context.Background(), NVIDIA, "sm_90", src)
 	require.NoError(t, err)
 	assert.True(t, img.Cached)
 	writeFiles(t, dir, map[string]string{"k/u.cuh": "#define U 2\n"})
 	tr2 := mk()
 	src.Tree, src.Rel = tr2, tr2.Sources[0]
-	img, err = ib.BuildSource(context.Background(), "cuda", "sm_90", src)
+	img, err = ib.BuildSource(context.Background(), NVIDIA, "sm_90", src)
 	require.NoError(t, err)
 	assert.False(t, img.Cached, "a changed header is another image")
 }
 
 func TestImageOtherRuntimes(t *testing.T) {
 	ib := &ImageBuilder{}
-	img, err := ib.Build(context.Background(), "fake", "sm_90", "x.hip", []byte("src"))
+	img, err := ib.Build(context.Background(), Host, "sm_90", "x.hip", []byte("src"))
 	require.NoError(t, err)
-	assert.Equal(t, Image{Data: []byte("src"), Compiler: "fake"}, img)
-	_, err = ib.Build(context.Background(), "opencl", "x", "x.hip", nil)
-	assert.ErrorContains(t, err, `no image builder for runtime "opencl"`)
-	_, err = (&ImageBuilder{NoNVCC: true}).Build(context.Background(), "cuda", "sm_90", "x.hip", nil)
-	assert.ErrorIs(t, err, ErrToolchainNotFound, "no nvcc and no NVRTC")
+	assert.Equal(t, Image{Data: []byte("src"), Compiler: "host"}, img)
+	_, err = ib.Build(context.Background(), Platform(0), "x", "x.hip", nil)
+	assert.ErrorContains(t, err, "no image builder for unknown platform")
+	_, err = (&ImageBuilder{NoNVCC: true}).Build(context.Background(), NVIDIA, "sm_90", "x.hip", nil)
+	assert.ErrorIs(t, err, toolchain.ErrToolchainNotFound, "no nvcc and no NVRTC")
 }
 
 // An nvcc that cannot even say its version is given up for the run with
@@ -447,7 +449,7 @@ func TestImageNVCCWithoutVersionFallsBackOnce(t *testing.T) {
 	ib := &ImageBuilder{Run: failingRunner{}, Getenv: getenv, NVRTC: &fakeNVRTC{id: "13.0"},
 		Warn: func(f string, a ...any) { warnings = append(warnings, f) }}
 	for _, mod := range []string{"binary.hip", "unary.hip"} {
-		img, err := ib.Build(context.Background(), "cuda", "sm_90", mod, []byte(mod))
+		img, err := ib.Build(context.Background(), NVIDIA, "sm_90", mod, []byte(mod))
 		require.NoError(t, err)
 		assert.Equal(t, "nvrtc", img.Compiler)
 	}
@@ -456,6 +458,6 @@ func TestImageNVCCWithoutVersionFallsBackOnce(t *testing.T) {
 
 type failingRunner struct{}
 
-func (failingRunner) Run(context.Context, Cmd) (Output, error) {
-	return Output{}, errors.New("exec format error")
+func (failingRunner) Run(context.Context, runner.Cmd) (runner.Output, error) {
+	return runner.Output{}, errors.New("exec format error")
 }

@@ -3,115 +3,18 @@ package compile
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 )
 
-func TestScanIncludes(t *testing.T) {
-	src := `// #include "in-line-comment.h"
-#include "a.h"
-  #  include <b/c.h> // trailing
-/* #include "in-block-comment.h"
-#include "still-comment.h" */ #include "after-multi-line-comment.h"
-/* c */ #include "after-comment.h"
-#include_next <n.h>
-#import "imp.h"
-#include MACRO_NAME
-#inc\
-lude "spliced.h"
-const char* s = "#include \"in-string.h\"";
-const char* r = R"x(
-#include "in-raw-string.h"
-)x";
-#if __has_include("opt.h") && __has_include_next(<nx.h>) || defined(__has_include)
-#endif
-#define HAVE_TBB __has_include(<tbb/tbb.h>)
-#define LOCAL __has_include("local.h")
-#if __has_include(HEADER_MACRO)
-#endif
-char c = '"'; // a quote in a character literal
-#include "last.h"
-`
-	fs := scanIncludes([]byte(src))
-	var got []string
-	for _, r := range fs.Refs {
-		got = append(got, refText(r)+" @"+strconv.Itoa(r.Line)+map[bool]string{true: " macro-body"}[r.InMacro])
-	}
-	assert.Equal(t, []string{
-		`#include "a.h" @2`,
-		`#include <b/c.h> @3`,
-		`#include "after-multi-line-comment.h" @5`, // the comment is one space: # starts the line
-		`#include "after-comment.h" @6`,
-		`#include_next <n.h> @7`,
-		`#include "imp.h" @8`,
-		`#include "" @9`,
-		`#include "spliced.h" @10`,
-		`__has_include("opt.h") @16`,
-		`__has_include_next(<nx.h>) @16`,
-		`__has_include(<tbb/tbb.h>) @18 macro-body`,
-		`__has_include("local.h") @19 macro-body`,
-		`__has_include("") @20`,
-		`#include "last.h" @23`,
-	}, got)
-	assert.False(t, fs.Clock)
-	got2, joins := removeSplices([]byte("a\\b\\\nc\\\r\nd"))
-	assert.Equal(t, "a\\bcd", string(got2), "a backslash before the first splice is kept")
-	assert.Equal(t, []int{3, 4}, joins)
-	assert.True(t, scanIncludes([]byte("const char* t = __TIME__;\n")).Clock)
-	assert.False(t, scanIncludes([]byte("// __TIME__\nconst char* t = \"__DATE__\";\n")).Clock)
-}
-
-func FuzzScanIncludes(f *testing.F) {
-	f.Add([]byte("#include \"a.h\"\n#if __has_include(<b>)\n#endif\n"))
-	f.Add([]byte("R\"(\n#include \"x\"\n)\"\n/* */ # include_next <y> \\\n\n"))
-	f.Add([]byte("\"a\\b\" x \\\n y \\\r\n z \\\\\n"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		want := strings.ReplaceAll(strings.ReplaceAll(string(b), "\\\r\n", ""), "\\\n", "")
-		if got, _ := removeSplices(b); string(got) != want {
-			t.Fatalf("removeSplices(%q) = %q, want %q", b, got, want)
-		}
-		fs := scanIncludes(b)
-		lines := strings.Count(string(b), "\n") + 1
-		last := 0
-		for _, r := range fs.Refs {
-			if r.Line < last || r.Line > lines {
-				t.Fatalf("line %d after %d in a %d-line input", r.Line, last, lines)
-			}
-			last = r.Line
-			if strings.ContainsAny(r.Name, "\n") {
-				t.Fatalf("name %q spans lines", r.Name)
-			}
-		}
-	})
-}
-
-// clangSearchOutput is `clang++-15 -E -v` (cut) for -I inc -Inonexistent
-// -include "pre h.h" on Debian 12.
-const clangSearchOutput = `Debian clang version 15.0.6
-Target: x86_64-pc-linux-gnu
-Selected GCC installation: /usr/bin/../lib/gcc/x86_64-linux-gnu/12
- "/usr/lib/llvm-15/bin/clang" -cc1 -triple amdgcn-amd-amdhsa -E -main-file-name null -include "pre h.h" -idirafter /usr/include -I inc -Inonexistent -include __clang_hip_runtime_wrapper.h -o /dev/null -x hip /dev/null
-clang -cc1 version 15.0.6 based upon LLVM 15.0.6 default target x86_64-pc-linux-gnu
-ignoring nonexistent directory "nonexistent"
-ignoring nonexistent directory "/include"
-ignoring duplicate directory "/usr/local/include"
-#include "..." search starts here:
- quoted
-#include <...> search starts here:
- inc
- /usr/lib/llvm-15/lib/clang/15.0.6
- /usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12
- /usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../../../include/x86_64-linux-gnu/c++/12
- /usr/include
-End of search list.
-`
-
 func TestParseSearchPath(t *testing.T) {
-	sp, err := ParseSearchPath([]byte(clangSearchOutput))
+	sp, err := toolchain.ParseSearchPath([]byte(clangSearchOutput))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"quoted"}, sp.Quote)
 	assert.Equal(t, []string{"inc", "/usr/lib/llvm-15/lib/clang/15.0.6",
@@ -121,23 +24,23 @@ func TestParseSearchPath(t *testing.T) {
 	assert.Equal(t, []string{"pre h.h", "__clang_hip_runtime_wrapper.h"}, sp.Includes)
 	assert.Equal(t, []string{"/usr/bin/../lib/gcc/x86_64-linux-gnu"}, sp.Installs)
 	assert.Equal(t, "", sp.Unmodelled)
-	sp, err = ParseSearchPath([]byte(strings.Replace(clangSearchOutput, "-E -main-file-name", "-E -ivfsoverlay /o.yaml -main-file-name", 1)))
+	sp, err = toolchain.ParseSearchPath([]byte(strings.Replace(clangSearchOutput, "-E -main-file-name", "-E -ivfsoverlay /o.yaml -main-file-name", 1)))
 	require.NoError(t, err)
 	assert.Equal(t, "-ivfsoverlay", sp.Unmodelled)
 
-	_, err = ParseSearchPath([]byte("clang: error: unknown argument: '-fbogus'\n"))
+	_, err = toolchain.ParseSearchPath([]byte("clang: error: unknown argument: '-fbogus'\n"))
 	assert.Error(t, err)
 }
 
 // TestRealSearchPath: the real clang's answer for a job with relative and
 // missing include directories.
 func TestRealSearchPath(t *testing.T) {
-	tc := realClang(t, LayoutClang)
+	tc := realClang(t, toolchain.LayoutClang)
 	dir := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "inc"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "pre.h"), nil, 0o644))
-	j := Job{Src: "k.hip", Dir: dir, Target: targets("gfx90a")[0], Flags: []string{"-iquote", "q", "-Iinc", "-Inope", "-include", "pre.h"}}
-	sp, err := tc.SearchPath(t.Context(), &ExecRunner{}, j)
+	j := toolchain.Job{Src: "k.hip", Dir: dir, Target: targets("gfx90a")[0], Flags: []string{"-iquote", "q", "-Iinc", "-Inope", "-include", "pre.h"}}
+	sp, err := tc.SearchPath(t.Context(), &runner.ExecRunner{}, j)
 	require.NoError(t, err)
 	assert.Equal(t, "inc", sp.Angle[0], "-I comes first among <> directories")
 	assert.Contains(t, sp.Missing, "nope")
@@ -191,3 +94,24 @@ func TestHeaderState(t *testing.T) {
 	assert.Equal(t, "fifo", statPath(fifo).headerState())
 	assert.Equal(t, "chardev", statPath("/dev/zero").headerState())
 }
+
+// clangSearchOutput is `clang++-15 -E -v` (cut) for -I inc -Inonexistent
+// -include "pre h.h" on Debian 12.
+const clangSearchOutput = `Debian clang version 15.0.6
+Target: x86_64-pc-linux-gnu
+Selected GCC installation: /usr/bin/../lib/gcc/x86_64-linux-gnu/12
+ "/usr/lib/llvm-15/bin/clang" -cc1 -triple amdgcn-amd-amdhsa -E -main-file-name null -include "pre h.h" -idirafter /usr/include -I inc -Inonexistent -include __clang_hip_runtime_wrapper.h -o /dev/null -x hip /dev/null
+clang -cc1 version 15.0.6 based upon LLVM 15.0.6 default target x86_64-pc-linux-gnu
+ignoring nonexistent directory "nonexistent"
+ignoring nonexistent directory "/include"
+ignoring duplicate directory "/usr/local/include"
+#include "..." search starts here:
+ quoted
+#include <...> search starts here:
+ inc
+ /usr/lib/llvm-15/lib/clang/15.0.6
+ /usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12
+ /usr/bin/../lib/gcc/x86_64-linux-gnu/12/../../../../include/x86_64-linux-gnu/c++/12
+ /usr/include
+End of search list.
+`

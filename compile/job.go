@@ -11,17 +11,6 @@ import (
 	"github.com/rocmk/rocmk/inspect"
 )
 
-// Job is one compilation: one source for one target. Argv is a pure function
-// of a Job and the Toolchain, so the same Job always runs the same command.
-type Job struct {
-	Src     string         // the source as clang sees it: relative to Dir when inside it, else absolute
-	Dir     string         // directory clang runs in: the build's base directory ("" = current)
-	Target  inspect.Target // the one --offload-arch
-	Flags   []string       // user flags, in order (-D, -I, -f..., -m...)
-	Out     string         // where clang writes the code object
-	DepFile string         // where clang writes the dependency file ("" = none)
-}
-
 // Request is what one `rocmk build` asks for.
 type Request struct {
 	// BaseDir is the directory the compiler runs in ("" = the current

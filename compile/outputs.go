@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -74,7 +75,7 @@ func (b *Builder) writeOutputs(r Request, outDir string, rep *Report) error {
 		}
 	}
 	m := Manifest{Schema: "rocmk.build-manifest/v1", Toolchain: b.TC.Name()}
-	if c, ok := b.TC.(*Clang); ok {
+	if c, ok := b.TC.(*toolchain.Clang); ok {
 		m.ClangVersion, m.ROCmVersion, m.HIPVersion = c.ClangVersion, c.ROCmVersion, c.HIPVersion
 	}
 	for _, t := range r.Targets {

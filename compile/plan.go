@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/inspect"
 )
@@ -49,40 +50,40 @@ type PlanOptions struct {
 // environment, the GPUs and the toolchain's defaults), the flags, the output
 // names (checked before anything is written), and, when a source is CUDA,
 // the translated tree the build compiles in (Request.Tree, PrepareTree).
-func (s *Session) Plan(ctx context.Context, o PlanOptions) (Request, Targets, error) {
+func (s *Session) Plan(ctx context.Context, o PlanOptions) (Request, toolchain.Targets, error) {
 	req := Request{OutDir: o.OutDir, Bundle: o.Bundle, Embed: o.Embed, EmbedPackage: o.GoPackage}
 	for _, e := range o.Embed {
 		if !strings.Contains(" rust go c ", " "+e+" ") {
-			return req, Targets{}, usagef("--embed: unknown kind %q (want rust, go or c)", e)
+			return req, toolchain.Targets{}, usagef("--embed: unknown kind %q (want rust, go or c)", e)
 		}
 	}
 	if err := checkGoPackage(o.GoPackage, "--go-package"); err != nil {
-		return req, Targets{}, err
+		return req, toolchain.Targets{}, err
 	}
 	p, err := s.project(o)
 	if err != nil {
-		return req, Targets{}, err
+		return req, toolchain.Targets{}, err
 	}
 	var flags, includes, dirs []string
 	hipifyDir, strict, manifest := "", false, []string(nil)
 	switch {
 	case len(o.Sources) > 0:
 		if req.Sources, dirs, err = kernelSources(o.Sources); err != nil {
-			return req, Targets{}, err
+			return req, toolchain.Targets{}, err
 		}
 	case p != nil:
 		if req.Sources, dirs, err = p.ExpandSourceDirs(); err != nil {
-			return req, Targets{}, err
+			return req, toolchain.Targets{}, err
 		}
 		if err := s.fromProject(p, o, &req); err != nil {
-			return req, Targets{}, err
+			return req, toolchain.Targets{}, err
 		}
 		flags, includes, manifest = p.CompileFlags(), p.IncludeDirs(), p.Targets
 		hipifyDir, strict = p.HipifyDir(), p.Hipify.Strict
 		s.o.Verbose("project %s: %d sources", p.Path, len(req.Sources))
 	default:
 		if req.Sources, err = o.Bundled(); err != nil {
-			return req, Targets{}, err
+			return req, toolchain.Targets{}, err
 		}
 		s.o.Verbose("no sources and no %s: building the bundled kernels (%d modules)", ProjectFile, len(req.Sources))
 	}
@@ -96,7 +97,7 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (Request, Targets, er
 		}
 		includes = append(includes, i)
 	}
-	ts, err := ResolveTargets(TargetRequest{Flag: o.Arch, Manifest: manifest, Getenv: s.o.Getenv, GPUs: s.DetectGPUs, Default: func() []inspect.Target { return s.DefaultTargets(ctx) }})
+	ts, err := toolchain.ResolveTargets(toolchain.TargetRequest{Flag: o.Arch, Manifest: manifest, Getenv: s.o.Getenv, GPUs: s.res.DetectGPUs, Default: func() []inspect.Target { return s.res.DefaultTargets(ctx) }})
 	if err != nil {
 		return req, ts, err
 	}
@@ -181,6 +182,9 @@ func (s *Session) project(o PlanOptions) (*Project, error) {
 	}
 	if path == "" || len(o.Sources) > 0 {
 		return nil, nil
+	}
+	if s.o.Project != nil { // the command's, loaded once
+		return s.o.Project, nil
 	}
 	return LoadProject(path)
 }

@@ -11,17 +11,20 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 )
 
 // afterCompile runs the real compiler, then calls after once the first
 // compile (not a search-path probe) has finished: for rocmk, the change
 // lands while the compiler runs, after it read its inputs.
 type afterCompile struct {
-	Runner
+	runner.Runner
 	after func()
 }
 
-func (r *afterCompile) Run(ctx context.Context, c Cmd) (Output, error) {
+func (r *afterCompile) Run(ctx context.Context, c runner.Cmd) (runner.Output, error) {
 	out, err := r.Runner.Run(ctx, c)
 	if r.after != nil && slices.Contains(c.Argv, "-dependency-file") {
 		r.after()
@@ -36,7 +39,7 @@ func (r *afterCompile) Run(ctx context.Context, c Cmd) (Output, error) {
 // stored under the new header's hash (3.0): the next build must compile
 // what --no-cache compiles. A build with nothing swapped stores as before.
 func TestRealHeaderSwappedDuringCompile(t *testing.T) {
-	tc := realClang(t, LayoutClang)
+	tc := realClang(t, toolchain.LayoutClang)
 	swaps := map[string]struct{ setup, swap func(dir string) }{
 		"rename": {
 			setup: func(dir string) {
@@ -85,7 +88,7 @@ func TestRealHeaderSwappedDuringCompile(t *testing.T) {
 // buildK builds dir/k.hip for gfx90a into dir/out, through the cache in
 // dir/cache when cached, and returns the job's status and the object. setup
 // adjusts the Builder (runner, environment) before the build.
-func buildK(t *testing.T, tc *Clang, dir, out string, cached bool, flags []string, setup func(*Builder)) (Status, []byte) {
+func buildK(t *testing.T, tc *toolchain.Clang, dir, out string, cached bool, flags []string, setup func(*Builder)) (Status, []byte) {
 	t.Helper()
 	c := ""
 	if cached {
@@ -114,7 +117,7 @@ func writeTestFile(t *testing.T, dir, name, text string) {
 // are keyed, through -X @f.rsp as through a nested one: editing the file is
 // a miss that builds what --no-cache builds, and an unchanged file a hit.
 func TestRealResponseFileInKey(t *testing.T) {
-	tc := realClang(t, LayoutClang)
+	tc := realClang(t, toolchain.LayoutClang)
 	dir := t.TempDir()
 	writeTestFile(t, dir, "k.hip", "extern \"C\" __attribute__((global)) void k(float* p) { p[0] *= SCALE; }\n")
 	build := func(out string, cached bool) (Status, []byte) {
@@ -148,7 +151,7 @@ func TestRealResponseFileInKey(t *testing.T) {
 // directory: each value builds its own object, as --no-cache does, and
 // going back to a value is a hit.
 func TestRealCompilerEnvironmentInKey(t *testing.T) {
-	tc := realClang(t, LayoutClang)
+	tc := realClang(t, toolchain.LayoutClang)
 	dir := t.TempDir()
 	writeTestFile(t, dir, "k.hip", "#if __has_include(<cfg.h>)\n#include <cfg.h>\n#endif\n#ifndef SCALE\n#define SCALE 1.5f\n#endif\n"+
 		"extern \"C\" __attribute__((global)) void k(float* p) { p[0] *= SCALE; }\n")

@@ -70,6 +70,20 @@ const DefaultOutDir = "build/hsaco"
 // maxProjectSize bounds what LoadProject reads: a manifest is a few lines.
 const maxProjectSize = 16 << 20
 
+// FindProject loads the project file a command reads: path (--project),
+// else ./rocmk.toml when there is one; nil: none. A command loads it once
+// and hands it to what reads it (the remote cache's [cache] table, Plan
+// through SessionOptions.Project, port's targets).
+func FindProject(path string) (*Project, error) {
+	if path == "" {
+		if _, err := os.Stat(ProjectFile); err != nil {
+			return nil, nil
+		}
+		path = ProjectFile
+	}
+	return LoadProject(path)
+}
+
 // LoadProject reads and checks a rocmk.toml (a regular file: a named pipe
 // is refused, not waited on).
 func LoadProject(path string) (*Project, error) {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rocmk/rocmk/compile/toolchain"
 )
 
 // A deps entry names the files a build stats and reads to check it. One
@@ -18,9 +20,9 @@ import (
 
 // readRoots returns the directories a compile of j may read under
 // (absolute, cleaned).
-func readRoots(tc Toolchain, j Job, environ []string) []string {
+func readRoots(tc toolchain.Toolchain, j toolchain.Job, environ []string) []string {
 	roots := []string{j.Dir, filepath.Dir(absName(j.Dir, j.Src)), "/usr"}
-	if c, ok := tc.(*Clang); ok {
+	if c, ok := tc.(*toolchain.Clang); ok {
 		roots = append(roots, c.RocmPath, c.HIPInclude, c.DeviceLibDir, filepath.Dir(filepath.Dir(c.Clang)), filepath.Dir(filepath.Dir(c.Driver)))
 	}
 	for i := 0; i < len(j.Flags); i++ {

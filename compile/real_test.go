@@ -13,15 +13,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
 // These tests run the machine's real clang (Debian's clang-15 with ROCm
 // 5.2.3 device libraries in CI) on a tiny kernel.
 
-func realBuilder(t testing.TB, tc *Clang, cacheDir string) *Builder {
+func realBuilder(t testing.TB, tc *toolchain.Clang, cacheDir string) *Builder {
 	t.Helper()
-	b := &Builder{TC: tc, Run: &ExecRunner{}, Jobs: 2, Environ: noEnv}
+	b := &Builder{TC: tc, Run: &runner.ExecRunner{}, Jobs: 2, Environ: noEnv}
 	if cacheDir != "" {
 		c, err := cache.Open(cacheDir)
 		require.NoError(t, err)
@@ -37,7 +39,7 @@ func realBuilder(t testing.TB, tc *Clang, cacheDir string) *Builder {
 // lld-19 and ROCm 6.0's device libraries), gfx1100 and gfx942 must build
 // (with only ROCm 5.2.3 they fail as gfx1250 does).
 func TestRealCompileManyTargets(t *testing.T) {
-	realClang(t, LayoutClang)
+	realClang(t, toolchain.LayoutClang)
 	s, err := OpenSession(SessionOptions{NoCache: true, Jobs: 2})
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -47,8 +49,8 @@ func TestRealCompileManyTargets(t *testing.T) {
 	ctx := context.Background()
 	wantFail := map[string]bool{"gfx1250": true}
 	for _, tg := range ts {
-		if _, err := s.ToolchainFor(ctx, tg); err != nil {
-			var no *NoToolchainError
+		if _, err := s.Resolver().ToolchainFor(ctx, tg); err != nil {
+			var no *toolchain.NoToolchainError
 			require.ErrorAs(t, err, &no, "%s", tg)
 			wantFail[tg.Proc] = true
 		}
@@ -93,7 +95,7 @@ func TestRealCompileManyTargets(t *testing.T) {
 // toolchain for gfx942, gfx11 and gfx12 is on this machine.
 func newTargetsInstalled() bool {
 	for _, p := range []string{"/usr/lib/llvm-19/bin/clang++", "/usr/lib/llvm-19/bin/ld.lld",
-		filepath.Join(DefaultDeviceLibsDir, "rocm-device-libs-17_6.0+git20231212.5a852ed-2/amdgcn/bitcode/ocml.bc")} {
+		filepath.Join(toolchain.DefaultDeviceLibsDir, "rocm-device-libs-17_6.0+git20231212.5a852ed-2/amdgcn/bitcode/ocml.bc")} {
 		if !fileExists(p) {
 			return false
 		}
@@ -102,7 +104,7 @@ func newTargetsInstalled() bool {
 }
 
 func TestRealCompileErrorDiagnostics(t *testing.T) {
-	tc := realClang(t, LayoutClang)
+	tc := realClang(t, toolchain.LayoutClang)
 	dir := t.TempDir()
 	copyFiles(t, dir, "broken.hip")
 	_, err := realBuilder(t, tc, "").Build(context.Background(), Request{BaseDir: dir, Sources: []string{filepath.Join(dir, "broken.hip")}, Targets: targets("gfx90a"), OutDir: filepath.Join(dir, "out")})
@@ -115,7 +117,7 @@ func TestRealCompileErrorDiagnostics(t *testing.T) {
 
 // TestRealCacheKey checks what must miss and what must hit, with real compiles.
 func TestRealCacheKey(t *testing.T) {
-	tc := realClang(t, LayoutClang)
+	tc := realClang(t, toolchain.LayoutClang)
 	dir := t.TempDir()
 	copyFiles(t, dir, "vadd.hip", "scale.h")
 	// A wrapper stands for "the compiler": replacing it changes the identity.
@@ -125,14 +127,14 @@ func TestRealCacheKey(t *testing.T) {
 		require.NoError(t, os.WriteFile(wrapper, []byte("#!/bin/sh\n# "+extra+"\nexec "+tc.Clang+" \"$@\"\n"), 0o755))
 	}
 	writeWrapper("v1")
-	newTC := func() *Clang {
-		return &Clang{Layout: tc.Layout, Driver: wrapper, Clang: wrapper, ClangVersion: tc.ClangVersion, RocmPath: tc.RocmPath,
+	newTC := func() *toolchain.Clang {
+		return &toolchain.Clang{Layout: tc.Layout, Driver: wrapper, Clang: wrapper, ClangVersion: tc.ClangVersion, RocmPath: tc.RocmPath,
 			DeviceLibDir: tc.DeviceLibDir, DeviceLibTargets: tc.DeviceLibTargets, HIPInclude: tc.HIPInclude,
 			HIPVersion: tc.HIPVersion, ROCmVersion: tc.ROCmVersion}
 	}
 	cacheDir := filepath.Join(dir, "cache")
 	src := filepath.Join(dir, "vadd.hip")
-	build := func(tc *Clang, ts []inspect.Target, flags ...string) Status {
+	build := func(tc *toolchain.Clang, ts []inspect.Target, flags ...string) Status {
 		t.Helper()
 		rep, err := realBuilder(t, tc, cacheDir).Build(context.Background(), Request{Sources: []string{src}, Targets: ts, Flags: flags, OutDir: filepath.Join(dir, "out")})
 		require.NoError(t, err)
@@ -167,25 +169,25 @@ func TestRealCacheKey(t *testing.T) {
 
 	// The environment the compiler inherits (see compilerEnv).
 	h := newTC()
-	h.Layout = LayoutHIPCC
+	h.Layout = toolchain.LayoutHIPCC
 	b := realBuilder(t, h, cacheDir)
 	b.Environ = func() []string {
 		return []string{"HIPCC_COMPILE_FLAGS_APPEND=-DFROM_ENV=1", "HIP_VISIBLE_DEVICES=1", "HOME=/x"}
 	}
-	k1, err := b.baseKey(h, "id", Job{Src: "vadd.hip", Dir: dir, Target: gfx90a[0]})
+	k1, err := b.baseKey(h, "id", toolchain.Job{Src: "vadd.hip", Dir: dir, Target: gfx90a[0]})
 	require.NoError(t, err)
 	b.Environ = func() []string { return []string{"HIP_VISIBLE_DEVICES=2", "HOME=/y"} }
-	k2, err := b.baseKey(h, "id", Job{Src: "vadd.hip", Dir: dir, Target: gfx90a[0]})
+	k2, err := b.baseKey(h, "id", toolchain.Job{Src: "vadd.hip", Dir: dir, Target: gfx90a[0]})
 	require.NoError(t, err)
 	b.Environ = noEnv
-	k3, err := b.baseKey(h, "id", Job{Src: "vadd.hip", Dir: dir, Target: gfx90a[0]})
+	k3, err := b.baseKey(h, "id", toolchain.Job{Src: "vadd.hip", Dir: dir, Target: gfx90a[0]})
 	require.NoError(t, err)
 	assert.Equal(t, k2, k3, "runtime-only and unrelated variables are not keyed")
 	assert.NotEqual(t, k1, k2, "HIPCC_COMPILE_FLAGS_APPEND must change the key")
 }
 
 func TestRealHIPCCLayout(t *testing.T) {
-	tc := realClang(t, LayoutHIPCC)
+	tc := realClang(t, toolchain.LayoutHIPCC)
 	dir := t.TempDir()
 	copyFiles(t, dir, "vadd.hip", "scale.h")
 	rep, err := realBuilder(t, tc, "").Build(context.Background(), Request{Sources: []string{filepath.Join(dir, "vadd.hip")}, Targets: targets("gfx1030"), OutDir: filepath.Join(dir, "out")})
@@ -196,7 +198,7 @@ func TestRealHIPCCLayout(t *testing.T) {
 
 func TestBundleMatchesClangOffloadBundler(t *testing.T) {
 	thisMachine(t)
-	in, err := FindInstallation(FindOptions{})
+	in, err := toolchain.FindInstallation(toolchain.FindOptions{})
 	if err != nil || in.Bundler == "" {
 		t.Skip("clang-offload-bundler not installed (CI installs llvm-15)")
 	}

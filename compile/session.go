@@ -5,10 +5,11 @@ import (
 	"errors"
 	"io"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -21,7 +22,7 @@ type SessionOptions struct {
 	Root     string
 	LookPath func(string) (string, error)
 	// Runner runs every program of the session (nil: ExecRunner).
-	Runner Runner
+	Runner runner.Runner
 	Layout string // --layout ("" = clang)
 	// Clang pins the clang of every target (--clang; "" = ROCMK_CLANG,
 	// else the candidates' order, see Candidate).
@@ -38,6 +39,11 @@ type SessionOptions struct {
 	// OpenTier puts a shared server behind the local cache (nil: none):
 	// cache/remote.Open with the resolved configuration.
 	OpenTier func(local *cache.Cache) (Tier, error)
+
+	// Project is the project file the command loaded (--project, else
+	// ./rocmk.toml): Plan reads it instead of loading it again. nil: Plan
+	// loads it.
+	Project *Project
 
 	Jobs int // parallel compiles (<= 0: one per CPU)
 	// DebugLog receives the ROCMK_DEBUG=cachehash=1 lines (nil: stderr).
@@ -58,29 +64,16 @@ type Tier interface {
 }
 
 // Session is one command's build set-up, made once (cf. containerd's
-// commands.NewClient): the Runner every program goes through, the toolchain
-// (found on first use), and the cache with its remote tier. `rocmk build`,
-// `verify`, `port` and `doctor` each open one. Its methods are safe for
-// concurrent use.
+// commands.NewClient): the Runner every program goes through, the
+// toolchain Resolver (which finds the toolchain on first use), and the
+// cache with its remote tier. `rocmk build`, `verify`, `port` and `doctor`
+// each open one. Its methods are safe for concurrent use.
 type Session struct {
 	o     SessionOptions
-	Run   Runner
+	Run   runner.Runner
+	res   *toolchain.Resolver
 	local *cache.Cache
 	tier  Tier
-
-	tcOnce sync.Once
-	in     *Installation
-	tc     *Clang
-	tcErr  error
-
-	// Toolchains per target (toolchains.go, probe.go).
-	candFind, candOnce sync.Once
-	cands              []*Candidate
-	candErr            error
-	choices            sync.Map // processor -> *choiceOnce
-	probes             sync.Map // probe key -> *probeOnce
-	tmpLibs            string   // generated device libraries without a cache
-	removeTmpLibs      func()
 
 	mu             sync.Mutex
 	recorded       bool // a build ran: the cache's statistics and trimming follow
@@ -102,32 +95,44 @@ func OpenSession(o SessionOptions) (*Session, error) {
 	}
 	s := &Session{o: o, Run: o.Runner}
 	if s.Run == nil {
-		s.Run = ExecRunner{}
+		s.Run = runner.ExecRunner{}
 	}
 	if o.DebugLog != nil {
 		s.restoreDebug = cache.SetDebugHook(o.Getenv, o.DebugLog)
 	}
+	if err := s.openCache(); err != nil {
+		return nil, err
+	}
+	s.res = toolchain.New(toolchain.Options{ROCmPath: o.ROCmPath, Getenv: o.Getenv, Root: o.Root, LookPath: o.LookPath,
+		Runner: s.Run, Layout: o.Layout, Clang: o.Clang, Store: s.Store(), CacheDir: s.CacheDir(), Verbose: o.Verbose})
+	return s, nil
+}
+
+// openCache opens the session's cache and its remote tier, unless the
+// options say none.
+func (s *Session) openCache() error {
+	o := s.o
 	if o.NoCache {
-		return s, nil
+		return nil
 	}
 	c, err := openCache(o.CacheDir, o.Getenv, o.CacheIfPresent)
 	if err != nil {
 		o.Warn("build cache unavailable (%v); building without it", err)
-		return s, nil
+		return nil
 	}
 	if c == nil {
-		return s, nil // ROCMK_CACHE=off
+		return nil // ROCMK_CACHE=off
 	}
 	s.local = c
 	if o.OpenTier != nil {
 		t, err := o.OpenTier(c)
 		if err != nil {
 			s.Close(context.Background())
-			return nil, err
+			return err
 		}
 		s.tier = t
 	}
-	return s, nil
+	return nil
 }
 
 // openCache opens the build cache: dir, else ROCMK_CACHE_DIR, else the
@@ -170,95 +175,13 @@ func (s *Session) CacheDir() string {
 	return s.local.Dir()
 }
 
-// FindOptions are the session's discovery options.
-func (s *Session) FindOptions() FindOptions {
-	return FindOptions{ROCmPath: s.o.ROCmPath, Getenv: s.o.Getenv, LookPath: s.o.LookPath, Root: s.o.Root, Run: s.Run}
-}
+// Project is the project file the command loaded (nil: none, or not
+// loaded yet).
+func (s *Session) Project() *Project { return s.o.Project }
 
-// Installation is the discovered toolchain installation, found once.
-func (s *Session) Installation() (*Installation, error) {
-	s.find()
-	return s.in, s.tcErr
-}
-
-// Toolchain is the clang toolchain of the installation, in the session's
-// layout, found once. A bad layout is an error wrapping ErrBadLayout.
-func (s *Session) Toolchain() (*Clang, error) {
-	s.find()
-	return s.tc, s.tcErr
-}
-
-// ToolchainFor is the toolchain that builds target t: the installation's
-// clang where it can, else a newer clang with newer device libraries
-// (Choose; toolchains.go). An error says why no candidate can (a
-// *NoToolchainError), or wraps ErrToolchainNotFound. ctx ends the probes
-// it runs (an interrupted build kills them).
-func (s *Session) ToolchainFor(ctx context.Context, t inspect.Target) (Toolchain, error) {
-	if _, err := s.Toolchain(); err != nil {
-		return nil, err
-	}
-	ch := s.Choose(ctx, t)
-	if ch.err != nil {
-		return nil, ch.err
-	}
-	return ch.tc, nil
-}
-
-type choiceOnce struct {
-	once sync.Once
-	ch   *TargetChoice
-}
-
-// OlderDeviceLibs is the warning for the targets of ts built with device
-// libraries older than the target ("" when none).
-func (s *Session) OlderDeviceLibs(ctx context.Context, ts []inspect.Target) string {
-	var parts []string
-	seen := map[string]bool{}
-	for _, t := range ts {
-		if seen[t.Proc] {
-			continue
-		}
-		seen[t.Proc] = true
-		if ch := s.Choose(ctx, t); ch.Older != "" {
-			parts = append(parts, t.Proc+" ("+ch.Older+")")
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "built with device libraries older than the target, not proven on hardware (docs/targets-and-doctor.md): " + strings.Join(parts, ", ")
-}
-
-// ErrBadLayout is wrapped by the error of an unknown --layout.
-var ErrBadLayout = errors.New("unknown layout")
-
-func (s *Session) find() {
-	s.tcOnce.Do(func() {
-		if s.in, s.tcErr = FindInstallation(s.FindOptions()); s.tcErr != nil {
-			return
-		}
-		s.tc, s.tcErr = NewClang(s.in, s.o.Layout)
-	})
-}
-
-// DefaultTargets are what a build with no target named compiles for: the
-// common data-centre and desktop targets the toolchain can build.
-func (s *Session) DefaultTargets(ctx context.Context) []inspect.Target {
-	var out []inspect.Target
-	for _, p := range []string{"gfx90a", "gfx942", "gfx1030", "gfx1100"} {
-		t := inspect.MustParseTarget(p)
-		if tc, err := s.ToolchainFor(ctx, t); err == nil && tc.Check(t) == nil {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// DetectGPUs lists the machine's GPUs (nil when detection fails).
-func (s *Session) DetectGPUs() []GPU {
-	gpus, _ := DetectGPUs(s.FindOptions())
-	return gpus
-}
+// Resolver is the session's toolchain resolver: discovery, each target's
+// toolchain, probes, GPUs and doctor's checkup.
+func (s *Session) Resolver() *toolchain.Resolver { return s.res }
 
 // BuildOptions are a Builder's per-command settings.
 type BuildOptions struct {
@@ -270,19 +193,27 @@ type BuildOptions struct {
 
 // Builder is a Builder over the session's toolchain, Runner and cache.
 func (s *Session) Builder(o BuildOptions) (*Builder, error) {
-	tc, err := s.Toolchain()
+	tc, err := s.res.Toolchain()
 	if err != nil {
 		return nil, err
 	}
-	run := s.Run
+	return newBuilder(tc, s.res.ToolchainFor, s.Run, s.Store(), s.o.Jobs, o), nil
+}
+
+// newBuilder is the one place a Builder is made (a session's builds and
+// the AMD images of ImageBuilder): tc builds every target, or forTarget
+// chooses each one's; o.Print wraps run in a Shell (-x, -n), and a dry
+// run uses no cache.
+func newBuilder(tc toolchain.Toolchain, forTarget func(context.Context, inspect.Target) (toolchain.Toolchain, error),
+	run runner.Runner, store Store, jobs int, o BuildOptions) *Builder {
 	if o.Print != nil {
-		run = &Shell{Runner: run, Print: o.Print, DryRun: o.DryRun}
+		run = &runner.Shell{Runner: run, Print: o.Print, DryRun: o.DryRun}
 	}
-	b := &Builder{TC: tc, For: s.ToolchainFor, Run: run, Jobs: s.o.Jobs, DryRun: o.DryRun, Fetch: o.Fetch, Events: o.Events}
+	b := &Builder{TC: tc, For: forTarget, Run: run, Jobs: jobs, DryRun: o.DryRun, Fetch: o.Fetch, Events: o.Events}
 	if !o.DryRun {
-		b.Cache = s.Store()
+		b.Cache = store
 	}
-	return b, nil
+	return b
 }
 
 // Build runs one Builder over r and records its hits and compiles for the
@@ -297,7 +228,7 @@ func (s *Session) Build(ctx context.Context, r Request, o BuildOptions) (*Report
 		s.record(rep)
 	}
 	if rep != nil {
-		if w := s.OlderDeviceLibs(ctx, r.Targets); w != "" {
+		if w := s.res.OlderDeviceLibs(ctx, r.Targets); w != "" {
 			rep.Warnings = append(rep.Warnings, w)
 		}
 	}
@@ -359,8 +290,8 @@ type ImageOptions struct {
 // toolchain, Runner and cache (recorded as builds), NVIDIA ones through
 // nvcc or NVRTC.
 func (s *Session) Images(o ImageOptions) *ImageBuilder {
-	return &ImageBuilder{Run: s.Run, Cache: s.Store(), Getenv: s.o.Getenv, NVRTC: o.NVRTC, HIPInclude: o.HIPInclude,
-		NoNVCC: o.NoNVCC, TreeRoot: s.TreeRoot(), Log: o.Log, Warn: o.Warn, Toolchain: s.ToolchainFor, record: s.record}
+	return &ImageBuilder{Run: s.Run, Cache: s.Store(), Getenv: s.o.Getenv, LookPath: s.o.LookPath, NVRTC: o.NVRTC, HIPInclude: o.HIPInclude,
+		NoNVCC: o.NoNVCC, TreeRoot: s.TreeRoot(), Log: o.Log, Warn: o.Warn, Toolchain: s.res.ToolchainFor, record: s.record}
 }
 
 // Close ends the session: it flushes the remote tier's uploads (within its
@@ -389,8 +320,8 @@ func (s *Session) Close(ctx context.Context) *cache.RemoteStats {
 	if s.restoreDebug != nil {
 		s.restoreDebug()
 	}
-	if s.removeTmpLibs != nil {
-		s.removeTmpLibs()
+	if s.res != nil {
+		s.res.Close()
 	}
 	return rs
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -22,7 +24,7 @@ type countingRunner struct {
 	versions atomic.Int32
 }
 
-func (r *countingRunner) Run(ctx context.Context, c Cmd) (Output, error) {
+func (r *countingRunner) Run(ctx context.Context, c runner.Cmd) (runner.Output, error) {
 	if len(c.Argv) == 2 && c.Argv[1] == "--version" {
 		r.versions.Add(1)
 	}
@@ -56,13 +58,13 @@ func TestSessionFindsTheToolchainOnce(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, []Status{[]Status{StatusCompiled, StatusHit}[i]}, []Status{rep.Results[0].Status})
 	}
-	img, err := s.Images(ImageOptions{}).Build(context.Background(), "hip", "gfx90a", "k.hip", []byte("#include <hip/hip_runtime.h>\n__global__ void vadd() {}\n"))
+	img, err := s.Images(ImageOptions{}).Build(context.Background(), AMD, "gfx90a", "k.hip", []byte("#include <hip/hip_runtime.h>\n__global__ void vadd() {}\n"))
 	require.NoError(t, err)
 	assert.True(t, img.Cached, "the image is the build's object")
-	tc, err := s.ToolchainFor(context.Background(), gfx90a)
+	tc, err := s.Resolver().ToolchainFor(context.Background(), gfx90a)
 	require.NoError(t, err)
-	assert.Same(t, tc, Toolchain(must(s.Toolchain())))
-	assert.Equal(t, []inspect.Target{gfx90a}, s.DefaultTargets(context.Background()), "the defaults the toolchain can build")
+	assert.Same(t, tc, toolchain.Toolchain(must(s.Resolver().Toolchain())))
+	assert.Equal(t, []inspect.Target{gfx90a}, s.Resolver().DefaultTargets(context.Background()), "the defaults the toolchain can build")
 	assert.EqualValues(t, 2, run.versions.Load(), "one --version for discovery, one for the toolchain's identity")
 	assert.Len(t, run.ran(), 1, "one compile")
 	assert.Equal(t, 1, run.probes, "gfx90a's toolchain probed once")
@@ -111,7 +113,8 @@ func TestSessionStore(t *testing.T) {
 	}})
 	require.NoError(t, err)
 	assert.Same(t, tier, s.Store())
-	assert.Equal(t, dir, localStore(s.Store()).(*cache.Cache).Dir(), "identities stay local")
+	assert.Same(t, tier, s.Resolver().Store(), "the resolver remembers through it (in its local cache)")
+	assert.Equal(t, dir, tier.Local().Dir(), "identities stay local")
 	assert.Equal(t, &cache.RemoteStats{Hits: 7}, s.Close(context.Background()))
 	assert.True(t, tier.closed)
 

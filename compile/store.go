@@ -1,15 +1,13 @@
 package compile
 
-import "github.com/rocmk/rocmk/cache"
+import (
+	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile/toolchain"
+)
 
-// Store is the cache as compile uses it: a *cache.Cache, or a
-// *remote.Tier (the local cache with a shared server behind it), whose
-// methods these are. Every error of GetBytes is a miss; a missing,
-// truncated or corrupt entry is one.
-type Store interface {
-	GetBytes(id cache.ActionID) ([]byte, cache.Entry, error)
-	PutBytes(id cache.ActionID, data []byte, m cache.Meta) (cache.Entry, error)
-}
+// Store is the cache as builds use it (toolchain.Store: a *cache.Cache or a
+// *remote.Tier).
+type Store = toolchain.Store
 
 // get is s.GetBytes without the entry.
 func get(s Store, id cache.ActionID) ([]byte, error) {

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/includes"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/hipify"
 )
 
@@ -266,7 +268,7 @@ func (b *treeBuilder) mirror(abs string) error {
 func (b *treeBuilder) follow(abs string, text []byte) {
 	dir := filepath.Dir(abs)
 	macro := false
-	for _, ref := range scanIncludes(text).Refs {
+	for _, ref := range includes.Scan(text).Refs {
 		switch {
 		case ref.Name == "":
 			macro = macro || !ref.Has
@@ -412,7 +414,7 @@ func (t *Tree) Place(root string) error {
 	if err := os.MkdirAll(root, 0o777); err != nil {
 		return fmt.Errorf("translated tree: %w", err)
 	}
-	removeStale(root)
+	toolchain.RemoveStale(root)
 	trimTrees(root, time.Now())
 	tmp, err := os.MkdirTemp(root, ".tmp-tree-")
 	if err != nil {
@@ -434,7 +436,7 @@ func (t *Tree) Place(root string) error {
 	if t.complete(t.Dir) {
 		return nil
 	}
-	if err := replaceDir(tmp, t.Dir); err != nil {
+	if err := toolchain.ReplaceDir(tmp, t.Dir); err != nil {
 		return fmt.Errorf("translated tree: %w", err)
 	}
 	return nil

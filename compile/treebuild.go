@@ -124,11 +124,7 @@ var defaultTranslationHIP = hipify.Version{Major: 6, Minor: 3}
 // TranslationHIP is the HIP version the session's translations target:
 // the toolchain's (no program run: hip_version.h), else 6.3.
 func (s *Session) TranslationHIP() hipify.Version {
-	in, err := FindInstallation(FindOptions{ROCmPath: s.o.ROCmPath, Getenv: s.o.Getenv, LookPath: s.o.LookPath, Root: s.o.Root, Run: noRun{}})
-	if err != nil {
-		return defaultTranslationHIP
-	}
-	parts := strings.SplitN(in.HIPVersion, ".", 3)
+	parts := strings.SplitN(s.res.HIPVersion(), ".", 3)
 	if len(parts) < 2 {
 		return defaultTranslationHIP
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -97,7 +98,7 @@ func buildSuite(t *testing.T) *builtSuite {
 }
 
 func compileSuite() (*builtSuite, string, error) {
-	if _, err := compile.FindInstallation(compile.FindOptions{}); err != nil {
+	if _, err := toolchain.FindInstallation(toolchain.FindOptions{}); err != nil {
 		return nil, fmt.Sprintf("no ROCm toolchain (apt install hipcc): %v", err), nil
 	}
 	sess, err := compile.OpenSession(compile.SessionOptions{NoCache: true, Jobs: 2})
@@ -157,7 +158,7 @@ func suiteToolchains(sess *compile.Session, s *builtSuite) ([]inspect.Target, er
 	var ts []inspect.Target
 	for _, tg := range append(append([]string{}, suiteTargets...), newSuiteTargets...) {
 		t := inspect.MustParseTarget(tg)
-		ch := sess.Choose(context.Background(), t)
+		ch := sess.Resolver().Choose(context.Background(), t)
 		if ch.Error != "" {
 			if slices.Contains(suiteTargets, tg) || newTargetsInstalled() {
 				return nil, errors.New(ch.Error)
@@ -175,7 +176,7 @@ func suiteToolchains(sess *compile.Session, s *builtSuite) ([]inspect.Target, er
 // toolchain for gfx942, gfx11 and gfx12 is on this machine.
 func newTargetsInstalled() bool {
 	for _, p := range []string{"/usr/lib/llvm-19/bin/clang++", "/usr/lib/llvm-19/bin/ld.lld",
-		filepath.Join(compile.DefaultDeviceLibsDir, "rocm-device-libs-17_6.0+git20231212.5a852ed-2/amdgcn/bitcode/ocml.bc")} {
+		filepath.Join(toolchain.DefaultDeviceLibsDir, "rocm-device-libs-17_6.0+git20231212.5a852ed-2/amdgcn/bitcode/ocml.bc")} {
 		if _, err := os.Stat(p); err != nil {
 			return false
 		}

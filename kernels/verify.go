@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/verify"
+	"github.com/rocmk/rocmk/verify/port"
 )
 
 // Report is what `rocmk verify` found running the suite (rocmk.verify/v1).
@@ -67,7 +68,7 @@ func Verify(ctx context.Context, rt verify.Runtime, cases []*verify.Case, o Veri
 			name = o.SourceName
 		}
 		t0 := time.Now()
-		img, err := o.Images.Build(ctx, rt.Name(), dev.Arch, name, src)
+		img, err := o.Images.Build(ctx, port.PlatformOf(rt), dev.Arch, name, src)
 		m := Module{Source: name, Compiler: img.Compiler, Cached: img.Cached, Seconds: time.Since(t0).Seconds()}
 		var mod verify.Module
 		if err == nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/remote"
-	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/verify"
 )
 
@@ -253,7 +253,7 @@ func wrapList(prefix string, items []string, indent, width int) string {
 type DoctorReport struct {
 	OK    bool        `json:"ok"` // rocmk build can run
 	Rocmk DoctorRocmk `json:"rocmk"`
-	compile.Checkup
+	toolchain.Checkup
 	Cache       DoctorCache            `json:"cache"`
 	RemoteCache *remote.CheckResult    `json:"remote_cache,omitempty"`
 	Libraries   []verify.LibraryStatus `json:"runtime_libraries"`

@@ -9,7 +9,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -26,7 +26,7 @@ type TargetRow struct {
 
 // TargetRowOf is p's row: its facts and the candidate that builds it (the
 // first that lists it; Buildable nil without a toolchain).
-func TargetRowOf(p inspect.Processor, found bool, cands []*compile.Candidate) TargetRow {
+func TargetRowOf(p inspect.Processor, found bool, cands []*toolchain.Candidate) TargetRow {
 	row := TargetRow{ProcessorDoc: p.Doc()}
 	if !found {
 		return row
@@ -100,7 +100,7 @@ func Targets(w io.Writer, s *Styles, targets []TargetRow) error {
 
 // TargetsFooter says on stderr how many of the rows each toolchain builds
 // (and with what), and why a toolchain was skipped.
-func TargetsFooter(ui *UI, rows []TargetRow, cands []*compile.Candidate) {
+func TargetsFooter(ui *UI, rows []TargetRow, cands []*toolchain.Candidate) {
 	if cands == nil {
 		return
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/verify"
@@ -270,7 +271,7 @@ func (r *runner) buildTargets(ctx context.Context, tree *compile.Tree, file *com
 		return nil, nil
 	}
 	objs, builds, err := r.build(ctx, tree, file)
-	if err != nil && r.o.TargetsFrom != "" && errors.Is(err, compile.ErrToolchainNotFound) {
+	if err != nil && r.o.TargetsFrom != "" && errors.Is(err, toolchain.ErrToolchainNotFound) {
 		// Targets nobody asked for on this command line: skip them.
 		r.o.Warn("not building for %s (from %s): %v", targetList(r.o.Targets), r.o.TargetsFrom, err)
 		r.o.Targets = nil
@@ -390,7 +391,7 @@ func checkMetadata(specs []*spec.Spec, verdicts []*Verdict, kernels []spec.Kerne
 func (r *runner) runOnDevice(ctx context.Context, s compile.ImageSource, src *Source, specs []*spec.Spec, verdicts []*Verdict, amdKernels []spec.KernelInfo) error {
 	name := s.Name
 	t0 := time.Now()
-	img, err := r.o.Images.BuildSource(ctx, r.rt.Name(), r.rt.Device().Arch, s)
+	img, err := r.o.Images.BuildSource(ctx, PlatformOf(r.rt), r.rt.Device().Arch, s)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -407,7 +408,7 @@ func (r *runner) runOnDevice(ctx context.Context, s compile.ImageSource, src *So
 	if err != nil {
 		return fmt.Errorf("%s: reading the device image: %w", name, err)
 	}
-	if r.rt.Name() == "hip" || r.rt.Name() == "cuda" {
+	if p := PlatformOf(r.rt); p == compile.AMD || p == compile.NVIDIA {
 		r.parity(s.Tree, s.Tree.File(src.File), src, r.rt.Device().Arch, devKernels)
 	}
 	mod, err := r.rt.Load(img.Data)
@@ -482,16 +483,29 @@ func (r *runner) runSpec(ctx context.Context, s *spec.Spec, v *Verdict, mod veri
 // fakes) it falls back to the AMD build's list, or nil (launch the spec's
 // kernel name as given).
 func (r *runner) deviceKernels(img compile.Image, amd []spec.KernelInfo) ([]spec.KernelInfo, error) {
-	switch r.rt.Name() {
-	case "hip":
+	switch PlatformOf(r.rt) {
+	case compile.AMD:
 		if img.Object == nil {
 			return nil, errors.New("no code object")
 		}
 		return specKernels(img.Object), nil
-	case "cuda":
+	case compile.NVIDIA:
 		return spec.ImageKernels(img.Data)
 	}
 	return amd, nil
+}
+
+// PlatformOf is the platform of rt's devices: the one place verify's
+// runtime names ("hip", "cuda") become compile's platforms; any other
+// runtime (the tests' fakes, which run Go references) is the host.
+func PlatformOf(rt verify.Runtime) compile.Platform {
+	switch rt.Name() {
+	case "hip":
+		return compile.AMD
+	case "cuda":
+		return compile.NVIDIA
+	}
+	return compile.Host
 }
 
 // specKernels is a code object's kernels with their argument metadata.

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/inspect"
 )
@@ -18,17 +18,17 @@ import (
 // returns its kernels' metadata as port reads it.
 func clangKernels(t *testing.T, src string) []KernelInfo {
 	t.Helper()
-	in, err := compile.FindInstallation(compile.FindOptions{})
+	in, err := toolchain.FindInstallation(toolchain.FindOptions{})
 	if err != nil {
 		t.Skipf("no ROCm toolchain: %v", err)
 	}
-	tc, err := compile.NewClang(in, "")
+	tc, err := toolchain.NewClang(in, "")
 	require.NoError(t, err)
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "k.hip"), []byte(src), 0o644))
 	target, err := inspect.ParseTarget("gfx90a")
 	require.NoError(t, err)
-	argv := tc.Argv(compile.Job{Src: "k.hip", Dir: dir, Target: target, Out: filepath.Join(dir, "k.hsaco")})
+	argv := tc.Argv(toolchain.Job{Src: "k.hip", Dir: dir, Target: target, Out: filepath.Join(dir, "k.hsaco")})
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/runner"
 )
 
 // Server is one running server process.
@@ -133,11 +133,11 @@ func (s *Server) start(t testing.TB, argv func(port int) []string) {
 		l.Close()
 		ctx, stop := context.WithCancel(context.Background())
 		done := make(chan struct{})
-		var out compile.Output
+		var out runner.Output
 		var runErr error
-		cmd := compile.Cmd{Argv: argv(port)}
+		cmd := runner.Cmd{Argv: argv(port)}
 		go func() {
-			out, runErr = (&compile.ExecRunner{}).Run(ctx, cmd)
+			out, runErr = (&runner.ExecRunner{}).Run(ctx, cmd)
 			close(done)
 		}()
 		addr := fmt.Sprintf("127.0.0.1:%d", port)

@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"context"
@@ -38,9 +38,9 @@ type ArchCheck struct {
 
 // Checkup discovers the toolchain and the GPUs and resolves the targets
 // arch (--arch) would select, without building anything.
-func (s *Session) Checkup(ctx context.Context, arch []string) Checkup {
+func (r *Resolver) Checkup(ctx context.Context, arch []string) Checkup {
 	c := Checkup{GPUs: []GPU{}, Toolchains: []*Candidate{}}
-	inst, err := s.Installation()
+	inst, err := r.Installation()
 	if err != nil {
 		c.ToolchainErr, c.Err = err.Error(), err
 		c.Problems = append(c.Problems, "no ROCm toolchain: rocmk build cannot run (install: sudo apt-get install hipcc, or set ROCM_PATH)")
@@ -50,7 +50,7 @@ func (s *Session) Checkup(ctx context.Context, arch []string) Checkup {
 			inst.DeviceLibTargets = []string{}
 		}
 		c.Problems = append(c.Problems, inst.Warnings...)
-		if cs, err := s.Candidates(ctx); err == nil {
+		if cs, err := r.Candidates(ctx); err == nil {
 			c.Toolchains = cs
 		} else {
 			c.Problems = append(c.Problems, err.Error())
@@ -61,7 +61,7 @@ func (s *Session) Checkup(ctx context.Context, arch []string) Checkup {
 			}
 		}
 	}
-	gpus, gpuErr := DetectGPUs(s.FindOptions())
+	gpus, gpuErr := DetectGPUs(r.FindOptions())
 	if gpus != nil {
 		c.GPUs = gpus
 	}
@@ -69,14 +69,14 @@ func (s *Session) Checkup(ctx context.Context, arch []string) Checkup {
 		c.GPUErr = gpuErr.Error()
 		c.Problems = append(c.Problems, gpuErr.Error())
 	}
-	ts, archErr := ResolveTargets(TargetRequest{Flag: arch, Getenv: s.o.Getenv, GPUs: func() []GPU { return gpus }})
+	ts, archErr := ResolveTargets(TargetRequest{Flag: arch, Getenv: r.o.Getenv, GPUs: func() []GPU { return gpus }})
 	c.Arch = ArchCheck{Targets: []string{}, Source: ts.From, Choices: []*TargetChoice{}}
 	for _, t := range ts.List {
 		c.Arch.Targets = append(c.Arch.Targets, t.String())
 		if inst == nil {
 			continue
 		}
-		ch := s.Choose(ctx, t)
+		ch := r.Choose(ctx, t)
 		c.Arch.Choices = append(c.Arch.Choices, ch)
 		if ch.err != nil {
 			c.Arch.Unbuildable = append(c.Arch.Unbuildable, t.String())
@@ -94,7 +94,7 @@ func (s *Session) Checkup(ctx context.Context, arch []string) Checkup {
 		c.Problems = append(c.Problems, fmt.Sprintf("no toolchain here builds %s (see Build targets); %s, or use a newer ROCm (ROCM_PATH) or other targets",
 			strings.Join(c.Arch.Unbuildable, ", "), InstallHint))
 	}
-	if w := s.OlderDeviceLibs(ctx, ts.List); w != "" && inst != nil {
+	if w := r.OlderDeviceLibs(ctx, ts.List); w != "" && inst != nil {
 		c.Problems = append(c.Problems, w)
 	}
 	return c

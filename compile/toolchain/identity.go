@@ -1,16 +1,15 @@
-package compile
+package toolchain
 
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/par"
 )
 
 // Tool identities. Every cache key holds the identity of what compiles:
@@ -23,28 +22,47 @@ import (
 // inodes) and remembered under it, in this process and in the local cache:
 // while its files are unchanged, it costs a few stats and one lookup.
 
+// Store is the cache as builds, identities and probes use it: a *cache.Cache, or a
+// *remote.Tier (the local cache with a shared server behind it), whose
+// methods these are. Every error of GetBytes is a miss; a missing,
+// truncated or corrupt entry is one.
+type Store interface {
+	GetBytes(id cache.ActionID) ([]byte, cache.Entry, error)
+	PutBytes(id cache.ActionID, data []byte, m cache.Meta) (cache.Entry, error)
+}
+
+// get is s.GetBytes without the entry.
+func get(s Store, id cache.ActionID) ([]byte, error) {
+	b, _, err := s.GetBytes(id)
+	return b, err
+}
+
+// put is s.PutBytes without the entry.
+func put(s Store, id cache.ActionID, data []byte, m cache.Meta) error {
+	_, err := s.PutBytes(id, data, m)
+	return err
+}
+
 // idFormat starts every remembered identity's key: bump it when an
 // identity's text changes meaning.
 const idFormat = "rocmk-tool-id v2"
 
 // ids remembers identities for the life of the process, by kind and stamp.
-var ids sync.Map // string -> *idOnce
+var ids par.Cache[string, idResult]
 
-type idOnce struct {
-	once sync.Once
-	id   string
-	err  error
+type idResult struct {
+	id  string
+	err error
 }
 
-// remember returns the identity of kind ("toolchain", "devicelibs",
+// Remember returns the identity of kind ("toolchain", "devicelibs",
 // "nvcc", "hip-headers") whose files have stamp: from this process's
 // memory, else from the local cache behind store (identities hold no
 // secrets, but their stamps are this machine's, so they never go to a
 // remote tier), else compute() stored there. store may be nil.
-func remember(store Store, kind, stamp string, compute func() (string, error)) (string, error) {
-	v, _ := ids.LoadOrStore(kind+"\x00"+stamp, &idOnce{})
-	o := v.(*idOnce)
-	o.once.Do(func() {
+func Remember(store Store, kind, stamp string, compute func() (string, error)) (string, error) {
+	key := kind + "\x00" + stamp
+	res := ids.Do(key, func() idResult {
 		local := localStore(store)
 		h := cache.NewHash("tool-id " + kind)
 		h.Line("%s", idFormat)
@@ -53,19 +71,19 @@ func remember(store Store, kind, stamp string, compute func() (string, error)) (
 		k := h.Sum()
 		if local != nil {
 			if b, err := get(local, k); err == nil && len(b) > 0 {
-				o.id = string(b)
-				return
+				return idResult{id: string(b)}
 			}
 		}
-		if o.id, o.err = compute(); o.err != nil {
-			ids.Delete(kind + "\x00" + stamp) // a failure is not remembered
-			return
+		id, err := compute()
+		if err == nil && local != nil {
+			_ = put(local, k, []byte(id), cache.Meta{Kind: "toolchain-id", Toolchain: kind})
 		}
-		if local != nil {
-			_ = put(local, k, []byte(o.id), cache.Meta{Kind: "toolchain-id", Toolchain: kind})
-		}
+		return idResult{id, err}
 	})
-	return o.id, o.err
+	if res.err != nil {
+		ids.Forget(key) // a failure is not remembered
+	}
+	return res.id, res.err
 }
 
 // localStore is the local cache of a store: a remote tier's, or store itself.
@@ -79,20 +97,18 @@ func localStore(s Store) Store {
 	return s
 }
 
-// resolve is the file a command name or path runs: found on PATH, links
-// followed.
+// resolve is the file path p names, links followed. p is a path: a
+// command name is looked up by whoever names it, through the injected
+// LookPath (FindOptions, ImageBuilder), never on PATH here.
 func resolve(p string) string {
-	if lp, err := exec.LookPath(p); err == nil {
-		p = lp
-	}
 	if rp, err := filepath.EvalSymlinks(p); err == nil {
 		p = rp
 	}
 	return p
 }
 
-// fileStamp is "resolved-path size mtime inode" of a file.
-func fileStamp(p string) string {
+// FileStamp is "resolved-path size mtime inode" of a file.
+func FileStamp(p string) string {
 	p = resolve(p)
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -102,8 +118,8 @@ func fileStamp(p string) string {
 	return fmt.Sprintf("%s %d %d %d", p, fi.Size(), fi.ModTime().UnixNano(), id.Ino)
 }
 
-// fileDigest is the sha256 of the file p runs or names.
-func fileDigest(p string) (string, error) {
+// FileDigest is the sha256 of the file p runs or names.
+func FileDigest(p string) (string, error) {
 	sum, _, err := cache.HashFile(resolve(p), cache.MaxDataSize)
 	if err != nil {
 		return "", err
@@ -111,11 +127,11 @@ func fileDigest(p string) (string, error) {
 	return sum.String(), nil
 }
 
-// treeFiles lists the regular files under dir, relative to it, sorted.
+// TreeFiles lists the regular files under dir, relative to it, sorted.
 // Links are followed, the root's and those of subdirectories too (CUDA's
 // include directory is a link, and toolkits link subtrees in); a directory
 // reached twice is listed once, so a link cycle ends.
-func treeFiles(dir string) ([]string, error) {
+func TreeFiles(dir string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	var walk func(real, rel string) error
@@ -172,11 +188,11 @@ func treeStamp(dir string, files []string) string {
 	return b.String()
 }
 
-// treeDigest is the names and content hashes of the files under dir.
-func treeDigest(dir string, files []string) (string, error) {
+// TreeDigest is the names and content hashes of the files under dir.
+func TreeDigest(dir string, files []string) (string, error) {
 	h := cache.NewHash("tree")
 	for _, f := range files {
-		sum, err := fileDigest(filepath.Join(dir, f))
+		sum, err := FileDigest(filepath.Join(dir, f))
 		if err != nil {
 			return "", err
 		}
@@ -185,11 +201,11 @@ func treeDigest(dir string, files []string) (string, error) {
 	return h.Sum().String(), nil
 }
 
-// treeIdentity is the remembered content identity of the files under dir.
-func treeIdentity(store Store, kind, dir string) (string, error) {
-	files, err := treeFiles(dir)
+// TreeIdentity is the remembered content identity of the files under dir.
+func TreeIdentity(store Store, kind, dir string) (string, error) {
+	files, err := TreeFiles(dir)
 	if err != nil {
 		return "", err
 	}
-	return remember(store, kind, treeStamp(dir, files), func() (string, error) { return treeDigest(dir, files) })
+	return Remember(store, kind, treeStamp(dir, files), func() (string, error) { return TreeDigest(dir, files) })
 }

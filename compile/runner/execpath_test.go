@@ -1,4 +1,4 @@
-package compile
+package runner
 
 import (
 	"go/ast"
@@ -14,7 +14,7 @@ import (
 )
 
 // TestOneExecPath keeps every program run in one place, the Runner (cf.
-// cmd/go's Shell): outside compile/runner.go, rocmk's code may use os/exec
+// cmd/go's Shell): outside compile/runner/runner.go, rocmk's code may use os/exec
 // only to look a program up (LookPath and its errors), and never
 // os.StartProcess or syscall's exec calls. Tests are exempt: they build rocmk
 // and run it and helper processes.
@@ -23,18 +23,18 @@ func TestOneExecPath(t *testing.T) {
 	banned := map[string]map[string]bool{"os": {"StartProcess": true}, "syscall": {"Exec": true, "ForkExec": true, "StartProcess": true}}
 	fset := token.NewFileSet()
 	files := 0
-	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if n := d.Name(); path != ".." && (n == "testdata" || strings.HasPrefix(n, ".")) {
+			if n := d.Name(); path != "../.." && (n == "testdata" || strings.HasPrefix(n, ".")) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		rel := filepath.ToSlash(strings.TrimPrefix(path, ".."+string(filepath.Separator)))
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || rel == "compile/runner.go" {
+		rel := filepath.ToSlash(strings.TrimPrefix(path, "../.."+string(filepath.Separator)))
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || rel == "compile/runner/runner.go" {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, 0)
@@ -66,7 +66,7 @@ func TestOneExecPath(t *testing.T) {
 			switch p := names[x.Name]; {
 			case p == "os/exec" && !lookups[sel.Sel.Name],
 				banned[p][sel.Sel.Name]:
-				t.Errorf("%s: %s.%s runs a program outside compile's Runner (use compile.Runner)", fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
+				t.Errorf("%s: %s.%s runs a program outside the Runner (use runner.Runner)", fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
 			}
 			return true
 		})

@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"slices"
@@ -24,9 +24,9 @@ var (
 	runtimeOnlyEnv = []string{"HIP_VISIBLE_DEVICES", "HIP_LAUNCH_BLOCKING", "ROCM_VISIBLE_DEVICES"}
 )
 
-// compilerEnv returns, sorted, the "K=V" entries of environ that change
+// CompilerEnv returns, sorted, the "K=V" entries of environ that change
 // what the compiler builds.
-func compilerEnv(environ []string) []string {
+func CompilerEnv(environ []string) []string {
 	var out []string
 	for _, kv := range environ {
 		k, _, ok := strings.Cut(kv, "=")

@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -57,7 +58,7 @@ type Candidate struct {
 	Generates bool `json:"generates_isa"`
 	// Targets are the processors it is chosen for (those no candidate before
 	// it builds) and Generated those of them with a generated ISA library;
-	// filled by Session.Candidates when probed.
+	// filled by Resolver.Candidates when probed.
 	Targets   []string `json:"targets"`
 	Generated []string `json:"generated,omitempty"`
 	// Probe is its check on one of its targets, Skipped why it builds
@@ -168,8 +169,8 @@ func (e *NoToolchainError) Error() string {
 // clangs (/usr/lib/llvm-N) with rocmk's device libraries, oldest clang
 // first (none of the last when the installation was named with
 // --rocm-path, ROCM_PATH or HIP_PATH: that install only).
-func (s *Session) findCandidates(ctx context.Context) ([]*Candidate, error) {
-	in, err := s.Installation()
+func (r *Resolver) findCandidates(ctx context.Context) ([]*Candidate, error) {
+	in, err := r.Installation()
 	if err != nil {
 		return nil, err
 	}
@@ -177,10 +178,10 @@ func (s *Session) findCandidates(ctx context.Context) ([]*Candidate, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := s.FindOptions()
-	libs := libsOf(in, s.o.Getenv("HIP_DEVICE_LIB_PATH") != "")
-	newer := s.newerDeviceLibs()
-	if pin, from := s.pinnedClang(); pin != "" {
+	o := r.FindOptions()
+	libs := libsOf(in, r.o.Getenv("HIP_DEVICE_LIB_PATH") != "")
+	newer := r.newerDeviceLibs()
+	if pin, from := r.pinnedClang(); pin != "" {
 		path, err := o.lookPath(pin)
 		if err != nil && !o.isExec(pin) {
 			return nil, fmt.Errorf("%w: %s=%s: no such clang", ErrToolchainNotFound, from, pin)
@@ -188,22 +189,22 @@ func (s *Session) findCandidates(ctx context.Context) ([]*Candidate, error) {
 		if err != nil {
 			path = pin
 		}
-		first := s.candidate(ctx, base, path, from, in.DeviceLibDir, libs, false)
+		first := r.candidate(ctx, base, path, from, in.DeviceLibDir, libs, false)
 		cs := []*Candidate{first}
 		for _, d := range newer {
 			if first.ClangMajor == 0 || first.ClangMajor >= d.llvm {
-				cs = append(cs, s.candidate(ctx, base, path, from, d.dir, d.desc, true))
+				cs = append(cs, r.candidate(ctx, base, path, from, d.dir, d.desc, true))
 			}
 		}
 		return cs, nil
 	}
-	primary := s.candidate(ctx, s.tc, in.Clang, "the installation's clang", in.DeviceLibDir, libs, false)
-	primary.primary, primary.tc = true, s.tc
+	primary := r.candidate(ctx, r.tc, in.Clang, "the installation's clang", in.DeviceLibDir, libs, false)
+	primary.primary, primary.tc = true, r.tc
 	cs := []*Candidate{primary}
 	if in.Layout == "debian" {
 		for _, n := range clangMajors(o, in.Root) {
 			if p := fmt.Sprintf("%s/bin/clang++-%d", in.Root, n); p != in.Clang {
-				cs = append(cs, s.candidate(ctx, base, p, "another clang of the installation", in.DeviceLibDir, libs, false))
+				cs = append(cs, r.candidate(ctx, base, p, "another clang of the installation", in.DeviceLibDir, libs, false))
 			}
 		}
 	}
@@ -213,14 +214,14 @@ func (s *Session) findCandidates(ctx context.Context) ([]*Candidate, error) {
 	}
 	for _, cl := range debianClangs(o) {
 		if len(newer) == 0 && cl.major > in.ClangMajor {
-			c := s.candidate(ctx, base, cl.path, "newer clang", "", libsDesc{}, true)
-			c.Skipped = "no device libraries for it in " + s.deviceLibsRoot() + "; fix: " + InstallHint
+			c := r.candidate(ctx, base, cl.path, "newer clang", "", libsDesc{}, true)
+			c.Skipped = "no device libraries for it in " + r.deviceLibsRoot() + "; fix: " + InstallHint
 			cs = append(cs, c)
 		}
 		for _, d := range newer {
 			// LLVM reads bitcode of its own release or older.
 			if cl.major >= d.llvm {
-				cs = append(cs, s.candidate(ctx, base, cl.path, "Debian clang with rocmk's device libraries", d.dir, d.desc, true))
+				cs = append(cs, r.candidate(ctx, base, cl.path, "Debian clang with rocmk's device libraries", d.dir, d.desc, true))
 			}
 		}
 	}
@@ -242,11 +243,11 @@ func libsOf(in *Installation, pinned bool) libsDesc {
 }
 
 // pinnedClang is the clang --clang or ROCMK_CLANG names, and which.
-func (s *Session) pinnedClang() (string, string) {
-	if s.o.Clang != "" {
-		return s.o.Clang, "--clang"
+func (r *Resolver) pinnedClang() (string, string) {
+	if r.o.Clang != "" {
+		return r.o.Clang, "--clang"
 	}
-	if c := s.o.Getenv("ROCMK_CLANG"); c != "" {
+	if c := r.o.Getenv("ROCMK_CLANG"); c != "" {
 		return c, "ROCMK_CLANG"
 	}
 	return "", ""
@@ -255,14 +256,14 @@ func (s *Session) pinnedClang() (string, string) {
 // candidate makes the candidate of clang (a path on the machine) with the
 // device libraries in dir, from the toolchain base (the installation's
 // HIP headers and versions).
-func (s *Session) candidate(ctx context.Context, base *Clang, clang, from, dir string, libs libsDesc, generates bool) *Candidate {
-	o := s.FindOptions()
+func (r *Resolver) candidate(ctx context.Context, base *Clang, clang, from, dir string, libs libsDesc, generates bool) *Candidate {
+	o := r.FindOptions()
 	c := &Candidate{Clang: clang, From: from, DeviceLibDir: dir, DeviceLibs: libs.text, DeviceLibsROCm: libs.rocm, Generates: generates,
 		Targets: []string{}, procs: map[string]bool{}}
-	if base == s.tc && clang == s.in.Clang {
-		c.ClangVersion, c.ClangMajor = s.in.ClangVersion, s.in.ClangMajor
+	if base == r.tc && clang == r.in.Clang {
+		c.ClangVersion, c.ClangMajor = r.in.ClangVersion, r.in.ClangMajor
 	} else {
-		c.ClangVersion, c.ClangMajor = s.clangVersion(ctx, clang)
+		c.ClangVersion, c.ClangMajor = r.clangVersion(ctx, clang)
 	}
 	c.Name = "clang"
 	if c.ClangMajor > 0 {
@@ -286,10 +287,10 @@ func (s *Session) candidate(ctx context.Context, base *Clang, clang, from, dir s
 
 // clangVersion is clang's version ("19.1.7") and major, from its --version,
 // remembered per binary (see remember).
-func (s *Session) clangVersion(ctx context.Context, clang string) (string, int) {
-	host := s.FindOptions().path(clang)
-	out, err := remember(s.Store(), "clang-version", fileStamp(host), func() (string, error) {
-		out, err := s.Run.Run(ctx, Cmd{Argv: []string{host, "--version"}})
+func (r *Resolver) clangVersion(ctx context.Context, clang string) (string, int) {
+	host := r.FindOptions().path(clang)
+	out, err := Remember(r.Store(), "clang-version", FileStamp(host), func() (string, error) {
+		out, err := r.Run.Run(ctx, runner.Cmd{Argv: []string{host, "--version"}})
 		return string(out.Stdout), err
 	})
 	if err != nil {
@@ -341,8 +342,8 @@ var (
 
 // deviceLibsRoot is where rocmk looks for device libraries for newer
 // clangs: ROCMK_DEVICE_LIBS_DIR, else DefaultDeviceLibsDir.
-func (s *Session) deviceLibsRoot() string {
-	if d := s.o.Getenv("ROCMK_DEVICE_LIBS_DIR"); d != "" {
+func (r *Resolver) deviceLibsRoot() string {
+	if d := r.o.Getenv("ROCMK_DEVICE_LIBS_DIR"); d != "" {
 		return d
 	}
 	return DefaultDeviceLibsDir
@@ -351,14 +352,14 @@ func (s *Session) deviceLibsRoot() string {
 // newerDeviceLibs lists the device-library directories for newer clangs,
 // newest release first: HIP_DEVICE_LIB_PATH when set (it pins the
 // bitcode), else <root>/<package>/amdgcn/bitcode.
-func (s *Session) newerDeviceLibs() []newerLibs {
-	if d := s.o.Getenv("HIP_DEVICE_LIB_PATH"); d != "" {
+func (r *Resolver) newerDeviceLibs() []newerLibs {
+	if d := r.o.Getenv("HIP_DEVICE_LIB_PATH"); d != "" {
 		// Its release is not known: nothing is generated for it.
 		return []newerLibs{{dir: filepath.Clean(d), desc: libsDesc{text: "HIP_DEVICE_LIB_PATH"}}}
 	}
-	o := s.FindOptions()
+	o := r.FindOptions()
 	var out []newerLibs
-	for _, d := range o.glob(filepath.Join(s.deviceLibsRoot(), "*", "amdgcn", "bitcode")) {
+	for _, d := range o.glob(filepath.Join(r.deviceLibsRoot(), "*", "amdgcn", "bitcode")) {
 		pkg := filepath.Base(filepath.Dir(filepath.Dir(d)))
 		l := newerLibs{dir: d, desc: libsDesc{text: pkg}}
 		if m := reLibsRelease.FindStringSubmatch(pkg); m != nil {
@@ -420,12 +421,12 @@ func orUnknown(s string) string {
 // Candidates are the session's candidate toolchains in order of
 // preference, each probed on a target it would build (for doctor and
 // targets), with the targets it is chosen for.
-func (s *Session) Candidates(ctx context.Context) ([]*Candidate, error) {
-	cs, err := s.candidates(ctx)
+func (r *Resolver) Candidates(ctx context.Context) ([]*Candidate, error) {
+	cs, err := r.candidates(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s.candOnce.Do(func() {
+	r.candOnce.Do(func() {
 		taken := map[string]bool{}
 		for _, c := range cs {
 			var own, gen []string
@@ -443,7 +444,7 @@ func (s *Session) Candidates(ctx context.Context) ([]*Candidate, error) {
 			if len(own) == 0 {
 				continue
 			}
-			ch := s.chooseFrom(ctx, inspect.Target{Proc: representative(own, gen)}, []*Candidate{c})
+			ch := r.chooseFrom(ctx, inspect.Target{Proc: representative(own, gen)}, []*Candidate{c})
 			c.Probe = ch.Probe
 			if ch.err != nil {
 				c.Skipped = ch.lastErr.Error()
@@ -481,28 +482,25 @@ func representative(own, gen []string) string {
 }
 
 // candidates are found once per session.
-func (s *Session) candidates(ctx context.Context) ([]*Candidate, error) {
-	s.find()
-	s.candFind.Do(func() { s.cands, s.candErr = s.findCandidates(ctx) })
-	return s.cands, s.candErr
+func (r *Resolver) candidates(ctx context.Context) ([]*Candidate, error) {
+	r.find()
+	r.candFind.Do(func() { r.cands, r.candErr = r.findCandidates(ctx) })
+	return r.cands, r.candErr
 }
 
 // Choose is the toolchain for target t (once per processor and session):
 // the first candidate that claims it, can prepare its device libraries
 // and passes the probe.
-func (s *Session) Choose(ctx context.Context, t inspect.Target) *TargetChoice {
-	cs, err := s.candidates(ctx)
+func (r *Resolver) Choose(ctx context.Context, t inspect.Target) *TargetChoice {
+	cs, err := r.candidates(ctx)
 	if err != nil {
 		return &TargetChoice{Target: t.Proc, Error: err.Error(), err: err}
 	}
-	v, _ := s.choices.LoadOrStore(t.Proc, &choiceOnce{})
-	o := v.(*choiceOnce)
-	o.once.Do(func() { o.ch = s.chooseFrom(ctx, inspect.Target{Proc: t.Proc}, cs) })
-	return o.ch
+	return r.choices.Do(t.Proc, func() *TargetChoice { return r.chooseFrom(ctx, inspect.Target{Proc: t.Proc}, cs) })
 }
 
 // chooseFrom picks t's toolchain among cs.
-func (s *Session) chooseFrom(ctx context.Context, t inspect.Target, cs []*Candidate) *TargetChoice {
+func (r *Resolver) chooseFrom(ctx context.Context, t inspect.Target, cs []*Candidate) *TargetChoice {
 	ch := &TargetChoice{Target: t.Proc}
 	p := t.Processor()
 	var why []string
@@ -518,9 +516,9 @@ func (s *Session) chooseFrom(ctx context.Context, t inspect.Target, cs []*Candid
 		if no != "" {
 			continue
 		}
-		tc, err := s.prepare(ctx, c, t.Proc, gen)
+		tc, err := r.prepare(ctx, c, t.Proc, gen)
 		if err == nil {
-			ch.Probe = s.probe(ctx, tc, t)
+			ch.Probe = r.probe(ctx, tc, t)
 			if !ch.Probe.OK {
 				err = fmt.Errorf("%s", ch.Probe.why())
 			}
@@ -556,23 +554,23 @@ func noToolchainHint(p inspect.Processor) string {
 
 // prepare is c's toolchain for proc: c's own, or one whose device-library
 // directory rocmk made with a generated ISA library.
-func (s *Session) prepare(ctx context.Context, c *Candidate, proc string, generate bool) (*Clang, error) {
+func (r *Resolver) prepare(ctx context.Context, c *Candidate, proc string, generate bool) (*Clang, error) {
 	if !generate {
 		return c.tc, nil
 	}
-	o := s.FindOptions()
+	o := r.FindOptions()
 	base := o.path(c.DeviceLibDir)
-	baseID, err := treeIdentity(s.Store(), "devicelibs", base)
+	baseID, err := TreeIdentity(r.Store(), "devicelibs", base)
 	if err != nil {
 		return nil, fmt.Errorf("device libraries: %w", err)
 	}
-	root, err := s.generatedRoot()
+	root, err := r.generatedRoot()
 	if err != nil {
 		return nil, err
 	}
 	clang := o.path(c.Clang)
-	libs, err := PrepareDeviceLibs(ctx, DeviceLibRequest{Base: base, BaseID: baseID, Clang: clang, ClangID: fileStamp(clang),
-		CacheDir: root, Run: s.Run}, proc)
+	libs, err := PrepareDeviceLibs(ctx, DeviceLibRequest{Base: base, BaseID: baseID, Clang: clang, ClangID: FileStamp(clang),
+		CacheDir: root, Run: r.Run}, proc)
 	if err != nil {
 		return nil, err
 	}
@@ -584,18 +582,18 @@ func (s *Session) prepare(ctx context.Context, c *Candidate, proc string, genera
 // generatedRoot is where generated device libraries go: the cache
 // directory, else (no cache) a directory of the session's, removed at
 // Close.
-func (s *Session) generatedRoot() (string, error) {
-	if d := s.CacheDir(); d != "" {
+func (r *Resolver) generatedRoot() (string, error) {
+	if d := r.CacheDir(); d != "" {
 		return d, nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.tmpLibs == "" {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tmpLibs == "" {
 		dir, remove, err := safefile.MkdirTemp("rocmk-devlibs-")
 		if err != nil {
 			return "", err
 		}
-		s.tmpLibs, s.removeTmpLibs = dir, remove
+		r.tmpLibs, r.removeTmpLibs = dir, remove
 	}
-	return s.tmpLibs, nil
+	return r.tmpLibs, nil
 }

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package compile
+package runner
 
 import "syscall"
 

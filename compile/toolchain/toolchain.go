@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -51,7 +52,7 @@ type FindOptions struct {
 	Getenv   func(string) string          // nil = os.Getenv
 	LookPath func(string) (string, error) // nil = exec.LookPath (no PATH search when Root is set)
 	Root     string                       // filesystem root prefix for tests, "" = "/"
-	Run      Runner                       // runs `clang --version`, amdgpu-arch, ...; nil = ExecRunner
+	Run      runner.Runner                // runs `clang --version`, amdgpu-arch, ...; nil = runner.ExecRunner
 }
 
 func (o FindOptions) getenv(k string) string {
@@ -74,9 +75,9 @@ func (o FindOptions) lookPath(name string) (string, error) {
 func (o FindOptions) run(argv ...string) ([]byte, error) {
 	r := o.Run
 	if r == nil {
-		r = ExecRunner{}
+		r = runner.ExecRunner{}
 	}
-	out, err := r.Run(context.Background(), Cmd{Argv: argv})
+	out, err := r.Run(context.Background(), runner.Cmd{Argv: argv})
 	return out.Stdout, err
 }
 
@@ -184,8 +185,8 @@ func HIPVersion(getenv func(string) string) (string, error) {
 // noRun is a Runner that runs nothing.
 type noRun struct{}
 
-func (noRun) Run(context.Context, Cmd) (Output, error) {
-	return Output{}, errors.New("no program runs here")
+func (noRun) Run(context.Context, runner.Cmd) (runner.Output, error) {
+	return runner.Output{}, errors.New("no program runs here")
 }
 
 // NotFoundError lists where FindInstallation looked. It wraps ErrToolchainNotFound.

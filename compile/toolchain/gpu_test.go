@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"errors"
@@ -133,7 +133,7 @@ func fakeTools(outputs map[string]string) (func(string) (string, error), func(..
 }
 
 func TestDetectGPUsTools(t *testing.T) {
-	rocminfo, err := os.ReadFile(filepath.Join("..", "testdata", "toolchain", "rocminfo-mi210.txt"))
+	rocminfo, err := os.ReadFile(filepath.Join("..", "..", "testdata", "toolchain", "rocminfo-mi210.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

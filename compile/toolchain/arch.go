@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"errors"
@@ -64,7 +64,7 @@ func ResolveTargets(r TargetRequest) (Targets, error) {
 	if len(r.Manifest) > 0 {
 		name := r.ManifestName
 		if name == "" {
-			name = ProjectFile
+			name = "rocmk.toml" // compile.ProjectFile
 		}
 		return parseTargets(strings.Join(r.Manifest, ","), name, detected)
 	}
@@ -74,6 +74,9 @@ func ResolveTargets(r TargetRequest) (Targets, error) {
 		}
 	}
 	if ts := detected(); len(ts) > 0 {
+		if err := inspect.ValidateTargets(ts); err != nil {
+			return Targets{From: "detected GPUs"}, fmt.Errorf("detected GPUs: %w", err)
+		}
 		return Targets{ts, "detected GPUs"}, nil
 	}
 	if r.Default != nil {

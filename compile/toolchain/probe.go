@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -30,63 +30,55 @@ var probeSource []byte
 // probeFormat starts every verdict's key: bump it when the probe changes.
 const probeFormat = "rocmk-probe v1"
 
-type probeOnce struct {
-	once sync.Once
-	p    *Probe
-}
-
 // probe runs (or recalls) tc's probe for t's processor.
-func (s *Session) probe(ctx context.Context, tc *Clang, t inspect.Target) *Probe {
+func (r *Resolver) probe(ctx context.Context, tc *Clang, t inspect.Target) *Probe {
 	t = inspect.Target{Proc: t.Proc}
-	key := s.probeKey(tc, t)
-	v, _ := s.probes.LoadOrStore(key, &probeOnce{})
-	o := v.(*probeOnce)
-	o.once.Do(func() {
-		local := localStore(s.Store())
+	key := r.probeKey(tc, t)
+	return r.probes.Do(key, func() *Probe {
+		local := localStore(r.Store())
 		if local != nil {
 			if b, err := get(local, key); err == nil {
 				if p := parseVerdict(b, t.Proc); p != nil {
-					o.p = p
-					return
+					return p
 				}
 			}
 		}
-		o.p = s.runProbe(ctx, tc, t)
-		if o.p.OK {
-			s.o.Verbose("toolchain: probe %s with %s: ok", t, tc.Name())
+		p := r.runProbe(ctx, tc, t)
+		if p.OK {
+			r.o.Verbose("toolchain: probe %s with %s: ok", t, tc.Name())
 		} else {
-			s.o.Verbose("toolchain: %s with %s: %s", t, tc.Name(), o.p.why())
+			r.o.Verbose("toolchain: %s with %s: %s", t, tc.Name(), p.why())
 		}
 		if local != nil && ctx.Err() == nil {
-			_ = put(local, key, []byte(verdictText(o.p)), cache.Meta{Kind: "probe", Target: t.Proc, Toolchain: tc.Name()})
+			_ = put(local, key, []byte(verdictText(p)), cache.Meta{Kind: "probe", Target: t.Proc, Toolchain: tc.Name()})
 		}
+		return p
 	})
-	return o.p
 }
 
 // probeKey covers what the verdict depends on, by stat data: the command
 // line, the clang binary and the linker beside it, the device libraries,
 // the HIP headers and the environment that changes a compile.
-func (s *Session) probeKey(tc *Clang, t inspect.Target) cache.ActionID {
-	o := s.FindOptions()
+func (r *Resolver) probeKey(tc *Clang, t inspect.Target) cache.ActionID {
+	o := r.FindOptions()
 	h := cache.NewHash("probe " + t.Proc)
 	h.Line("%s", probeFormat)
 	h.Line("source %x", sha256.Sum256(probeSource))
 	h.Line("argv %q", tc.Argv(Job{Src: "probe.hip", Target: t, Out: "OUT"}))
 	clang := resolve(o.path(tc.Clang))
-	h.Line("clang %s", fileStamp(clang))
+	h.Line("clang %s", FileStamp(clang))
 	for _, ld := range []string{"ld.lld", "lld"} {
-		h.Line("linker %s", fileStamp(filepath.Join(filepath.Dir(clang), ld)))
+		h.Line("linker %s", FileStamp(filepath.Join(filepath.Dir(clang), ld)))
 	}
 	libs := o.path(tc.DeviceLibDir)
-	files, _ := treeFiles(libs)
+	files, _ := TreeFiles(libs)
 	h.Line("libs %s", treeStamp(libs, files))
 	if tc.HIPInclude != "" {
 		for _, f := range []string{"hip/hip_runtime.h", "hip/hip_version.h"} {
-			h.Line("hip %s", fileStamp(o.path(filepath.Join(tc.HIPInclude, f))))
+			h.Line("hip %s", FileStamp(o.path(filepath.Join(tc.HIPInclude, f))))
 		}
 	}
-	for _, kv := range compilerEnv(os.Environ()) {
+	for _, kv := range CompilerEnv(os.Environ()) {
 		h.Line("env %s", kv)
 	}
 	return h.Sum()
@@ -94,7 +86,7 @@ func (s *Session) probeKey(tc *Clang, t inspect.Target) cache.ActionID {
 
 // runProbe compiles and links probe.hip for t with tc, in a temporary
 // directory, and reads the object back.
-func (s *Session) runProbe(ctx context.Context, tc *Clang, t inspect.Target) *Probe {
+func (r *Resolver) runProbe(ctx context.Context, tc *Clang, t inspect.Target) *Probe {
 	p := &Probe{Target: t.Proc}
 	dir, remove, err := safefile.MkdirTemp("rocmk-probe-")
 	if err != nil {
@@ -108,13 +100,13 @@ func (s *Session) runProbe(ctx context.Context, tc *Clang, t inspect.Target) *Pr
 	}
 	j := Job{Src: "probe.hip", Dir: dir, Target: t, Out: filepath.Join(dir, "probe.hsaco")}
 	argv := tc.Argv(j)
-	argv[0] = s.FindOptions().path(argv[0])
-	out, err := s.Run.Run(ctx, Cmd{Dir: dir, Argv: argv})
+	argv[0] = r.FindOptions().path(argv[0])
+	out, err := r.Run.Run(ctx, runner.Cmd{Dir: dir, Argv: argv})
 	if err != nil {
 		p.Error, p.Fix = diagnose(out.Stderr, err, tc, t.Proc)
 		return p
 	}
-	data, err := safefile.Read(j.Out, maxObjectSize)
+	data, err := safefile.Read(j.Out, MaxObjectSize)
 	if err == nil {
 		_, err = ReadObject(data, t)
 	}

@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"errors"
@@ -282,10 +282,10 @@ func TestFindInstallationErrors(t *testing.T) {
 func TestFindInstallationThisMachine(t *testing.T) {
 	thisMachine(t)
 	if _, err := os.Stat("/usr/bin/clang++-15"); err != nil {
-		t.Skip("Debian's clang++-15 is not installed (scripts/install-toolchain.sh installs it)")
+		t.Skip("Debian's clang++-15 is not installed (scripts/install-sh installs it)")
 	}
 	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"); err != nil {
-		t.Skip("Debian's rocm-device-libs are not installed (scripts/install-toolchain.sh installs them)")
+		t.Skip("Debian's rocm-device-libs are not installed (scripts/install-sh installs them)")
 	}
 	in, err := FindInstallation(FindOptions{Getenv: envOf()})
 	if err != nil {

@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"context"
@@ -11,15 +11,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rocmk/rocmk/inspect"
+	"github.com/rocmk/rocmk/compile/runner"
 )
 
 // versionRunner answers `--version` and counts the runs.
 type versionRunner struct{ runs atomic.Int32 }
 
-func (r *versionRunner) Run(_ context.Context, c Cmd) (Output, error) {
+func (r *versionRunner) Run(_ context.Context, c runner.Cmd) (runner.Output, error) {
 	r.runs.Add(1)
-	return Output{Stdout: []byte("clang version 15.0.6\nTarget: x86_64-pc-linux-gnu\n")}, nil
+	return runner.Output{Stdout: []byte("clang version 15.0.6\nTarget: x86_64-pc-linux-gnu\n")}, nil
 }
 
 // The toolchain identity is the compiler's content, not where it lies or
@@ -55,18 +55,16 @@ func TestToolchainIDIsContentBased(t *testing.T) {
 		writeTool(t, filepath.Join(d, "bitcode", "ocml.bc"), "BC ocml")
 	}
 	require.NoError(t, os.Chtimes(filepath.Join(b, "bitcode", "ocml.bc"), old, old))
-	la, err := treeIdentity(nil, "devicelibs", filepath.Join(a, "bitcode"))
+	la, err := TreeIdentity(nil, "devicelibs", filepath.Join(a, "bitcode"))
 	require.NoError(t, err)
-	lb, err := treeIdentity(nil, "devicelibs", filepath.Join(b, "bitcode"))
+	lb, err := TreeIdentity(nil, "devicelibs", filepath.Join(b, "bitcode"))
 	require.NoError(t, err)
 	assert.Equal(t, la, lb)
 }
 
-// toolchainID is the identity a new build of b keys gfx90a with.
-func toolchainID(b *Builder) (string, error) {
-	b.tcs.Clear()
-	_, id, err := b.toolchain(context.Background(), inspect.MustParseTarget("gfx90a"))
-	return id, err
+// toolchainID is tc's identity as a Builder asks for it.
+func toolchainID(tc Toolchain, store Store, r runner.Runner) (string, error) {
+	return Remember(store, "toolchain", tc.Stamp(), func() (string, error) { return tc.ID(context.Background(), r) })
 }
 
 // An identity is computed once per stamp and remembered in the local
@@ -79,21 +77,20 @@ func TestToolchainIDRememberedUnderItsStamp(t *testing.T) {
 	tc := &Clang{Layout: LayoutClang, Driver: clang, Clang: clang}
 	_, store := openTestCache(t)
 	r := &versionRunner{}
-	b := &Builder{TC: tc, Run: r, Cache: store}
-	id1, err := toolchainID(b)
+	id1, err := toolchainID(tc, store, r)
 	require.NoError(t, err)
-	_, err = toolchainID(b)
+	_, err = toolchainID(tc, store, r)
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, r.runs.Load(), "once per process")
 
 	ids.Clear() // a new process, the same cache
-	id2, err := toolchainID(b)
+	id2, err := toolchainID(tc, store, r)
 	require.NoError(t, err)
 	assert.Equal(t, id1, id2)
 	assert.EqualValues(t, 1, r.runs.Load(), "remembered in the cache under the stamp")
 
 	writeTool(t, clang, "#!/bin/sh\n# upgraded\n")
-	id3, err := toolchainID(b)
+	id3, err := toolchainID(tc, store, r)
 	require.NoError(t, err)
 	assert.EqualValues(t, 2, r.runs.Load(), "a new stamp: identified again")
 	assert.NotEqual(t, id1, id3)
@@ -114,13 +111,13 @@ func TestTreeIdentityFollowsLinks(t *testing.T) {
 	inc := filepath.Join(dir, "include")
 	require.NoError(t, os.Symlink(real, inc))
 
-	files, err := treeFiles(inc)
+	files, err := TreeFiles(inc)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"cccl/cub/cub.cuh", "cuda_fp16.h"}, files)
-	before, err := treeIdentity(nil, "cuda-headers", inc)
+	before, err := TreeIdentity(nil, "cuda-headers", inc)
 	require.NoError(t, err)
 	writeTool(t, filepath.Join(dir, "cccl-real", "cub", "cub.cuh"), "cub 2")
-	after, err := treeIdentity(nil, "cuda-headers", inc)
+	after, err := TreeIdentity(nil, "cuda-headers", inc)
 	require.NoError(t, err)
 	assert.NotEqual(t, before, after, "a header behind a linked subtree changed")
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package compile
+package runner
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -22,7 +23,7 @@ type Toolchain interface {
 	// machine with the same compiler: its binaries' sha256, its
 	// `--version` text and the versions it was found with. It runs the
 	// compiler; Builders remember it under Stamp (see remember).
-	ID(ctx context.Context, r Runner) (string, error)
+	ID(ctx context.Context, r runner.Runner) (string, error)
 	// Stamp identifies what ID covers by stat data, without running or
 	// reading anything (paths, sizes, mtimes, inodes, versions).
 	Stamp() string
@@ -37,7 +38,18 @@ type Toolchain interface {
 	// what it is missing and which targets it supports.
 	Check(t inspect.Target) error
 	// SearchPath asks the compiler where j looks for headers (run in j.Dir).
-	SearchPath(ctx context.Context, r Runner, j Job) (*SearchPath, error)
+	SearchPath(ctx context.Context, r runner.Runner, j Job) (*SearchPath, error)
+}
+
+// Job is one compilation: one source for one target. Argv is a pure function
+// of a Job and the Toolchain, so the same Job always runs the same command.
+type Job struct {
+	Src     string         // the source as clang sees it: relative to Dir when inside it, else absolute
+	Dir     string         // directory clang runs in: the build's base directory ("" = current)
+	Target  inspect.Target // the one --offload-arch
+	Flags   []string       // user flags, in order (-D, -I, -f..., -m...)
+	Out     string         // where clang writes the code object
+	DepFile string         // where clang writes the dependency file ("" = none)
 }
 
 // Layouts: how the compiler is invoked.
@@ -118,7 +130,7 @@ func (c *Clang) Stamp() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "layout %s rocm-path %q hip %q rocm %q\n", c.Layout, c.RocmPath, c.HIPVersion, c.ROCmVersion)
 	for _, p := range uniq(c.Clang, c.Driver) {
-		fmt.Fprintf(&b, "bin %s\n", fileStamp(p))
+		fmt.Fprintf(&b, "bin %s\n", FileStamp(p))
 	}
 	return b.String()
 }
@@ -127,15 +139,15 @@ func (c *Clang) Stamp() string {
 // driver when it is a wrapper (hipcc, amdclang++), clang's `--version`
 // text, and the HIP and ROCm versions. No path: the command line holds
 // them, and a copy of the same toolchain elsewhere shares the cache.
-func (c *Clang) ID(ctx context.Context, r Runner) (string, error) {
-	out, err := r.Run(ctx, Cmd{Argv: []string{c.Clang, "--version"}})
+func (c *Clang) ID(ctx context.Context, r runner.Runner) (string, error) {
+	out, err := r.Run(ctx, runner.Cmd{Argv: []string{c.Clang, "--version"}})
 	if err != nil {
 		return "", fmt.Errorf("%s --version: %v", c.Clang, err)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "layout %s\n", c.Layout)
 	for _, p := range uniq(c.Clang, c.Driver) {
-		sum, err := fileDigest(p)
+		sum, err := FileDigest(p)
 		if err != nil {
 			return "", err
 		}
@@ -363,11 +375,11 @@ var unmodelledOptions = []string{"-fmodules", "-fmodule-", "-fimplicit-module-ma
 
 // SearchPath implements Toolchain: it runs the job's command line with -E -v
 // on an empty input and reads the search list and the cc1 command from stderr.
-func (c *Clang) SearchPath(ctx context.Context, r Runner, j Job) (*SearchPath, error) {
+func (c *Clang) SearchPath(ctx context.Context, r runner.Runner, j Job) (*SearchPath, error) {
 	argv := c.searchArgv(j)
-	out, err := r.Run(ctx, Cmd{Dir: j.Dir, Argv: argv})
+	out, err := r.Run(ctx, runner.Cmd{Dir: j.Dir, Argv: argv})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v\n%s", CmdString(Cmd{Argv: argv}), err, out.Stderr)
+		return nil, fmt.Errorf("%s: %v\n%s", runner.CmdString(runner.Cmd{Argv: argv}), err, out.Stderr)
 	}
 	return ParseSearchPath(out.Stderr)
 }

@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -44,12 +45,12 @@ type DeviceLibs struct {
 
 // DeviceLibRequest is the toolchain a directory is prepared for.
 type DeviceLibRequest struct {
-	Base     string // the toolchain's bitcode directory (ocml.bc, ockl.bc, oclc_*.bc)
-	BaseID   string // Base's content identity (treeIdentity; "" = computed here)
-	Clang    string // the clang that links them; it also writes the generated file
-	ClangID  string // its identity (Toolchain.ID): another clang gets another directory
-	CacheDir string // generated directories go to CacheDir/devlibs/
-	Run      Runner // runs clang
+	Base     string        // the toolchain's bitcode directory (ocml.bc, ockl.bc, oclc_*.bc)
+	BaseID   string        // Base's content identity (treeIdentity; "" = computed here)
+	Clang    string        // the clang that links them; it also writes the generated file
+	ClangID  string        // its identity (Toolchain.ID): another clang gets another directory
+	CacheDir string        // generated directories go to CacheDir/devlibs/
+	Run      runner.Runner // runs clang
 }
 
 // ISAVersion is the __oclc_ISA_version ROCm's device libraries define for a
@@ -124,7 +125,7 @@ func PrepareDeviceLibs(ctx context.Context, r DeviceLibRequest, proc string) (*D
 	}
 	baseID := r.BaseID
 	if baseID == "" {
-		if baseID, err = treeIdentity(nil, "devicelibs", base); err != nil {
+		if baseID, err = TreeIdentity(nil, "devicelibs", base); err != nil {
 			return nil, fmt.Errorf("device libraries: %w", err)
 		}
 	}
@@ -137,7 +138,7 @@ func PrepareDeviceLibs(ctx context.Context, r DeviceLibRequest, proc string) (*D
 		if err := os.MkdirAll(root, 0o777); err != nil {
 			return nil, fmt.Errorf("device libraries: %w", err)
 		}
-		removeStale(root)
+		RemoveStale(root)
 		if err := generate(ctx, r, root, dir, proc, isa, base, links); err != nil {
 			return nil, err
 		}
@@ -168,7 +169,7 @@ func generate(ctx context.Context, r DeviceLibRequest, root, dir, proc string, i
 	// Relative names: the bitcode records its source file name, and the
 	// same toolchain should write the same bytes in every directory.
 	argv := []string{r.Clang, "-x", "ir", "--target=amdgcn-amd-amdhsa", "-nogpulib", "-c", "-emit-llvm", "isa.ll", "-o", isaFile(proc)}
-	res, err := r.Run.Run(ctx, Cmd{Dir: tmp, Argv: argv})
+	res, err := r.Run.Run(ctx, runner.Cmd{Dir: tmp, Argv: argv})
 	if err != nil {
 		return fmt.Errorf("generating %s for %s with %s: %v\n%s", isaFile(proc), proc, r.Clang, err, strings.TrimSpace(string(res.Stderr)))
 	}
@@ -193,16 +194,16 @@ func generate(ctx context.Context, r DeviceLibRequest, root, dir, proc string, i
 	if complete(dir, proc, links) {
 		return nil
 	}
-	if err := replaceDir(tmp, dir); err != nil {
+	if err := ReplaceDir(tmp, dir); err != nil {
 		return fmt.Errorf("device libraries: %w", err)
 	}
 	return nil
 }
 
-// replaceDir puts tmp in the place of a damaged dir: the damaged one is
+// ReplaceDir puts tmp in the place of a damaged dir: the damaged one is
 // moved aside (under tmp's unique name) and removed, then tmp renamed in.
 // Another run may win that last rename; its directory is as good.
-func replaceDir(tmp, dir string) error {
+func ReplaceDir(tmp, dir string) error {
 	aside := tmp + "-damaged"
 	if err := os.Rename(dir, aside); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -238,9 +239,9 @@ func complete(dir, proc string, links []string) bool {
 	return true
 }
 
-// removeStale deletes what crashed runs left in root: temporary directories
+// RemoveStale deletes what crashed runs left in root: temporary directories
 // older than an hour (a live run finishes one in well under a second).
-func removeStale(root string) {
+func RemoveStale(root string) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return

@@ -1,4 +1,4 @@
-package compile
+package toolchain
 
 import (
 	"bufio"
@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/compile/runner"
 )
 
 // ISAVersion reproduces the constant of every processor's ISA library that
@@ -55,32 +57,32 @@ func TestISAVersion(t *testing.T) {
 // bitcode magic, where -o says.
 type isaRunner struct {
 	mu    sync.Mutex
-	cmds  []Cmd
+	cmds  []runner.Cmd
 	delay time.Duration
 	fail  string // stderr of a failing run
 	empty bool   // write nothing
 }
 
-func (r *isaRunner) Run(ctx context.Context, c Cmd) (Output, error) {
+func (r *isaRunner) Run(ctx context.Context, c runner.Cmd) (runner.Output, error) {
 	r.mu.Lock()
 	r.cmds = append(r.cmds, c)
 	r.mu.Unlock()
 	time.Sleep(r.delay)
 	if r.fail != "" {
-		return Output{Stderr: []byte(r.fail)}, errors.New("exit status 1")
+		return runner.Output{Stderr: []byte(r.fail)}, errors.New("exit status 1")
 	}
 	argv := c.Argv
 	if len(argv) != 10 || argv[1] != "-x" || argv[2] != "ir" || argv[7] != "isa.ll" || argv[8] != "-o" {
-		return Output{}, fmt.Errorf("unexpected argv %q", argv)
+		return runner.Output{}, fmt.Errorf("unexpected argv %q", argv)
 	}
 	ir, err := os.ReadFile(filepath.Join(c.Dir, argv[7]))
 	if err != nil {
-		return Output{}, err
+		return runner.Output{}, err
 	}
 	if r.empty {
-		return Output{}, nil
+		return runner.Output{}, nil
 	}
-	return Output{}, os.WriteFile(filepath.Join(c.Dir, argv[9]), append([]byte("BC\xc0\xde"), ir...), 0o644)
+	return runner.Output{}, os.WriteFile(filepath.Join(c.Dir, argv[9]), append([]byte("BC\xc0\xde"), ir...), 0o644)
 }
 
 func (r *isaRunner) calls() int {
@@ -103,7 +105,7 @@ func fakeBitcodeDir(t *testing.T, procs ...string) string {
 	return dir
 }
 
-func devlibRequest(t *testing.T, base string, r Runner) DeviceLibRequest {
+func devlibRequest(t *testing.T, base string, r runner.Runner) DeviceLibRequest {
 	return DeviceLibRequest{Base: base, Clang: "/usr/lib/llvm-19/bin/clang++", ClangID: "clang 19.1.7", CacheDir: t.TempDir(), Run: r}
 }
 
@@ -123,9 +125,9 @@ func TestPrepareDeviceLibsUsesTheToolchainsOwnFile(t *testing.T) {
 // libsID is the identity a Builder keys a device-library directory with.
 func libsID(t *testing.T, dir string) string {
 	t.Helper()
-	files, err := treeFiles(dir)
+	files, err := TreeFiles(dir)
 	require.NoError(t, err)
-	id, err := treeDigest(dir, files)
+	id, err := TreeDigest(dir, files)
 	require.NoError(t, err)
 	return id
 }
