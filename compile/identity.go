@@ -114,7 +114,9 @@ func fileDigest(p string) (string, error) {
 // treeFiles lists the regular files under dir, relative to it, sorted.
 // Links are followed, the root's and those of subdirectories too (CUDA's
 // include directory is a link, and toolkits link subtrees in); a directory
-// reached twice is listed once, so a link cycle ends.
+// reached twice is listed once, so a link cycle ends. A cache area's
+// marker (generated device libraries) is the cache's, not the toolchain's:
+// it is left out, so the identity is the bitcode's alone.
 func treeFiles(dir string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -132,6 +134,7 @@ func treeFiles(dir string) ([]string, error) {
 			name, p := filepath.Join(rel, e.Name()), filepath.Join(real, e.Name())
 			fi, err := os.Stat(p)
 			switch {
+			case name == cache.AreaMarker:
 			case err != nil: // a dangling link: nothing a compiler can read
 			case fi.IsDir():
 				sub, err := filepath.EvalSymlinks(p)
