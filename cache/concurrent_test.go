@@ -97,6 +97,33 @@ func helperMain(mode, dir string) int {
 			time.Sleep(time.Millisecond)
 		}
 		return 0
+	case "publish":
+		// Publish the same 4 directories as every other publisher, and
+		// read each back: whole, or gone (pruned) as a whole.
+		for i := range iters {
+			k := i % 4
+			dir, err := c.Area("trees").Publish("t"+strconv.Itoa(k), func(d string) bool { return treeIsWhole(d, k) == nil }, fillTree(k))
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "helper: publish:", err)
+				return 1
+			}
+			if err := treeIsWhole(dir, k); err != nil {
+				fmt.Fprintln(os.Stderr, "helper:", err)
+				return 1
+			}
+		}
+		return 0
+	case "publishloop":
+		// Publish until killed, replacing a directory half the time.
+		fmt.Println("ready")
+		for {
+			k := rand.IntN(8)
+			replace := rand.IntN(2) == 0
+			if _, err := c.Area("trees").Publish("t"+strconv.Itoa(k), func(string) bool { return !replace }, fillTree(k)); err != nil {
+				fmt.Fprintln(os.Stderr, "helper: publish:", err)
+				return 1
+			}
+		}
 	case "putloop":
 		// Put big entries until killed. Each entry's Source names its
 		// content so the parent can check it.

@@ -18,6 +18,10 @@ type Stats struct {
 	Since   time.Time   `json:"since"`             // last reset (or first use)
 	Entries int         `json:"entries,omitempty"` // filled by Stats, not stored
 	Bytes   int64       `json:"bytes,omitempty"`   // data + index bytes, filled by Stats
+	// Dirs and DirBytes are the areas' directories (trees/, devlibs/) and
+	// their bytes, filled by Stats.
+	Dirs     int   `json:"dirs,omitempty"`
+	DirBytes int64 `json:"dir_bytes,omitempty"`
 }
 
 // RemoteStats are the remote tier's counters: lookups that reached the
@@ -72,7 +76,7 @@ func (c *Cache) updateStats(f func(*Stats)) error {
 		s.Since = c.now().UTC()
 	}
 	f(&s)
-	s.Entries, s.Bytes = 0, 0
+	s.Entries, s.Bytes, s.Dirs, s.DirBytes = 0, 0, 0, 0
 	b, _ := json.Marshal(s)
 	if err := safefile.Write(c.statsFile(), append(b, '\n'), ownFile(time.Time{})); err != nil {
 		return fmt.Errorf("cache stats: %w", err)
@@ -106,7 +110,8 @@ func (c *Cache) ZeroStats() error {
 	return c.updateStats(func(s *Stats) { *s = Stats{Since: c.now().UTC()} })
 }
 
-// Stats returns the counters and the current number of entries and bytes.
+// Stats returns the counters, the current number of entries and bytes, and
+// the areas' directories and bytes.
 func (c *Cache) Stats() (Stats, error) {
 	s := c.readStats()
 	ents, si, err := c.scan()
@@ -115,6 +120,10 @@ func (c *Cache) Stats() (Stats, error) {
 	}
 	s.Entries = len(ents)
 	s.Bytes = diskBytes(si)
+	for _, d := range c.scanAreas().dirs {
+		s.Dirs++
+		s.DirBytes += d.Size
+	}
 	return s, nil
 }
 

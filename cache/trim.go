@@ -31,12 +31,14 @@ type Policy struct {
 
 // Trimmed is what Trim removed (or would remove, with DryRun).
 type Trimmed struct {
-	Removed   []Entry // entries, least recently used first
-	Files     int     // files removed: index, data, debris
-	Bytes     int64   // bytes freed
-	Debris    int     // of Files: temporary files, unreadable index files, unreferenced data files
-	Kept      int     // entries left
-	KeptBytes int64   // bytes left
+	Removed   []Entry   // entries, least recently used first
+	Dirs      []AreaDir // directories of the areas (trees/, devlibs/), least recently used first
+	Files     int       // files removed: index, data, debris
+	Bytes     int64     // bytes freed
+	Debris    int       // of Files: temporary files, unreadable index files, unreferenced data files, leftovers in areas
+	Kept      int       // entries left
+	KeptDirs  int       // area directories left
+	KeptBytes int64     // bytes left
 }
 
 // MatchTarget reports whether an entry's target ID matches want: equal, or
@@ -59,10 +61,13 @@ func (p Policy) matches(m Meta) bool {
 	return true
 }
 
-// Trim removes entries as p says, least recently used first. It holds the
-// cache's exclusive lock while it works, so a concurrent Put waits and then
-// completes (its entry survives); a concurrent Get either finds an entry
-// whole or misses.
+// Trim removes entries, and directories of the areas, as p says, least
+// recently used first. An area directory has no Meta: a Target or
+// Toolchain filter never matches one. Trim holds the cache's exclusive
+// lock while it works, so a concurrent Put waits and then completes (its
+// entry survives), a concurrent Get either finds an entry whole or misses,
+// and a directory being published is renamed into place before Trim looks
+// or after it is done.
 func (c *Cache) Trim(p Policy) (Trimmed, error) {
 	if p.OlderThan < 0 || p.MaxBytes < 0 {
 		return Trimmed{}, fmt.Errorf("cache: negative trim limit")
@@ -78,7 +83,64 @@ func (c *Cache) Trim(p Policy) (Trimmed, error) {
 	if err != nil {
 		return Trimmed{}, err
 	}
+	as := c.scanAreas()
 	now := c.now()
+	pl := newTrimPlan(ents, si, as.dirs)
+	pl.choose(p, now)
+	debris := append(c.debris(si, pl.refs, now, p.DryRun), as.debris...)
+	t := pl.t
+	counted := map[string]bool{} // debris that total counts: unreferenced data
+	for _, p := range si.dataPath {
+		counted[p] = true
+	}
+	for _, d := range debris {
+		if info, err := os.Lstat(d); err == nil {
+			sz := info.Size()
+			if info.IsDir() {
+				sz = treeBytes(d)
+			}
+			t.Bytes += sz
+			if counted[d] {
+				pl.total -= sz
+			}
+		}
+		t.Files++
+		t.Debris++
+	}
+	t.Kept = len(ents) - len(t.Removed)
+	t.KeptDirs = len(as.dirs) - len(t.Dirs)
+	t.KeptBytes = pl.total
+	if p.DryRun {
+		return t, nil
+	}
+	for _, e := range t.Removed {
+		os.Remove(c.fileName(e.Action, "a"))
+		if pl.refs[e.Output] == 0 {
+			os.Remove(c.OutputFile(e.Output))
+		}
+	}
+	for _, d := range t.Dirs {
+		c.Area(d.Area).remove(d.Name)
+	}
+	for _, d := range debris {
+		removeBad(d)
+	}
+	return t, nil
+}
+
+// trimPlan is what Trim chose so far, and the bytes that would be left.
+type trimPlan struct {
+	ents       []Entry
+	dirs       []AreaDir
+	si         scanInfo
+	refs       map[OutputID]int // entries left per data file
+	total      int64
+	removed    []bool
+	removedDir []bool
+	t          Trimmed
+}
+
+func newTrimPlan(ents []Entry, si scanInfo, dirs []AreaDir) *trimPlan {
 	// Least recently used first; ties by creation, then key, for stable output.
 	slices.SortFunc(ents, func(a, b Entry) int {
 		if r := a.Used.Compare(b.Used); r != 0 {
@@ -89,30 +151,52 @@ func (c *Cache) Trim(p Policy) (Trimmed, error) {
 		}
 		return bytes.Compare(a.Action[:], b.Action[:])
 	})
-	refs := map[OutputID]int{}
+	slices.SortFunc(dirs, func(a, b AreaDir) int {
+		if r := a.Used.Compare(b.Used); r != 0 {
+			return r
+		}
+		return strings.Compare(a.Path(), b.Path())
+	})
+	pl := &trimPlan{ents: ents, dirs: dirs, si: si, refs: map[OutputID]int{}, total: diskBytes(si),
+		removed: make([]bool, len(ents)), removedDir: make([]bool, len(dirs))}
 	for _, e := range ents {
-		refs[e.Output]++
+		pl.refs[e.Output]++
 	}
-	total := diskBytes(si)
-	var t Trimmed
-	removed := make([]bool, len(ents))
-	remove := func(i int) {
-		e := ents[i]
-		removed[i] = true
-		t.Removed = append(t.Removed, e)
-		t.Files++
-		t.Bytes += si.indexSize[e.Action]
-		total -= si.indexSize[e.Action]
-		if refs[e.Output]--; refs[e.Output] == 0 {
-			if sz, ok := si.data[e.Output]; ok {
-				t.Files++
-				t.Bytes += sz
-				total -= sz
-			}
+	for _, d := range dirs {
+		pl.total += d.Size
+	}
+	return pl
+}
+
+func (pl *trimPlan) removeEntry(i int) {
+	e := pl.ents[i]
+	pl.removed[i] = true
+	pl.t.Removed = append(pl.t.Removed, e)
+	pl.t.Files++
+	pl.t.Bytes += pl.si.indexSize[e.Action]
+	pl.total -= pl.si.indexSize[e.Action]
+	if pl.refs[e.Output]--; pl.refs[e.Output] == 0 {
+		if sz, ok := pl.si.data[e.Output]; ok {
+			pl.t.Files++
+			pl.t.Bytes += sz
+			pl.total -= sz
 		}
 	}
+}
+
+func (pl *trimPlan) removeDir(i int) {
+	pl.removedDir[i] = true
+	pl.t.Dirs = append(pl.t.Dirs, pl.dirs[i])
+	pl.t.Bytes += pl.dirs[i].Size
+	pl.total -= pl.dirs[i].Size
+}
+
+// choose marks what p removes: every match (All), the matches unused for
+// OlderThan, every match of a filter alone, then the least recently used
+// matches, entries and directories in one order, until MaxBytes.
+func (pl *trimPlan) choose(p Policy, now time.Time) {
 	filtered := p.Target != "" || p.Toolchain != ""
-	for i, e := range ents {
+	for i, e := range pl.ents {
 		if !p.matches(e.Meta) {
 			continue
 		}
@@ -120,25 +204,46 @@ func (c *Cache) Trim(p Policy) (Trimmed, error) {
 		case p.All,
 			p.OlderThan > 0 && now.Sub(e.Used) > p.OlderThan,
 			filtered && p.OlderThan == 0 && p.MaxBytes == 0:
-			remove(i)
+			pl.removeEntry(i)
 		}
 	}
-	if p.MaxBytes > 0 {
-		for i, e := range ents {
-			if total <= p.MaxBytes {
-				break
-			}
-			if !removed[i] && p.matches(e.Meta) {
-				remove(i)
+	if !filtered {
+		for i, d := range pl.dirs {
+			if p.All || p.OlderThan > 0 && now.Sub(d.Used) > p.OlderThan {
+				pl.removeDir(i)
 			}
 		}
 	}
-	// Debris. Under the exclusive lock no Put is half-way, so every
-	// temporary file in a subdirectory is left over from a killed process.
+	if p.MaxBytes <= 0 {
+		return
+	}
+	i, j := 0, 0
+	for pl.total > p.MaxBytes {
+		for i < len(pl.ents) && (pl.removed[i] || !p.matches(pl.ents[i].Meta)) {
+			i++
+		}
+		for j < len(pl.dirs) && (pl.removedDir[j] || filtered) {
+			j++
+		}
+		switch {
+		case i < len(pl.ents) && (j == len(pl.dirs) || !pl.dirs[j].Used.Before(pl.ents[i].Used)):
+			pl.removeEntry(i)
+		case j < len(pl.dirs):
+			pl.removeDir(j)
+		default:
+			return
+		}
+	}
+}
+
+// debris is what Trim removes besides entries: temporary files, unreadable
+// index files and data files no entry refers to. Under the exclusive lock
+// no Put is half-way, so every temporary file in a subdirectory is left
+// over from a killed process; without it (dryRun), only old ones surely are.
+func (c *Cache) debris(si scanInfo, refs map[OutputID]int, now time.Time, dryRun bool) []string {
 	var debris []string
 	for _, tmp := range si.temps {
-		if p.DryRun {
-			// Without the lock, only old ones are surely debris.
+		if dryRun {
 			if info, err := os.Stat(tmp); err != nil || now.Sub(info.ModTime()) < mtimeInterval {
 				continue
 			}
@@ -151,33 +256,52 @@ func (c *Cache) Trim(p Policy) (Trimmed, error) {
 			debris = append(debris, path)
 		}
 	}
-	for _, d := range debris {
-		if info, err := os.Stat(d); err == nil {
-			t.Bytes += info.Size()
-			total -= info.Size()
-		}
-		t.Files++
-		t.Debris++
-	}
-	t.Kept = len(ents) - len(t.Removed)
-	t.KeptBytes = total
-	if p.DryRun {
-		return t, nil
-	}
-	for _, e := range t.Removed {
-		os.Remove(c.fileName(e.Action, "a"))
-		if refs[e.Output] == 0 {
-			os.Remove(c.OutputFile(e.Output))
-		}
-	}
-	for _, d := range debris {
-		os.Remove(d)
-	}
-	return t, nil
+	return debris
 }
 
-// AutoPolicy is what AutoTrim applies: entries unused for 30 days go, then
-// the least recently used until the cache is at most 5 GiB.
+// areaScan is what a walk of the areas found.
+type areaScan struct {
+	dirs   []AreaDir
+	debris []string // leftovers of killed processes; what is not a directory where one should be
+	temps  int      // temporary directories, young ones included
+}
+
+// scanAreas lists the areas' directories. An area that is not a directory
+// (a file, or a link, which is never followed) is debris, as is anything
+// at an area's top level that is not a directory.
+func (c *Cache) scanAreas() areaScan {
+	var as areaScan
+	now := c.now()
+	for _, name := range Areas {
+		a := c.Area(name)
+		fi, err := os.Lstat(a.dir)
+		if err != nil {
+			continue
+		}
+		if !fi.IsDir() {
+			as.debris = append(as.debris, a.dir)
+			continue
+		}
+		dirs, strays, err := a.scan(true)
+		if err != nil {
+			continue
+		}
+		as.dirs = append(as.dirs, dirs...)
+		as.debris = append(as.debris, strays...)
+		as.debris = append(as.debris, a.leftovers(now)...)
+		names, _ := readDirNames(a.dir)
+		for _, n := range names {
+			if strings.HasPrefix(n, tempPrefix) {
+				as.temps++
+			}
+		}
+	}
+	return as
+}
+
+// AutoPolicy is what AutoTrim applies: entries and area directories unused
+// for 30 days go, then the least recently used until the cache, areas
+// included, is at most 5 GiB.
 var AutoPolicy = Policy{OlderThan: 30 * 24 * time.Hour, MaxBytes: 5 << 30}
 
 // trimInterval is how often AutoTrim does any work.

@@ -20,13 +20,14 @@ type Problem struct {
 
 // VerifyReport is what Verify checked and found.
 type VerifyReport struct {
-	Entries      int       `json:"entries"`      // index entries read
-	DataFiles    int       `json:"data_files"`   // data files hashed
-	Bytes        int64     `json:"bytes"`        // bytes hashed
-	Problems     []Problem `json:"problems"`     // corrupt or truncated files, entries without data
-	Removed      int       `json:"removed"`      // files removed (fix)
-	TempFiles    int       `json:"temp_files"`   // temporary files (ignored; prune removes them)
-	Unreferenced int       `json:"unreferenced"` // intact data files no entry uses (prune removes them)
+	Entries      int       `json:"entries"`        // index entries read
+	DataFiles    int       `json:"data_files"`     // data files hashed
+	Bytes        int64     `json:"bytes"`          // bytes hashed
+	Problems     []Problem `json:"problems"`       // corrupt or truncated files, entries without data
+	Removed      int       `json:"removed"`        // files removed (fix)
+	Dirs         int       `json:"dirs,omitempty"` // directories of the areas (trees/, devlibs/) checked against their markers
+	TempFiles    int       `json:"temp_files"`     // temporary files and directories (ignored; prune removes them)
+	Unreferenced int       `json:"unreferenced"`   // intact data files no entry uses (prune removes them)
 }
 
 // OK reports whether Verify found nothing wrong.
@@ -110,6 +111,7 @@ func (c *Cache) Verify(fix bool) (VerifyReport, error) {
 			r.Unreferenced++
 		}
 	}
+	c.verifyAreas(&r)
 	slices.SortFunc(r.Problems, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
 	if !fix || len(r.Problems) == 0 {
 		return r, nil
@@ -129,10 +131,56 @@ func (c *Cache) Verify(fix bool) (VerifyReport, error) {
 	return r, nil
 }
 
+// verifyAreas checks every directory of the areas against its marker. An
+// area, or a thing at an area's top level, that is not a directory is a
+// problem too (a link is never followed).
+func (c *Cache) verifyAreas(r *VerifyReport) {
+	as := c.scanAreas()
+	r.TempFiles += as.temps
+	for _, name := range Areas {
+		if fi, err := os.Lstat(filepath.Join(c.dir, name)); err == nil && !fi.IsDir() {
+			r.Problems = append(r.Problems, Problem{Path: filepath.Join(c.dir, name), Reason: notDir(fi)})
+		}
+		_, strays, _ := c.Area(name).scan(true)
+		for _, p := range strays {
+			if fi, err := os.Lstat(p); err == nil {
+				r.Problems = append(r.Problems, Problem{Path: p, Reason: notDir(fi)})
+			}
+		}
+	}
+	for _, d := range as.dirs {
+		r.Dirs++
+		bad, n := checkDir(filepath.Join(c.dir, d.Area, d.Name))
+		r.Bytes += n
+		if bad != "" {
+			r.Problems = append(r.Problems, Problem{Path: filepath.Join(c.dir, d.Area, d.Name), Reason: bad})
+		}
+	}
+}
+
+func notDir(fi fs.FileInfo) string {
+	return fmt.Sprintf("not a directory (%s)", fi.Mode().Type())
+}
+
+// areaOf says whether path is an area of c, or at an area's top level, and
+// which area.
+func (c *Cache) areaOf(path string) (string, bool) {
+	rel, err := filepath.Rel(c.dir, path)
+	if err != nil {
+		return "", false
+	}
+	first, rest, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	return first, slices.Contains(Areas, first) && !strings.Contains(rest, "/")
+}
+
 // removeBad removes a bad cache file, or a directory put in a file's place
 // (os.Remove alone fails on a non-empty one, so verify would never fix it).
 func removeBad(path string) error {
 	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		if name := filepath.Base(path); !strings.HasPrefix(name, tempPrefix) {
+			// An area's directory goes whole or not at all.
+			return OpenArea(filepath.Dir(path)).remove(name)
+		}
 		return os.RemoveAll(path)
 	}
 	return os.Remove(path)
@@ -141,6 +189,17 @@ func removeBad(path string) error {
 // stillBad re-checks a file Verify found bad, under the exclusive lock.
 func (c *Cache) stillBad(path string) bool {
 	base := path[strings.LastIndexByte(path, os.PathSeparator)+1:]
+	if _, ok := c.areaOf(path); ok {
+		fi, err := os.Lstat(path)
+		if err != nil {
+			return false
+		}
+		if !fi.IsDir() || filepath.Dir(path) == c.dir {
+			return !fi.IsDir()
+		}
+		bad, _ := checkDir(path)
+		return bad != ""
+	}
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return strings.HasSuffix(base, "-d") || strings.HasSuffix(base, "-a")
 	}

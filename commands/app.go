@@ -74,7 +74,7 @@ func New(env Env) *cli.App {
 		ExitErrHandler:        func(*cli.Context, error) {}, // Main maps errors to exit codes
 		CustomAppHelpTemplate: cli.AppHelpTemplate + "\n" + exitCodeTable + "\n",
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err}
+			return usageError(err)
 		},
 		CommandNotFound: func(c *cli.Context, name string) {
 			st.notFound = name
@@ -92,7 +92,7 @@ func New(env Env) *cli.App {
 func prepare(cmd *cli.Command, st *runState) {
 	cmd.Flags = append(cmd.Flags, globalFlags(st)...)
 	if cmd.OnUsageError == nil {
-		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+		cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError(err) }
 	}
 	if cmd.CustomHelpTemplate == "" && len(cmd.Subcommands) == 0 {
 		cmd.CustomHelpTemplate = cli.CommandHelpTemplate + "\n" + exitCodeTable + "\n"
@@ -179,8 +179,7 @@ func reportError(env Env, err error, code int, asJSON bool) {
 	}
 	s := term.NewStyles(term.NewRenderer(env.Stderr, envLookup{env}))
 	fmt.Fprintln(env.Stderr, s.Err.Render("rocmk:")+" "+term.Printable(err.Error(), "\n\t"))
-	var ue usageError
-	if errors.As(err, &ue) {
+	if errors.As(err, new(*safefile.UsageError)) {
 		fmt.Fprintln(env.Stderr, s.Dim.Render("run 'rocmk help' for usage"))
 	}
 }

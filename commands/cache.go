@@ -21,7 +21,8 @@ that went into it (toolchain, device libraries, target, flags, source and
 headers). It lives in --cache-dir, else $ROCMK_CACHE_DIR, else the user cache
 directory + /rocmk; ROCMK_CACHE=off turns it off. Builds trim it at most once
 a day: entries unused for 30 days go, then the least recently used until it
-is at most 5 GiB.`
+is at most 5 GiB. Translated trees (trees/) and generated device libraries
+(devlibs/) are trimmed, pruned, verified and counted with the entries.`
 
 func cacheCommand() *cli.Command {
 	return &cli.Command{
@@ -150,8 +151,10 @@ func cachePruneCommand() *cli.Command {
 neither is given) and that are unused for --older-than, or all of them with
 --all; then, with --max-size, the least recently used entries until the cache
 is at most that size. With only --target or --toolchain, every matching entry
-is removed. Leftovers of killed builds (temporary files, unreadable entries,
-data no entry uses) are always removed. Sizes: kB, MB, GB are decimal; KiB,
+is removed. The directories of trees/ and devlibs/ (translated trees,
+generated device libraries) go by the same rules, except that --target and
+--toolchain never match them. Leftovers of killed builds (temporary files,
+unreadable entries, data no entry uses) are always removed. Sizes: kB, MB, GB are decimal; KiB,
 MiB, GiB binary (2GiB = 2147483648 bytes, 2GB = 2000000000 bytes).`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "older-than", Usage: "remove entries unused for `AGE` (30d, 12h, 90m, 1d12h)"},
@@ -201,14 +204,16 @@ func runCachePrune(o cachePruneOptions, cc *cache.Cache, ui *term.UI, now time.T
 		return err
 	}
 	doc := struct {
-		DryRun     bool          `json:"dry_run"`
-		Removed    []cache.Entry `json:"removed"`
-		Files      int           `json:"files"`
-		FreedBytes int64         `json:"freed_bytes"`
-		Leftovers  int           `json:"leftovers"`
-		Kept       int           `json:"kept"`
-		KeptBytes  int64         `json:"kept_bytes"`
-	}{o.Policy.DryRun, append([]cache.Entry{}, tr.Removed...), tr.Files, tr.Bytes, tr.Debris, tr.Kept, tr.KeptBytes}
+		DryRun     bool            `json:"dry_run"`
+		Removed    []cache.Entry   `json:"removed"`
+		Dirs       []cache.AreaDir `json:"removed_dirs,omitempty"` // trees/, devlibs/
+		Files      int             `json:"files"`
+		FreedBytes int64           `json:"freed_bytes"`
+		Leftovers  int             `json:"leftovers"`
+		Kept       int             `json:"kept"`
+		KeptDirs   int             `json:"kept_dirs,omitempty"`
+		KeptBytes  int64           `json:"kept_bytes"`
+	}{o.Policy.DryRun, append([]cache.Entry{}, tr.Removed...), tr.Dirs, tr.Files, tr.Bytes, tr.Debris, tr.Kept, tr.KeptDirs, tr.KeptBytes}
 	return ui.Result("cache.prune", doc, func(w io.Writer, s *term.Styles) error { return term.Pruned(w, s, tr, o.Policy.DryRun, ui.Quiet, now) })
 }
 
@@ -247,16 +252,18 @@ func runCacheStats(zero bool, cc *cache.Cache, ui *term.UI, now time.Time) error
 		ui.Infof("statistics zeroed")
 	}
 	doc := struct {
-		Dir     string            `json:"dir"`
-		Entries int               `json:"entries"`
-		Bytes   int64             `json:"bytes"`
-		Hits    int64             `json:"hits"`
-		Misses  int64             `json:"misses"`
-		HitRate float64           `json:"hit_rate"`
-		Remote  cache.RemoteStats `json:"remote"`
-		Since   *time.Time        `json:"since"`
-		Zeroed  bool              `json:"zeroed"`
-	}{Dir: cc.Dir(), Entries: st.Entries, Bytes: st.Bytes, Hits: st.Hits, Misses: st.Misses, HitRate: st.HitRate(), Remote: st.Remote, Zeroed: zero}
+		Dir      string            `json:"dir"`
+		Entries  int               `json:"entries"`
+		Bytes    int64             `json:"bytes"`
+		Dirs     int               `json:"dirs,omitempty"` // trees/, devlibs/
+		DirBytes int64             `json:"dir_bytes,omitempty"`
+		Hits     int64             `json:"hits"`
+		Misses   int64             `json:"misses"`
+		HitRate  float64           `json:"hit_rate"`
+		Remote   cache.RemoteStats `json:"remote"`
+		Since    *time.Time        `json:"since"`
+		Zeroed   bool              `json:"zeroed"`
+	}{Dir: cc.Dir(), Entries: st.Entries, Bytes: st.Bytes, Dirs: st.Dirs, DirBytes: st.DirBytes, Hits: st.Hits, Misses: st.Misses, HitRate: st.HitRate(), Remote: st.Remote, Zeroed: zero}
 	if !st.Since.IsZero() {
 		since := st.Since.UTC()
 		doc.Since = &since
@@ -418,8 +425,11 @@ func cacheVerifyCommand() *cli.Command {
 		Name:      "verify",
 		Usage:     "re-hash every entry; report and remove corrupt ones (exit 1 if any were found)",
 		ArgsUsage: " ",
-		Description: `Reads every index entry and re-hashes every data file. Corrupt or truncated
-files, and entries whose data is missing or corrupt, are reported and removed
+		Description: `Reads every index entry and re-hashes every data file, and checks every
+directory of trees/ and devlibs/ against the marker it was published with.
+Corrupt or truncated files, entries whose data is missing or corrupt, and
+directories incomplete or changed since they were published are reported
+and removed
 (so the next build recompiles them) unless --dry-run is given. Temporary files
 of running or killed builds are counted but are not problems; prune removes
 them. The exit status is 1 when any problem was found, even though it was

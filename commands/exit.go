@@ -3,11 +3,10 @@ package commands
 import (
 	"context"
 	"errors"
-	"fmt"
 
+	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/compile/toolchain"
-	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/verify"
 )
@@ -31,16 +30,12 @@ const exitCodeTable = `EXIT STATUS:
    4    environment missing: no ROCm toolchain, GPU or runtime library
    130  interrupted`
 
-// usageError marks errors that come from how rocmk was called.
-type usageError struct{ err error }
+// usagef returns a usage error (exit code 2): safefile.UsageError, the one
+// type commands, compile and hipify share.
+func usagef(format string, a ...any) error { return safefile.Usagef(format, a...) }
 
-func (u usageError) Error() string { return u.err.Error() }
-func (u usageError) Unwrap() error { return u.err }
-
-// usagef returns a usage error (exit code 2).
-func usagef(format string, a ...any) error {
-	return usageError{fmt.Errorf(format, a...)}
-}
+// usageError marks err as coming from how rocmk was called.
+func usageError(err error) error { return &safefile.UsageError{Err: err} }
 
 // errEnvMissing marks an environment problem found by commands/ itself.
 var errEnvMissing = errors.New("environment missing")
@@ -57,7 +52,6 @@ func (e exitError) Unwrap() error { return e.err }
 
 // exitCode maps an error to the documented exit code.
 func exitCode(err error) int {
-	var ue usageError
 	var ee exitError
 	var me *verify.MismatchError
 	switch {
@@ -67,13 +61,12 @@ func exitCode(err error) int {
 		return ee.code
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.As(err, &ue):
+	case errors.As(err, new(*safefile.UsageError)):
 		return ExitUsage
 	case errors.Is(err, toolchain.ErrNoTargets), // no --arch and nothing to detect: the fix is a flag
 		errors.Is(err, inspect.ErrInvalidTarget),  // a bad --arch, ROCMK_ARCH or project target
 		errors.Is(err, compile.ErrOutputConflict), // two sources, one output name
-		errors.Is(err, toolchain.ErrBadLayout),
-		errors.As(err, new(*compile.UsageError)), errors.As(err, new(*hipify.UsageError)):
+		errors.Is(err, toolchain.ErrBadLayout):
 		return ExitUsage
 	case errors.As(err, &me):
 		return ExitMismatch

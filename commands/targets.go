@@ -82,7 +82,7 @@ type targetsToolchain struct {
 func runTargets(o targetsOptions, env Env, ui *term.UI) error {
 	procs, err := inspect.FindProcessors(toolchain.SplitList(strings.Join(o.Names, ",")), splitCommas(o.Families))
 	if err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	s, err := compile.OpenSession(compile.SessionOptions{ROCmPath: o.ROCmPath, Clang: o.Clang, Getenv: env.Getenv, Root: env.Root,
 		LookPath: env.LookPath, Runner: env.Runner, CacheDir: o.CacheDir, CacheIfPresent: true})

@@ -14,14 +14,9 @@ import (
 	"github.com/rocmk/rocmk/inspect"
 )
 
-// UsageError is an error whose fix is in how rocmk was called or
+// usagef reports an error whose fix is in how rocmk was called or
 // configured: a flag or a project setting (exit status 2).
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usagef(format string, a ...any) error { return &UsageError{fmt.Errorf(format, a...)} }
+func usagef(format string, a ...any) error { return safefile.Usagef(format, a...) }
 
 // PlanOptions are `rocmk build`'s flags.
 type PlanOptions struct {

@@ -11,12 +11,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
-	"time"
 
+	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/compile/includes"
-	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/hipify"
 )
 
@@ -394,49 +392,14 @@ func within(p, dir string) bool {
 // (for a dry run).
 func (t *Tree) Locate(root string) { t.Dir = filepath.Join(root, t.Hash[:32]) }
 
-// treeTrimAge is how long an unused tree is kept; treeTouch is how often a
-// used tree's time is refreshed.
-const (
-	treeTrimAge = 30 * 24 * time.Hour
-	treeTouch   = time.Hour
-)
-
-// Place puts the tree at root/<hash>: the directory a run before made when
-// it holds exactly these files, else a new one written aside and renamed
-// into place, so a crash or a concurrent run never leaves a half-written
-// tree in use. Trees unused for 30 days are removed (at most once a day).
+// Place puts the tree at root/<hash>, a directory of the cache area root
+// (cache.Area): the directory a run before made when it holds exactly
+// these files, else a new one published whole, so a crash or a concurrent
+// run never leaves a half-written tree in use. The cache trims trees with
+// its entries.
 func (t *Tree) Place(root string) error {
 	t.Locate(root)
-	if t.complete(t.Dir) {
-		touch(t.Dir)
-		return nil
-	}
-	if err := os.MkdirAll(root, 0o777); err != nil {
-		return fmt.Errorf("translated tree: %w", err)
-	}
-	toolchain.RemoveStale(root)
-	trimTrees(root, time.Now())
-	tmp, err := os.MkdirTemp(root, ".tmp-tree-")
-	if err != nil {
-		return fmt.Errorf("translated tree: %w", err)
-	}
-	defer os.RemoveAll(tmp) // after the rename there is nothing left to remove
-	if err := t.write(tmp); err != nil {
-		return fmt.Errorf("translated tree: %w", err)
-	}
-	err = os.Rename(tmp, t.Dir)
-	if err == nil {
-		return nil
-	}
-	// Linux says ENOTEMPTY (some systems EEXIST) when the tree is there:
-	// made by another run meanwhile (use it), or damaged (replace it).
-	if !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) {
-		return fmt.Errorf("translated tree: %w", err)
-	}
-	if t.complete(t.Dir) {
-		return nil
-	}
-	if err := toolchain.ReplaceDir(tmp, t.Dir); err != nil {
+	if _, err := cache.OpenArea(root).Publish(filepath.Base(t.Dir), t.complete, t.write); err != nil {
 		return fmt.Errorf("translated tree: %w", err)
 	}
 	return nil
@@ -478,6 +441,9 @@ func (t *Tree) complete(dir string) bool {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
+		if rel == cache.AreaMarker {
+			return nil
+		}
 		f, ok := want[rel]
 		if !ok || !d.Type().IsRegular() {
 			return errTreeDiffers
@@ -501,39 +467,3 @@ func (t *Tree) complete(dir string) bool {
 }
 
 var errTreeDiffers = errors.New("tree differs")
-
-// touch marks a tree as used (its mtime), at most once per treeTouch.
-func touch(dir string) {
-	if fi, err := os.Stat(dir); err == nil && time.Since(fi.ModTime()) > treeTouch {
-		now := time.Now()
-		_ = os.Chtimes(dir, now, now)
-	}
-}
-
-// trimTrees removes the trees under root unused for treeTrimAge, at most
-// once a day (root/trim.txt's time says when it last ran). A tree is moved
-// aside before it is removed, so no run finds half of one.
-func trimTrees(root string, now time.Time) {
-	stamp := filepath.Join(root, "trim.txt")
-	if fi, err := os.Stat(stamp); err == nil && now.Sub(fi.ModTime()) < 24*time.Hour {
-		return
-	}
-	if err := os.WriteFile(stamp, []byte(now.UTC().Format(time.RFC3339)+"\n"), 0o644); err != nil {
-		return
-	}
-	ents, err := os.ReadDir(root)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > treeTrimAge {
-			aside := filepath.Join(root, ".tmp-trim-"+e.Name())
-			if os.Rename(filepath.Join(root, e.Name()), aside) == nil {
-				os.RemoveAll(aside)
-			}
-		}
-	}
-}

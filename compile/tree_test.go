@@ -295,25 +295,3 @@ func TestTreePlaceConcurrent(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{tr.Hash[:32], "trim.txt"}, names)
 }
-
-// TestTrimTrees: trees unused for 30 days go, at most once a day.
-func TestTrimTrees(t *testing.T) {
-	root := t.TempDir()
-	old, fresh := filepath.Join(root, "old"), filepath.Join(root, "fresh")
-	require.NoError(t, os.MkdirAll(filepath.Join(old, "src"), 0o777))
-	require.NoError(t, os.MkdirAll(fresh, 0o777))
-	now := time.Now()
-	long := now.Add(-31 * 24 * time.Hour)
-	require.NoError(t, os.Chtimes(old, long, long))
-	trimTrees(root, now)
-	_, err := os.Stat(old)
-	assert.True(t, os.IsNotExist(err))
-	_, err = os.Stat(fresh)
-	assert.NoError(t, err)
-	// within a day of the last trim nothing is looked at
-	require.NoError(t, os.MkdirAll(old, 0o777))
-	require.NoError(t, os.Chtimes(old, long, long))
-	trimTrees(root, now.Add(time.Hour))
-	_, err = os.Stat(old)
-	assert.NoError(t, err)
-}

@@ -70,13 +70,8 @@ func (r Result) NeedsHipify() bool {
 	return r.Report != nil && (r.Report.Changed || len(r.Report.Unsupported) > 0)
 }
 
-// UsageError is a plan that the flags make impossible (exit status 2).
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usagef(format string, a ...any) error { return &UsageError{fmt.Errorf(format, a...)} }
+// usagef reports a plan that the flags make impossible (exit status 2).
+func usagef(format string, a ...any) error { return safefile.Usagef(format, a...) }
 
 // ParseDefines reads -D values: NAME or NAME=VALUE (NAME alone is 1).
 func ParseDefines(list []string) (map[string]string, error) {

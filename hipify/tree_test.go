@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -61,7 +62,7 @@ func TestPlanTreeRefusesCollisions(t *testing.T) {
 	}
 	a, b := filepath.Join(dir, "a", "k.cu"), filepath.Join(dir, "b", "k.cu")
 	_, err := PlanTree(TreeOptions{Inputs: []string{a, b}, Output: filepath.Join(dir, "out"), Write: true})
-	var ue *UsageError
+	var ue *safefile.UsageError
 	require.ErrorAs(t, err, &ue)
 	assert.Contains(t, err.Error(), "would both be written to")
 	_, err = PlanTree(TreeOptions{Inputs: []string{a}, Output: a, Write: true})
@@ -81,7 +82,7 @@ func TestPlanTreeRefusesAUsersCompatHeader(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(src, "sub", "k.cu"), []byte("__global__ void k(float* p) { p[0] = __shfl_down_sync(0xffffffff, p[1], 1); }\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(src, CompatHeaderName), []byte("#pragma once\n"), 0o644))
 	_, err := PlanTree(TreeOptions{Inputs: []string{src}, Output: out, Write: true})
-	var ue *UsageError
+	var ue *safefile.UsageError
 	require.ErrorAs(t, err, &ue)
 	assert.Contains(t, err.Error(), filepath.Join(src, CompatHeaderName)+" would be written to "+filepath.Join(out, CompatHeaderName)+", where rocmk writes its compat header")
 	assert.NoDirExists(t, out)

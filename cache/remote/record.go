@@ -114,85 +114,103 @@ func (r record) encode(sig []byte) []byte {
 // errBadRecord is wrapped by every decoding failure.
 var errBadRecord = errors.New("bad action record")
 
+// rawRecord is what parseRecord read, before it is checked.
+type rawRecord struct {
+	output, action string
+	sig            []byte
+	size           uint64
+	haveSize       bool
+	version        uint64
+	meta           cache.Meta
+}
+
+// readOutputFile reads an OutputFile; only rocmk's output path counts.
+func (raw *rawRecord) readOutputFile(v []byte) error {
+	var path, hash string
+	var fsize uint64
+	var okSize bool
+	err := fields(v, func(num protowire.Number, v []byte, _ uint64) error {
+		switch num {
+		case fileP:
+			path = string(v)
+		case fileDigest:
+			return fields(v, func(num protowire.Number, v []byte, n uint64) error {
+				switch num {
+				case digestHash:
+					hash = string(v)
+				case digestSize:
+					fsize, okSize = n, true
+				}
+				return nil
+			})
+		}
+		return nil
+	})
+	if err == nil && path == outputPath {
+		raw.output, raw.size, raw.haveSize = hash, fsize, okSize
+	}
+	return err
+}
+
+// readAuxiliary reads an auxiliary metadata Any; only rocmk's entry counts.
+func (raw *rawRecord) readAuxiliary(v []byte) error {
+	var url string
+	var value []byte
+	if err := fields(v, func(num protowire.Number, v []byte, _ uint64) error {
+		switch num {
+		case anyTypeURL:
+			url = string(v)
+		case anyValue:
+			value = v
+		}
+		return nil
+	}); err != nil || url != entryTypeURL {
+		return err
+	}
+	return fields(value, func(num protowire.Number, v []byte, n uint64) error {
+		switch num {
+		case entryVersion:
+			raw.version = n
+		case entryAction:
+			raw.action = string(v)
+		case entryKind:
+			raw.meta.Kind = string(v)
+		case entrySource:
+			raw.meta.Source = string(v)
+		case entryTarget:
+			raw.meta.Target = string(v)
+		case entryToolchain:
+			raw.meta.Toolchain = string(v)
+		case entryROCm:
+			raw.meta.ROCm = string(v)
+		case entrySignature:
+			raw.sig = v
+		}
+		return nil
+	})
+}
+
 // parseRecord decodes a record and checks that it is about action want.
 // With a key it also checks the record's signature: a record unsigned,
 // changed after signing or signed with another key is refused (errRefused).
 func parseRecord(b []byte, want cache.ActionID, key []byte) (record, error) {
-	var r record
-	var output, action string
-	var sig []byte
-	var size uint64
-	haveSize, version := false, uint64(0)
+	var raw rawRecord
 	err := fields(b, func(num protowire.Number, v []byte, _ uint64) error {
 		switch num {
 		case resultOutputFiles:
-			var path, hash string
-			var fsize uint64
-			var okSize bool
-			err := fields(v, func(num protowire.Number, v []byte, _ uint64) error {
-				switch num {
-				case fileP:
-					path = string(v)
-				case fileDigest:
-					return fields(v, func(num protowire.Number, v []byte, n uint64) error {
-						switch num {
-						case digestHash:
-							hash = string(v)
-						case digestSize:
-							fsize, okSize = n, true
-						}
-						return nil
-					})
-				}
-				return nil
-			})
-			if err == nil && path == outputPath {
-				output, size, haveSize = hash, fsize, okSize
-			}
-			return err
+			return raw.readOutputFile(v)
 		case resultExecMetadata:
 			return fields(v, func(num protowire.Number, v []byte, _ uint64) error {
 				if num != metaAuxiliary {
 					return nil
 				}
-				var url string
-				var value []byte
-				if err := fields(v, func(num protowire.Number, v []byte, _ uint64) error {
-					switch num {
-					case anyTypeURL:
-						url = string(v)
-					case anyValue:
-						value = v
-					}
-					return nil
-				}); err != nil || url != entryTypeURL {
-					return err
-				}
-				return fields(value, func(num protowire.Number, v []byte, n uint64) error {
-					switch num {
-					case entryVersion:
-						version = n
-					case entryAction:
-						action = string(v)
-					case entryKind:
-						r.Meta.Kind = string(v)
-					case entrySource:
-						r.Meta.Source = string(v)
-					case entryTarget:
-						r.Meta.Target = string(v)
-					case entryToolchain:
-						r.Meta.Toolchain = string(v)
-					case entryROCm:
-						r.Meta.ROCm = string(v)
-					case entrySignature:
-						sig = v
-					}
-					return nil
-				})
+				return raw.readAuxiliary(v)
 			})
 		}
 		return nil
 	})
+	r := record{Meta: raw.meta}
+	output, action, sig, size, haveSize, version := raw.output, raw.action, raw.sig, raw.size, raw.haveSize, raw.version
 	r.Size = int64(size)
 	switch {
 	case err != nil:

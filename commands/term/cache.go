@@ -35,10 +35,13 @@ func Pruned(w io.Writer, s *Styles, tr cache.Trimmed, dryRun, quiet bool, now ti
 	if dryRun {
 		verb, did = "would remove", "would free"
 	}
-	if !quiet && len(tr.Removed) > 0 {
+	if !quiet && len(tr.Removed)+len(tr.Dirs) > 0 {
 		t := Table{Right: map[int]bool{4: true}, Header: []string{"", "SOURCE", "TARGET", "TOOLCHAIN", "SIZE", "USED"}}
 		for _, e := range tr.Removed {
 			t.Rows = append(t.Rows, []string{verb, OrDash(e.Meta.Source), OrDash(e.Meta.Target), OrDash(e.Meta.Toolchain), cache.FormatSize(e.Size), cache.FormatAge(now, e.Used)})
+		}
+		for _, d := range tr.Dirs {
+			t.Rows = append(t.Rows, []string{verb, Printable(d.Path()+"/", ""), "-", "-", cache.FormatSize(d.Size), cache.FormatAge(now, d.Used)})
 		}
 		if err := t.Render(w, s); err != nil {
 			return err
@@ -48,10 +51,17 @@ func Pruned(w io.Writer, s *Styles, tr cache.Trimmed, dryRun, quiet bool, now ti
 	if tr.Debris > 0 {
 		left = fmt.Sprintf(" and %d %s of interrupted builds", tr.Debris, Plural(tr.Debris, "leftover", "leftovers"))
 	}
-	_, err := fmt.Fprintf(w, "%s %d %s%s, %s %s; %d %s (%s) %s\n",
-		verb, len(tr.Removed), Plural(len(tr.Removed), "entry", "entries"), left,
+	dirs, keptDirs := "", ""
+	if len(tr.Dirs) > 0 {
+		dirs = fmt.Sprintf(", %d %s", len(tr.Dirs), Plural(len(tr.Dirs), "directory", "directories"))
+	}
+	if tr.KeptDirs > 0 {
+		keptDirs = fmt.Sprintf(" and %d %s", tr.KeptDirs, Plural(tr.KeptDirs, "directory", "directories"))
+	}
+	_, err := fmt.Fprintf(w, "%s %d %s%s%s, %s %s; %d %s%s (%s) %s\n",
+		verb, len(tr.Removed), Plural(len(tr.Removed), "entry", "entries"), dirs, left,
 		did, cache.FormatSize(tr.Bytes),
-		tr.Kept, Plural(tr.Kept, "entry", "entries"), cache.FormatSize(tr.KeptBytes), map[bool]string{true: "would remain", false: "remain"}[dryRun])
+		tr.Kept, Plural(tr.Kept, "entry", "entries"), keptDirs, cache.FormatSize(tr.KeptBytes), map[bool]string{true: "would remain", false: "remain"}[dryRun])
 	return err
 }
 
@@ -69,10 +79,16 @@ func CacheStats(w io.Writer, s *Styles, dir string, st cache.Stats, now time.Tim
 		{"cache", dir},
 		{"entries", fmt.Sprint(st.Entries)},
 		{"size", cache.FormatSize(st.Bytes)},
+	}
+	if st.Dirs > 0 {
+		// Translated trees and generated device libraries.
+		rows = append(rows, [2]string{"directories", fmt.Sprintf("%d, %s", st.Dirs, cache.FormatSize(st.DirBytes))})
+	}
+	rows = append(rows, [][2]string{
 		{"hits", fmt.Sprint(st.Hits)},
 		{"misses", fmt.Sprint(st.Misses)},
 		{"hit rate", rate},
-	}
+	}...)
 	if r := st.Remote; r != (cache.RemoteStats{}) {
 		// The remote tier's share: lookups that reached the server
 		// (a local hit never does), failures, and traffic.
@@ -108,6 +124,10 @@ func CacheVerified(w io.Writer, s *Styles, r cache.VerifyReport) error {
 	if !r.OK() {
 		verdict = s.Err.Render(fmt.Sprintf("%d %s, %d %s removed", len(r.Problems), Plural(len(r.Problems), "problem", "problems"), r.Removed, Plural(r.Removed, "file", "files")))
 	}
-	_, err := fmt.Fprintf(w, "checked %d %s and %d data %s (%s): %s\n", r.Entries, Plural(r.Entries, "entry", "entries"), r.DataFiles, Plural(r.DataFiles, "file", "files"), cache.FormatSize(r.Bytes), verdict)
+	what := fmt.Sprintf("%d %s and %d data %s", r.Entries, Plural(r.Entries, "entry", "entries"), r.DataFiles, Plural(r.DataFiles, "file", "files"))
+	if r.Dirs > 0 {
+		what = fmt.Sprintf("%d %s, %d data %s and %d %s", r.Entries, Plural(r.Entries, "entry", "entries"), r.DataFiles, Plural(r.DataFiles, "file", "files"), r.Dirs, Plural(r.Dirs, "directory", "directories"))
+	}
+	_, err := fmt.Fprintf(w, "checked %s (%s): %s\n", what, cache.FormatSize(r.Bytes), verdict)
 	return err
 }

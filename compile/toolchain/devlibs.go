@@ -4,17 +4,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -131,39 +129,28 @@ func PrepareDeviceLibs(ctx context.Context, r DeviceLibRequest, proc string) (*D
 	}
 	k := sha256.New()
 	fmt.Fprintf(k, "%s\nbase %s %s\nclang %s\nclang-id %q\ntarget %s %d\n", deviceLibFormat, base, baseID, r.Clang, r.ClangID, proc, isa)
-	root := filepath.Join(r.CacheDir, "devlibs")
-	dir := filepath.Join(root, proc+"-"+hex.EncodeToString(k.Sum(nil))[:32])
-
-	if !complete(dir, proc, links) {
-		if err := os.MkdirAll(root, 0o777); err != nil {
-			return nil, fmt.Errorf("device libraries: %w", err)
-		}
-		RemoveStale(root)
-		if err := generate(ctx, r, root, dir, proc, isa, base, links); err != nil {
-			return nil, err
-		}
+	area := cache.OpenArea(filepath.Join(r.CacheDir, "devlibs"))
+	dir, err := area.Publish(proc+"-"+hex.EncodeToString(k.Sum(nil))[:32],
+		func(dir string) bool { return complete(dir, proc, links) },
+		func(tmp string) error { return generate(ctx, r, tmp, proc, isa, base, links) })
+	if err != nil {
+		return nil, fmt.Errorf("device libraries: %w", err)
 	}
 	libs.Dir, libs.Generated = dir, true
 	return libs, nil
 }
 
-// generate builds proc's directory aside in root and renames it into place.
-// Losing the rename to another process that made the same directory is
-// fine: theirs is used.
-func generate(ctx context.Context, r DeviceLibRequest, root, dir, proc string, isa int, base string, links []string) error {
-	tmp, err := os.MkdirTemp(root, ".tmp-"+proc+"-")
-	if err != nil {
-		return fmt.Errorf("device libraries: %w", err)
-	}
-	defer os.RemoveAll(tmp) // after a successful rename there is nothing left to remove
+// generate fills tmp, the directory being published, for proc: links to
+// base's bitcode and the ISA library written by r.Clang.
+func generate(ctx context.Context, r DeviceLibRequest, tmp, proc string, isa int, base string, links []string) error {
 	for _, name := range links {
 		if err := os.Symlink(filepath.Join(base, name), filepath.Join(tmp, name)); err != nil {
-			return fmt.Errorf("device libraries: %w", err)
+			return err
 		}
 	}
 	src := filepath.Join(tmp, "isa.ll")
 	if err := os.WriteFile(src, []byte(isaIR(proc, isa)), 0o644); err != nil {
-		return fmt.Errorf("device libraries: %w", err)
+		return err
 	}
 	out := filepath.Join(tmp, isaFile(proc))
 	// Relative names: the bitcode records its source file name, and the
@@ -179,40 +166,7 @@ func generate(ctx context.Context, r DeviceLibRequest, root, dir, proc string, i
 	if err := os.Remove(src); err != nil {
 		return err
 	}
-	if err := syncFile(out); err != nil {
-		return err
-	}
-	err = os.Rename(tmp, dir)
-	if err == nil {
-		return nil
-	}
-	// Linux says ENOTEMPTY (some systems EEXIST) when dir is already there:
-	// made by another run meanwhile (use it), or damaged (replace it).
-	if !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) {
-		return fmt.Errorf("device libraries: %w", err)
-	}
-	if complete(dir, proc, links) {
-		return nil
-	}
-	if err := ReplaceDir(tmp, dir); err != nil {
-		return fmt.Errorf("device libraries: %w", err)
-	}
-	return nil
-}
-
-// ReplaceDir puts tmp in the place of a damaged dir: the damaged one is
-// moved aside (under tmp's unique name) and removed, then tmp renamed in.
-// Another run may win that last rename; its directory is as good.
-func ReplaceDir(tmp, dir string) error {
-	aside := tmp + "-damaged"
-	if err := os.Rename(dir, aside); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	os.RemoveAll(aside)
-	if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) {
-		return err
-	}
-	return nil
+	return syncFile(out)
 }
 
 // isaIR is the LLVM IR of a processor's ISA library, as ROCm's own
@@ -237,23 +191,6 @@ func complete(dir, proc string, links []string) bool {
 		}
 	}
 	return true
-}
-
-// RemoveStale deletes what crashed runs left in root: temporary directories
-// older than an hour (a live run finishes one in well under a second).
-func RemoveStale(root string) {
-	ents, err := os.ReadDir(root)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), ".tmp-") {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > time.Hour {
-			os.RemoveAll(filepath.Join(root, e.Name()))
-		}
-	}
 }
 
 // bitcodeFiles lists the names of dir's .bc files.

@@ -130,7 +130,9 @@ func FileDigest(p string) (string, error) {
 // TreeFiles lists the regular files under dir, relative to it, sorted.
 // Links are followed, the root's and those of subdirectories too (CUDA's
 // include directory is a link, and toolkits link subtrees in); a directory
-// reached twice is listed once, so a link cycle ends.
+// reached twice is listed once, so a link cycle ends. A cache area's
+// marker (generated device libraries) is the cache's, not the toolchain's:
+// it is left out, so the identity is the bitcode's alone.
 func TreeFiles(dir string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -148,6 +150,7 @@ func TreeFiles(dir string) ([]string, error) {
 			name, p := filepath.Join(rel, e.Name()), filepath.Join(real, e.Name())
 			fi, err := os.Stat(p)
 			switch {
+			case name == cache.AreaMarker:
 			case err != nil: // a dangling link: nothing a compiler can read
 			case fi.IsDir():
 				sub, err := filepath.EvalSymlinks(p)
