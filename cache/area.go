@@ -239,6 +239,9 @@ type AreaDir struct {
 	Used time.Time `json:"used"` // last use: the directory's mtime
 }
 
+// AreaDirs lists the directories of the cache's areas, by area and name.
+func (c *Cache) AreaDirs() []AreaDir { return c.scanAreas().dirs }
+
 // Path is the directory's path relative to the cache: trees/<name>.
 func (d AreaDir) Path() string { return d.Area + "/" + d.Name }
 
