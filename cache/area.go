@@ -117,7 +117,10 @@ func (a *Area) Publish(name string, ok func(dir string) bool, fill func(tmp stri
 		}
 		defer unlock()
 	}
-	return dir, a.rename(tmp, dir, ok)
+	if err := a.rename(tmp, dir, ok); err != nil {
+		return "", err
+	}
+	return dir, nil
 }
 
 // usable says whether dir is a published directory that passes ok.
