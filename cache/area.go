@@ -117,7 +117,10 @@ func (a *Area) Publish(name string, ok func(dir string) bool, fill func(tmp stri
 		}
 		defer unlock()
 	}
-	return dir, a.rename(tmp, dir, ok)
+	if err := a.rename(tmp, dir, ok); err != nil {
+		return "", err
+	}
+	return dir, nil
 }
 
 // usable says whether dir is a published directory that passes ok.
@@ -238,6 +241,9 @@ type AreaDir struct {
 	Size int64     `json:"size"` // bytes of its regular files
 	Used time.Time `json:"used"` // last use: the directory's mtime
 }
+
+// AreaDirs lists the directories of the cache's areas, by area and name.
+func (c *Cache) AreaDirs() []AreaDir { return c.scanAreas().dirs }
 
 // Path is the directory's path relative to the cache: trees/<name>.
 func (d AreaDir) Path() string { return d.Area + "/" + d.Name }

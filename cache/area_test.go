@@ -403,6 +403,22 @@ func TestMultiProcessPruneDuringPublish(t *testing.T) {
 	}
 }
 
+// Real processes: verify while others publish and replace the same
+// directories reports nothing (a directory moved while it is read is
+// looked at again under the exclusive lock).
+func TestMultiProcessVerifyDuringPublish(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	dir := t.TempDir()
+	_, err := Open(dir)
+	require.NoError(t, err)
+	runHelpers(t,
+		helperCmd(t, dir, "publish", 200, "ROCMK_CACHE_HELPER_REPLACE=1"),
+		helperCmd(t, dir, "publish", 200, "ROCMK_CACHE_HELPER_REPLACE=1"),
+		helperCmd(t, dir, "verify", 40))
+}
+
 // SIGKILL at random points of a stream of publishes leaves only whole
 // directories and temporary ones that prune removes once stale.
 func TestSIGKILLDuringPublish(t *testing.T) {

@@ -1,8 +1,6 @@
 package cache
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -38,11 +36,6 @@ func plant(t *testing.T, p, what string) {
 	case "zero":
 		require.NoError(t, os.Symlink("/dev/zero", p))
 	}
-}
-
-func gone(p string) bool {
-	_, err := os.Lstat(p)
-	return errors.Is(err, fs.ErrNotExist)
 }
 
 func TestSpecialFilesAreMisses(t *testing.T) {

@@ -148,14 +148,33 @@ func (c *Cache) verifyAreas(r *VerifyReport) {
 			}
 		}
 	}
+	var suspects []string
 	for _, d := range as.dirs {
 		r.Dirs++
 		bad, n := checkDir(filepath.Join(c.dir, d.Area, d.Name))
 		r.Bytes += n
 		if bad != "" {
-			r.Problems = append(r.Problems, Problem{Path: filepath.Join(c.dir, d.Area, d.Name), Reason: bad})
+			suspects = append(suspects, filepath.Join(c.dir, d.Area, d.Name))
 		}
 	}
+	if len(suspects) == 0 {
+		return
+	}
+	// A publish replacing a directory, or a prune, may have moved it
+	// while it was read: look again where neither can run.
+	if unlock, err := lock(c.lockFile(), true); err == nil {
+		defer unlock()
+	}
+	for _, p := range suspects {
+		if bad, _ := checkDir(p); bad != "" && !gone(p) {
+			r.Problems = append(r.Problems, Problem{Path: p, Reason: bad})
+		}
+	}
+}
+
+func gone(p string) bool {
+	_, err := os.Lstat(p)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 func notDir(fi fs.FileInfo) string {

@@ -109,12 +109,17 @@ func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *term.UI, now time.Time) e
 	for _, e := range ents {
 		total += e.Size
 	}
+	var dirs []cache.AreaDir // trees/, devlibs/: no target, so not with --target
+	if o.Target == "" {
+		dirs = cc.AreaDirs()
+	}
 	doc := struct {
-		Dir     string        `json:"dir"`
-		Count   int           `json:"count"`
-		Bytes   int64         `json:"bytes"`
-		Entries []cache.Entry `json:"entries"`
-	}{cc.Dir(), len(ents), total, append([]cache.Entry{}, ents...)}
+		Dir     string          `json:"dir"`
+		Count   int             `json:"count"`
+		Bytes   int64           `json:"bytes"`
+		Entries []cache.Entry   `json:"entries"`
+		Dirs    []cache.AreaDir `json:"dirs,omitempty"`
+	}{cc.Dir(), len(ents), total, append([]cache.Entry{}, ents...), dirs}
 	err = ui.Result("cache.ls", doc, func(w io.Writer, s *term.Styles) error {
 		if ui.Quiet {
 			for _, e := range ents {
@@ -132,6 +137,13 @@ func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *term.UI, now time.Time) e
 	})
 	if err == nil && hidden > 0 && !ui.Quiet {
 		ui.Infof("(%d bookkeeping %s not shown: --all lists them)", hidden, term.Plural(hidden, "entry", "entries"))
+	}
+	if err == nil && len(dirs) > 0 && !ui.Quiet {
+		var n int64
+		for _, d := range dirs {
+			n += d.Size
+		}
+		ui.Infof("(and %d %s in trees/ and devlibs/, %s: cache stats counts them)", len(dirs), term.Plural(len(dirs), "directory", "directories"), cache.FormatSize(n))
 	}
 	return err
 }

@@ -45,6 +45,15 @@ func TestCacheCommandsCoverAreas(t *testing.T) {
 	r = runRocmk(t, env, "cache", "stats")
 	assert.Contains(t, r.Stdout, "directories")
 
+	r = runRocmk(t, env, "cache", "ls")
+	assert.Contains(t, r.Stderr, "and 2 directories in trees/ and devlibs/")
+	r = runRocmk(t, env, "cache", "ls", "--json")
+	var ls struct {
+		Dirs []cache.AreaDir `json:"dirs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &ls))
+	assert.Len(t, ls.Dirs, 2)
+
 	r = runRocmk(t, env, "cache", "verify")
 	require.Equal(t, 0, r.Code, r.Stdout+r.Stderr)
 	assert.Contains(t, r.Stdout, "5 data files and 2 directories")
