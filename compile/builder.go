@@ -19,6 +19,7 @@ import (
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/compile/par"
+	"github.com/rocmk/rocmk/compile/rspfile"
 	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
@@ -154,7 +155,7 @@ func (b *Builder) plan(r Request) (*Report, []*work, string, error) {
 	if err != nil {
 		return nil, nil, "", err
 	}
-	flags, err := expandResponseFiles(r.Flags, baseDir)
+	flags, err := rspfile.Expand(r.Flags, baseDir)
 	if err != nil {
 		return nil, nil, "", err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocmk/rocmk/compile/embedding"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -69,7 +70,7 @@ func CheckOutputNames(sources []string, targets []inspect.Target, outDir string,
 		}
 		byStem[st] = src
 		if embed {
-			id := ident(st)
+			id := embedding.Ident(st)
 			if prev, ok := byIdent[id]; ok {
 				return fmt.Errorf("%w: sources %s and %s would both be named %s in the embedding files: rename one",
 					ErrOutputConflict, prev, src, id)

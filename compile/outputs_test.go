@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/compile/bundle"
 )
 
 // buildEmbeds runs a fake build of vadd.hip for gfx90a and gfx1030 with every
@@ -41,10 +43,10 @@ func TestManifestAndBundle(t *testing.T) {
 	assert.Equal(t, ManifestObject{Source: "vadd.hip", Target: "gfx90a", File: "vadd-gfx90a.hsaco", Size: len(fr.objects["gfx90a"]),
 		SHA256: sum(fr.objects["gfx90a"]), Kernels: []string{"vadd"}}, m.Objects[0])
 	require.Len(t, m.Bundles, 1)
-	bundle, err := os.ReadFile(filepath.Join(out, "vadd.hipfb"))
+	fatbin, err := os.ReadFile(filepath.Join(out, "vadd.hipfb"))
 	require.NoError(t, err)
-	assert.Equal(t, sum(bundle), m.Bundles[0].SHA256)
-	ids, err := ReadBundleIDs(bundle)
+	assert.Equal(t, sum(fatbin), m.Bundles[0].SHA256)
+	ids, err := bundle.ReadIDs(fatbin)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"host-x86_64-unknown-linux", "hipv4-amdgcn-amd-amdhsa--gfx90a", "hipv4-amdgcn-amd-amdhsa--gfx1030"}, ids)
 }

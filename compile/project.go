@@ -13,6 +13,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/embedding"
 )
 
 // ProjectFile is the project manifest `rocmk build` reads when run with no
@@ -117,7 +118,7 @@ func ParseProject(data []byte) (*Project, error) {
 	}
 	for _, k := range p.Output.Embed {
 		ok := false
-		for _, e := range EmbedKinds {
+		for _, e := range embedding.Kinds {
 			ok = ok || k == e
 		}
 		if !ok {

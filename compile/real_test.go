@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile/bundle"
 	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
@@ -204,11 +205,11 @@ func TestBundleMatchesClangOffloadBundler(t *testing.T) {
 	}
 	a, _ := os.ReadFile(testdata("vadd-gfx90a.hsaco"))
 	c, _ := os.ReadFile(testdata("vadd-gfx1030.hsaco"))
-	ours := WriteBundle([]BundleEntry{{targets("gfx90a")[0], a}, {targets("gfx1030")[0], c}})
+	ours := bundle.Write([]bundle.Entry{{Target: targets("gfx90a")[0], Data: a}, {Target: targets("gfx1030")[0], Data: c}})
 	dir := t.TempDir()
 	ref := filepath.Join(dir, "ref.hipfb")
 	cmd := exec.Command(in.Bundler, "--type=o", "--bundle-align=4096",
-		"--targets="+BundleHostID+","+BundleID(targets("gfx90a")[0])+","+BundleID(targets("gfx1030")[0]),
+		"--targets="+bundle.HostID+","+bundle.ID(targets("gfx90a")[0])+","+bundle.ID(targets("gfx1030")[0]),
 		"--input=/dev/null", "--input="+testdata("vadd-gfx90a.hsaco"), "--input="+testdata("vadd-gfx1030.hsaco"), "--output="+ref)
 	outb, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", outb)
@@ -223,12 +224,12 @@ func TestBundleMatchesClangOffloadBundler(t *testing.T) {
 	assert.Equal(t, "host-x86_64-unknown-linux\nhipv4-amdgcn-amd-amdhsa--gfx90a\nhipv4-amdgcn-amd-amdhsa--gfx1030\n", string(list))
 	// Unbundle gfx1030 and get the exact object back.
 	got := filepath.Join(dir, "got.hsaco")
-	outb, err = exec.Command(in.Bundler, "--unbundle", "--type=o", "--targets="+BundleID(targets("gfx1030")[0]),
+	outb, err = exec.Command(in.Bundler, "--unbundle", "--type=o", "--targets="+bundle.ID(targets("gfx1030")[0]),
 		"--input="+mine, "--output="+got).CombinedOutput()
 	require.NoError(t, err, "%s", outb)
 	gotb, _ := os.ReadFile(got)
 	assert.Equal(t, c, gotb)
-	ids, err := ReadBundleIDs(ours)
+	ids, err := bundle.ReadIDs(ours)
 	require.NoError(t, err)
 	assert.Len(t, ids, 3)
 }

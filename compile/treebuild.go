@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rocmk/rocmk/compile/rspfile"
 	"github.com/rocmk/rocmk/hipify"
 )
 
@@ -35,7 +36,7 @@ func PrepareTree(r *Request, tb TreeBuild) (*Tree, error) {
 	}
 	// The flags' response files are read where they were named, before
 	// the build moves to the tree.
-	flags, err := expandResponseFiles(r.Flags, r.BaseDir)
+	flags, err := rspfile.Expand(r.Flags, r.BaseDir)
 	if err != nil {
 		return nil, err
 	}

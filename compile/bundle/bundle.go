@@ -1,4 +1,7 @@
-package compile
+// Package bundle writes and reads clang offload bundles (.hipfb, formats.md
+// 1.6): the fat binaries `rocmk build --bundle` writes, byte-identical to
+// clang-offload-bundler's, which hipModuleLoadData accepts.
+package bundle
 
 import (
 	"bytes"
@@ -8,39 +11,39 @@ import (
 	"github.com/rocmk/rocmk/inspect"
 )
 
-// BundleMagic starts every uncompressed clang offload bundle.
-const BundleMagic = "__CLANG_OFFLOAD_BUNDLE__"
+// Magic starts every uncompressed clang offload bundle.
+const Magic = "__CLANG_OFFLOAD_BUNDLE__"
 
-// BundleHostID is the (empty) host entry clang-15's bundler writes.
-const BundleHostID = "host-x86_64-unknown-linux"
+// HostID is the (empty) host entry clang-15's bundler writes.
+const HostID = "host-x86_64-unknown-linux"
 
 // bundleAlign is hipcc's --bundle-align: every payload starts on a 4096 boundary.
 const bundleAlign = 4096
 
-// BundleEntry is one code object of a bundle.
-type BundleEntry struct {
+// Entry is one code object of a bundle.
+type Entry struct {
 	Target inspect.Target
 	Data   []byte
 }
 
-// BundleID is an entry's ID: "hipv4-amdgcn-amd-amdhsa--<target ID>".
-func BundleID(t inspect.Target) string { return "hipv4-" + inspect.TargetPrefix + t.String() }
+// ID is an entry's ID: "hipv4-amdgcn-amd-amdhsa--<target ID>".
+func ID(t inspect.Target) string { return "hipv4-" + inspect.TargetPrefix + t.String() }
 
-// WriteBundle lays out an uncompressed clang offload bundle (formats.md
+// Write lays out an uncompressed clang offload bundle (formats.md
 // 1.6) the way `clang-offload-bundler --type=o --bundle-align=4096` does:
 // magic, entry count, then per entry offset/size/ID length/ID; an empty host
 // entry first; payloads in entry order, each at a 4096-aligned offset. The
 // result is what hipModuleLoadData accepts as a fat binary. Written in Go
 // (rather than by running the bundler) because it is 40 lines and saves one
 // process per source; a test checks it byte for byte against the bundler.
-func WriteBundle(entries []BundleEntry) []byte {
-	ids := []string{BundleHostID}
+func Write(entries []Entry) []byte {
+	ids := []string{HostID}
 	payloads := [][]byte{nil}
 	for _, e := range entries {
-		ids = append(ids, BundleID(e.Target))
+		ids = append(ids, ID(e.Target))
 		payloads = append(payloads, e.Data)
 	}
-	hdr := len(BundleMagic) + 8
+	hdr := len(Magic) + 8
 	for _, id := range ids {
 		hdr += 8 + 8 + 8 + len(id)
 	}
@@ -53,7 +56,7 @@ func WriteBundle(entries []BundleEntry) []byte {
 	}
 	var b bytes.Buffer
 	b.Grow(int(off))
-	b.WriteString(BundleMagic)
+	b.WriteString(Magic)
 	put := func(v uint64) { binary.Write(&b, binary.LittleEndian, v) }
 	put(uint64(len(ids)))
 	for i, id := range ids {
@@ -73,13 +76,13 @@ func WriteBundle(entries []BundleEntry) []byte {
 
 func alignUp(v, a uint64) uint64 { return (v + a - 1) / a * a }
 
-// ReadBundleIDs returns the entry IDs of an uncompressed bundle, for tests
+// ReadIDs returns the entry IDs of an uncompressed bundle, for tests
 // and checks.
-func ReadBundleIDs(data []byte) ([]string, error) {
-	if !bytes.HasPrefix(data, []byte(BundleMagic)) {
+func ReadIDs(data []byte) ([]string, error) {
+	if !bytes.HasPrefix(data, []byte(Magic)) {
 		return nil, fmt.Errorf("not a clang offload bundle")
 	}
-	p := len(BundleMagic)
+	p := len(Magic)
 	u64 := func() (uint64, error) {
 		if p+8 > len(data) {
 			return 0, fmt.Errorf("truncated bundle")

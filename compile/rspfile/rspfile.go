@@ -1,4 +1,6 @@
-package compile
+// Package rspfile expands response files (@file arguments, which CMake
+// and Ninja write for long command lines) the way clang does: Expand.
+package rspfile
 
 import (
 	"fmt"
@@ -8,8 +10,7 @@ import (
 	"github.com/rocmk/rocmk/cache/safefile"
 )
 
-// Response files (@file arguments, which CMake and Ninja write for long
-// command lines) are expanded by rocmk, not by the compiler: the compiler
+// Response files are expanded by rocmk, not by the compiler: the compiler
 // gets, and the cache key holds, the flags they contain. Left to clang,
 // an edited response file would be a hit on the old flags.
 
@@ -19,12 +20,12 @@ const (
 	maxRspDepth = 16
 )
 
-// expandResponseFiles replaces every @file among flags by the arguments the
+// Expand replaces every @file among flags by the arguments the
 // file holds, as clang does (GNU quoting, nested @file relative to the
 // file that names it). A top-level name is relative to dir, where the
 // compiler runs. A missing or special file, a loop or nesting deeper than
 // maxRspDepth is an error naming the file.
-func expandResponseFiles(flags []string, dir string) ([]string, error) {
+func Expand(flags []string, dir string) ([]string, error) {
 	return expandRsp(flags, dir, nil)
 }
 
