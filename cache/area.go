@@ -245,6 +245,15 @@ type AreaDir struct {
 // AreaDirs lists the directories of the cache's areas, by area and name.
 func (c *Cache) AreaDirs() []AreaDir { return c.scanAreas().dirs }
 
+// AreaSize is the bytes of dirs' files together.
+func AreaSize(dirs []AreaDir) int64 {
+	var n int64
+	for _, d := range dirs {
+		n += d.Size
+	}
+	return n
+}
+
 // Path is the directory's path relative to the cache: trees/<name>.
 func (d AreaDir) Path() string { return d.Area + "/" + d.Name }
 

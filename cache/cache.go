@@ -572,3 +572,12 @@ func readDirNames(dir string) ([]string, error) {
 	}
 	return names, err
 }
+
+// EntriesSize is the bytes of ents' data together.
+func EntriesSize(ents []Entry) int64 {
+	var n int64
+	for _, e := range ents {
+		n += e.Size
+	}
+	return n
+}

@@ -105,10 +105,7 @@ func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *term.UI, now time.Time) e
 	if err := cache.SortEntries(ents, o.Sort); err != nil {
 		return usagef("--%v", err)
 	}
-	var total int64
-	for _, e := range ents {
-		total += e.Size
-	}
+	total := cache.EntriesSize(ents)
 	var dirs []cache.AreaDir // trees/, devlibs/: no target, so not with --target
 	if o.Target == "" {
 		dirs = cc.AreaDirs()
@@ -139,11 +136,8 @@ func runCacheLs(o cacheLsOptions, cc *cache.Cache, ui *term.UI, now time.Time) e
 		ui.Infof("(%d bookkeeping %s not shown: --all lists them)", hidden, term.Plural(hidden, "entry", "entries"))
 	}
 	if err == nil && len(dirs) > 0 && !ui.Quiet {
-		var n int64
-		for _, d := range dirs {
-			n += d.Size
-		}
-		ui.Infof("(and %d %s in trees/ and devlibs/, %s: cache stats counts them)", len(dirs), term.Plural(len(dirs), "directory", "directories"), cache.FormatSize(n))
+		ui.Infof("(and %d %s in trees/ and devlibs/, %s: cache stats counts them)",
+			len(dirs), term.Plural(len(dirs), "directory", "directories"), cache.FormatSize(cache.AreaSize(dirs)))
 	}
 	return err
 }
