@@ -276,28 +276,7 @@ func (e *condEval) unary() int64 {
 		return 0
 	case IDENT:
 		if tk.lit == "defined" {
-			paren := false
-			if n, ok := e.peek(); ok && n.lit == "(" {
-				paren = true
-				e.i++
-			}
-			n, ok := e.peek()
-			if !ok || n.kind != IDENT {
-				e.bad = true
-				return 0
-			}
-			e.i++
-			if paren {
-				if c, ok := e.peek(); !ok || c.lit != ")" {
-					e.bad = true
-					return 0
-				}
-				e.i++
-			}
-			if _, ok := e.defs[n.lit]; ok {
-				return 1
-			}
-			return 0
+			return e.definedOperand()
 		}
 		if n, ok := e.peek(); ok && n.lit == "(" { // function-like macro call: cannot evaluate
 			e.bad = true
@@ -306,59 +285,101 @@ func (e *condEval) unary() int64 {
 		if tk.lit == "true" {
 			return 1
 		}
-		v, ok := e.defs[tk.lit]
-		if !ok && e.undef[tk.lit] {
-			return 0
-		}
-		if !ok || e.depth > 8 {
-			// a macro from a header we do not read (CUDA_VERSION, ...): its
-			// value is unknown, so the branch counts as active
-			e.bad = true
-			return 0
-		}
-		var s Scanner
-		s.Init("", []byte(v), nil)
-		var sub []token
-		for {
-			_, k, lit := s.Scan()
-			if k == EOF {
-				break
-			}
-			if k != COMMENT {
-				sub = append(sub, token{kind: k, lit: lit})
-			}
-		}
-		if len(sub) == 0 {
-			return 0
-		}
-		se := &condEval{ts: sub, defs: e.defs, undef: e.undef, depth: e.depth + 1}
-		r := se.expr(0)
-		if se.bad || se.i != len(sub) {
-			e.bad = true
-		}
-		return r
+		return e.macroValue(tk.lit)
 	case PUNCT:
-		switch tk.lit {
-		case "(":
-			v := e.expr(0)
-			if c, ok := e.peek(); !ok || c.lit != ")" {
-				e.bad = true
-				return 0
-			}
-			e.i++
-			return v
-		case "!":
-			if e.unary() == 0 {
-				return 1
-			}
+		return e.prefixed(tk.lit)
+	}
+	e.bad = true
+	return 0
+}
+
+// definedOperand evaluates the operand of `defined` (X or (X)): 1 when
+// the macro is defined.
+func (e *condEval) definedOperand() int64 {
+	paren := false
+	if n, ok := e.peek(); ok && n.lit == "(" {
+		paren = true
+		e.i++
+	}
+	n, ok := e.peek()
+	if !ok || n.kind != IDENT {
+		e.bad = true
+		return 0
+	}
+	e.i++
+	if paren {
+		if c, ok := e.peek(); !ok || c.lit != ")" {
+			e.bad = true
 			return 0
-		case "-":
-			return -e.unary()
-		case "+":
-			return e.unary()
-		case "~":
-			return ^e.unary()
 		}
+		e.i++
+	}
+	if _, ok := e.defs[n.lit]; ok {
+		return 1
+	}
+	return 0
+}
+
+// macroValue evaluates an object-like macro name: its definition, scanned
+// and evaluated as an expression; 0 when it is known to be undefined; bad
+// when its value is unknown.
+func (e *condEval) macroValue(name string) int64 {
+	v, ok := e.defs[name]
+	if !ok && e.undef[name] {
+		return 0
+	}
+	if !ok || e.depth > 8 {
+		// a macro from a header we do not read (CUDA_VERSION, ...): its
+		// value is unknown, so the branch counts as active
+		e.bad = true
+		return 0
+	}
+	var s Scanner
+	s.Init("", []byte(v), nil)
+	var sub []token
+	for {
+		_, k, lit := s.Scan()
+		if k == EOF {
+			break
+		}
+		if k != COMMENT {
+			sub = append(sub, token{kind: k, lit: lit})
+		}
+	}
+	if len(sub) == 0 {
+		return 0
+	}
+	se := &condEval{ts: sub, defs: e.defs, undef: e.undef, depth: e.depth + 1}
+	r := se.expr(0)
+	if se.bad || se.i != len(sub) {
+		e.bad = true
+	}
+	return r
+}
+
+// prefixed evaluates what follows a punctuator that starts an operand: a
+// parenthesised expression or a unary operator's operand.
+func (e *condEval) prefixed(op string) int64 {
+	switch op {
+	case "(":
+		v := e.expr(0)
+		if c, ok := e.peek(); !ok || c.lit != ")" {
+			e.bad = true
+			return 0
+		}
+		e.i++
+		return v
+	case "!":
+		if e.unary() == 0 {
+			return 1
+		}
+		return 0
+	case "-":
+		return -e.unary()
+	case "+":
+		return e.unary()
+	case "~":
+		return ^e.unary()
 	}
 	e.bad = true
 	return 0

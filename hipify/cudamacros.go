@@ -275,16 +275,10 @@ func (t *translator) cudaConditional(h, end int) {
 			args = append(args, j)
 		}
 	}
-	classify := func(name string) macroKind {
-		if k := t.classify(name); k != rocmSwitchMacro || !testsHIP {
-			return k
-		}
-		return notCUDAMacro
-	}
 	kind := notCUDAMacro
 	for _, j := range args {
 		if t.toks[j].kind == IDENT {
-			if k := classify(t.toks[j].lit); k != notCUDAMacro && (kind == notCUDAMacro || k < kind) {
+			if k := t.classifyIn(t.toks[j].lit, testsHIP); k != notCUDAMacro && (kind == notCUDAMacro || k < kind) {
 				kind = k
 			}
 		}
@@ -309,112 +303,143 @@ func (t *translator) cudaConditional(h, end int) {
 	}
 	var edits []macroEdit
 	var notes []string
-	dir := t.toks[h].lit
-	switch dir {
+	switch dir := t.toks[h].lit; dir {
 	case "#ifdef", "#ifndef", "#elifdef", "#elifndef":
-		x := &t.toks[args[0]]
-		if x.kind != IDENT {
+		var ok bool
+		if edits, notes, ok = t.ifdefEdits(h, dir, args[0], testsHIP); !ok {
 			return
 		}
-		switch classify(x.lit) {
-		case archMacro:
-			edits = append(edits, macroEdit{x.pos.Offset, t.endOf(args[0]), hipDevice})
+	default:
+		edits, notes = t.ifEdits(args, testsHIP)
+	}
+	t.applyConditional(h, args, code, orig, edits, notes)
+}
+
+// classifyIn classifies a macro named in a conditional: a ROCm switch in
+// one that tests __HIP__ (testsHIP) is no CUDA macro there.
+func (t *translator) classifyIn(name string, testsHIP bool) macroKind {
+	if k := t.classify(name); k != rocmSwitchMacro || !testsHIP {
+		return k
+	}
+	return notCUDAMacro
+}
+
+// ifdefEdits maps the macro (token a) of the #ifdef-like directive dir at
+// token h; ok is false when a is no identifier.
+func (t *translator) ifdefEdits(h int, dir string, a int, testsHIP bool) (edits []macroEdit, notes []string, ok bool) {
+	x := &t.toks[a]
+	if x.kind != IDENT {
+		return nil, nil, false
+	}
+	switch t.classifyIn(x.lit, testsHIP) {
+	case archMacro:
+		edits = append(edits, macroEdit{x.pos.Offset, t.endOf(a), hipDevice})
+	case rocmSwitchMacro:
+		kw, text := "#if", "defined("+x.lit+") || defined("+hipLanguage+")"
+		if strings.HasPrefix(dir, "#el") {
+			kw = "#elif"
+		}
+		if dir == "#ifndef" || dir == "#elifndef" {
+			text = "!defined(" + x.lit + ") && !defined(" + hipLanguage + ")"
+		}
+		edits = append(edits, macroEdit{t.toks[h].pos.Offset, t.endOf(a), kw + " " + text})
+	case versionMacro:
+		neg := dir == "#ifndef" || dir == "#elifndef"
+		val, cond, kw := "1", "defined(", "#if"
+		if neg {
+			val, cond = "0", "!defined("
+		}
+		if strings.HasPrefix(dir, "#el") {
+			kw = "#elif"
+		}
+		edits = append(edits, macroEdit{t.toks[h].pos.Offset, t.endOf(a), kw + " " + val + " /* " + cond + x.lit + ") */"})
+	default:
+		if g := t.guardFor(x.lit); g != "" {
+			edits = append(edits, macroEdit{x.pos.Offset, t.endOf(a), g})
+		} else {
+			notes = append(notes, x.lit+" has no HIP equivalent: the branch is inactive under HIP")
+		}
+	}
+	x.done = true
+	return edits, notes, true
+}
+
+// ifEdits maps the CUDA macros, and the defined(...) of them, in the
+// condition (tokens args) of an #if or #elif.
+func (t *translator) ifEdits(args []int, testsHIP bool) (edits []macroEdit, notes []string) {
+	for k := 0; k < len(args); k++ {
+		j := args[k]
+		x := &t.toks[j]
+		if x.kind != IDENT {
+			continue
+		}
+		if x.lit == "defined" {
+			// defined X / defined(X)
+			n, paren := k+1, false
+			if n < len(args) && t.isPunct(args[n], "(") {
+				n, paren = n+1, true
+			}
+			if n >= len(args) || t.toks[args[n]].kind != IDENT {
+				continue
+			}
+			y := &t.toks[args[n]]
+			closeIdx := n
+			if paren {
+				if n+1 >= len(args) || !t.isPunct(args[n+1], ")") {
+					continue
+				}
+				closeIdx = n + 1
+			}
+			switch t.classifyIn(y.lit, testsHIP) {
+			case archMacro:
+				edits = append(edits, macroEdit{y.pos.Offset, t.endOf(args[n]), hipDevice})
+			case rocmSwitchMacro:
+				edits = append(edits, macroEdit{x.pos.Offset, t.endOf(args[closeIdx]), "(defined(" + y.lit + ") || defined(" + hipLanguage + "))"})
+			case versionMacro:
+				edits = append(edits, macroEdit{x.pos.Offset, t.endOf(args[closeIdx]), "1 /* defined(" + y.lit + ") */"})
+			case guardMacro, compilerMacro:
+				if g := t.guardFor(y.lit); g != "" {
+					edits = append(edits, macroEdit{y.pos.Offset, t.endOf(args[n]), g})
+				} else {
+					notes = append(notes, y.lit+" has no HIP equivalent: false under HIP")
+				}
+			}
+			y.done = true
+			k = closeIdx
+			continue
+		}
+		switch t.classifyIn(x.lit, testsHIP) {
 		case rocmSwitchMacro:
-			kw, text := "#if", "defined("+x.lit+") || defined("+hipLanguage+")"
-			if strings.HasPrefix(dir, "#el") {
-				kw = "#elif"
+			edits = append(edits, macroEdit{x.pos.Offset, t.endOf(j), "(defined(" + hipLanguage + ") || " + x.lit + ")"})
+		case archMacro:
+			if e, n, ok := t.foldArch(args, k); ok {
+				edits = append(edits, e)
+				k = n
+				continue
 			}
-			if dir == "#ifndef" || dir == "#elifndef" {
-				text = "!defined(" + x.lit + ") && !defined(" + hipLanguage + ")"
+			if t.opt.NoCompat {
+				notes = append(notes, "__CUDA_ARCH__ kept (--no-compat): it is 0 under HIP")
+				break
 			}
-			edits = append(edits, macroEdit{t.toks[h].pos.Offset, t.endOf(args[0]), kw + " " + text})
+			edits = append(edits, macroEdit{x.pos.Offset, t.endOf(j), "ROCMK_CUDA_ARCH"})
+			t.needCompat(compatByName["cuda-arch"])
 		case versionMacro:
-			neg := dir == "#ifndef" || dir == "#elifndef"
-			val, cond, kw := "1", "defined(", "#if"
-			if neg {
-				val, cond = "0", "!defined("
-			}
-			if strings.HasPrefix(dir, "#el") {
-				kw = "#elif"
-			}
-			edits = append(edits, macroEdit{t.toks[h].pos.Offset, t.endOf(args[0]), kw + " " + val + " /* " + cond + x.lit + ") */"})
-		default:
+			edits = append(edits, macroEdit{x.pos.Offset, t.endOf(j), t.versionValue(x.lit) + " /* " + x.lit + " */"})
+		case guardMacro, compilerMacro:
 			if g := t.guardFor(x.lit); g != "" {
-				edits = append(edits, macroEdit{x.pos.Offset, t.endOf(args[0]), g})
+				edits = append(edits, macroEdit{x.pos.Offset, t.endOf(j), g})
 			} else {
-				notes = append(notes, x.lit+" has no HIP equivalent: the branch is inactive under HIP")
+				notes = append(notes, x.lit+" has no HIP equivalent: 0 under HIP")
 			}
 		}
 		x.done = true
-	default:
-		for k := 0; k < len(args); k++ {
-			j := args[k]
-			x := &t.toks[j]
-			if x.kind != IDENT {
-				continue
-			}
-			if x.lit == "defined" {
-				// defined X / defined(X)
-				n, paren := k+1, false
-				if n < len(args) && t.isPunct(args[n], "(") {
-					n, paren = n+1, true
-				}
-				if n >= len(args) || t.toks[args[n]].kind != IDENT {
-					continue
-				}
-				y := &t.toks[args[n]]
-				closeIdx := n
-				if paren {
-					if n+1 >= len(args) || !t.isPunct(args[n+1], ")") {
-						continue
-					}
-					closeIdx = n + 1
-				}
-				switch classify(y.lit) {
-				case archMacro:
-					edits = append(edits, macroEdit{y.pos.Offset, t.endOf(args[n]), hipDevice})
-				case rocmSwitchMacro:
-					edits = append(edits, macroEdit{x.pos.Offset, t.endOf(args[closeIdx]), "(defined(" + y.lit + ") || defined(" + hipLanguage + "))"})
-				case versionMacro:
-					edits = append(edits, macroEdit{x.pos.Offset, t.endOf(args[closeIdx]), "1 /* defined(" + y.lit + ") */"})
-				case guardMacro, compilerMacro:
-					if g := t.guardFor(y.lit); g != "" {
-						edits = append(edits, macroEdit{y.pos.Offset, t.endOf(args[n]), g})
-					} else {
-						notes = append(notes, y.lit+" has no HIP equivalent: false under HIP")
-					}
-				}
-				y.done = true
-				k = closeIdx
-				continue
-			}
-			switch classify(x.lit) {
-			case rocmSwitchMacro:
-				edits = append(edits, macroEdit{x.pos.Offset, t.endOf(j), "(defined(" + hipLanguage + ") || " + x.lit + ")"})
-			case archMacro:
-				if e, n, ok := t.foldArch(args, k); ok {
-					edits = append(edits, e)
-					k = n
-					continue
-				}
-				if t.opt.NoCompat {
-					notes = append(notes, "__CUDA_ARCH__ kept (--no-compat): it is 0 under HIP")
-					break
-				}
-				edits = append(edits, macroEdit{x.pos.Offset, t.endOf(j), "ROCMK_CUDA_ARCH"})
-				t.needCompat(compatByName["cuda-arch"])
-			case versionMacro:
-				edits = append(edits, macroEdit{x.pos.Offset, t.endOf(j), t.versionValue(x.lit) + " /* " + x.lit + " */"})
-			case guardMacro, compilerMacro:
-				if g := t.guardFor(x.lit); g != "" {
-					edits = append(edits, macroEdit{x.pos.Offset, t.endOf(j), g})
-				} else {
-					notes = append(notes, x.lit+" has no HIP equivalent: 0 under HIP")
-				}
-			}
-			x.done = true
-		}
 	}
+	return edits, notes
+}
+
+// applyConditional makes the edits of the conditional at token h (its
+// condition tokens args, its text orig) and reports them and the notes.
+func (t *translator) applyConditional(h int, args []int, code, orig string, edits []macroEdit, notes []string) {
 	msg := "`" + orig + "`"
 	if len(edits) > 0 {
 		var b strings.Builder

@@ -211,28 +211,8 @@ func (k *kernelScan) define(name string, params []string, variadic bool, body []
 }
 
 func (k *kernelScan) file(display, dir string, src []byte, depth int) {
-	var sc Scanner
-	sc.Init(display, src, nil)
-	var toks []token
-	pp := ""
-	for {
-		p, kind, lit := sc.Scan()
-		if kind == EOF {
-			break
-		}
-		if kind == COMMENT {
-			continue
-		}
-		if kind == HASH {
-			pp = lit
-		}
-		toks = append(toks, token{pos: p, kind: kind, lit: lit, pp: pp})
-		if kind == PPEND {
-			pp = ""
-		}
-	}
-	type frame struct{ parent, active, taken bool }
-	var stack []frame
+	toks := directiveTokens(display, src)
+	var conds condStack
 	active := true
 	var code []token
 	flush := func() {
@@ -255,62 +235,18 @@ func (k *kernelScan) file(display, dir string, src []byte, depth int) {
 		}
 		args := toks[i+1 : end]
 		i = end
-		eval := func(dir string) bool {
-			return evalCondUndef(dir, args, k.vals, k.undef)
-		}
 		switch t.lit {
-		case "#if", "#ifdef", "#ifndef":
-			v := active && eval(t.lit)
-			stack = append(stack, frame{parent: active, active: v, taken: v})
-			active = v
-		case "#elif", "#elifdef", "#elifndef", "#else":
-			if len(stack) == 0 {
-				continue
-			}
-			f := &stack[len(stack)-1]
-			v := false
-			if f.parent && !f.taken {
-				switch t.lit {
-				case "#else":
-					v = true
-				case "#elifdef":
-					v = eval("#ifdef")
-				case "#elifndef":
-					v = eval("#ifndef")
-				default:
-					v = eval("#if")
-				}
-			}
-			f.active, f.taken = v, f.taken || v
-			active = v
-		case "#endif":
-			if len(stack) > 0 {
-				active = stack[len(stack)-1].parent
-				stack = stack[:len(stack)-1]
-			}
+		case "#if", "#ifdef", "#ifndef", "#elif", "#elifdef", "#elifndef", "#else", "#endif":
+			active = conds.next(t.lit, active, func(dir string) bool {
+				return evalCondUndef(dir, args, k.vals, k.undef)
+			})
 		case "#define":
 			if !active || len(args) == 0 || args[0].kind != IDENT {
 				continue
 			}
 			flush()
-			name := args[0].lit
-			rest := args[1:]
-			var params []string
-			variadic := false
-			if len(rest) > 0 && rest[0].lit == "(" && rest[0].pos.Offset == args[0].pos.Offset+len(name) {
-				params = []string{}
-				j := 1
-				for ; j < len(rest) && rest[j].lit != ")"; j++ {
-					switch {
-					case rest[j].kind == IDENT:
-						params = append(params, rest[j].lit)
-					case rest[j].lit == "...":
-						variadic = true
-					}
-				}
-				rest = rest[min(j+1, len(rest)):]
-			}
-			k.define(name, params, variadic, append([]token(nil), rest...))
+			name, params, variadic, body := parseDefine(args)
+			k.define(name, params, variadic, body)
 		case "#undef":
 			if active && len(args) > 0 {
 				flush()
@@ -319,30 +255,136 @@ func (k *kernelScan) file(display, dir string, src []byte, depth int) {
 				k.global = nil
 			}
 		case "#include":
-			if !active || len(args) == 0 {
+			if !active {
 				continue
 			}
-			lit := args[0].lit
-			if len(lit) < 2 {
+			data, resolved, ok := k.include(dir, args, depth)
+			if !ok {
 				continue
 			}
-			hname := lit[1 : len(lit)-1]
-			for _, g := range headerGuards[hname] {
-				k.define(g, nil, false, nil)
-			}
-			if args[0].kind != STRING || k.inc == nil || depth > 16 {
-				continue
-			}
-			data, resolved, ok := k.inc(dir, hname)
-			if !ok || k.seen[resolved] {
-				continue
-			}
-			k.seen[resolved] = true
 			flush()
 			k.file(resolved, path.Dir(resolved), data, depth+1)
 		}
 	}
 	flush()
+}
+
+// directiveTokens scans src into its tokens less comments, each marked
+// with the directive (its HASH literal) it belongs to.
+func directiveTokens(display string, src []byte) []token {
+	var sc Scanner
+	sc.Init(display, src, nil)
+	var toks []token
+	pp := ""
+	for {
+		p, kind, lit := sc.Scan()
+		if kind == EOF {
+			break
+		}
+		if kind == COMMENT {
+			continue
+		}
+		if kind == HASH {
+			pp = lit
+		}
+		toks = append(toks, token{pos: p, kind: kind, lit: lit, pp: pp})
+		if kind == PPEND {
+			pp = ""
+		}
+	}
+	return toks
+}
+
+// condStack is the stack of open #if groups of a file.
+type condStack []struct{ parent, active, taken bool }
+
+// next applies the conditional directive dir (#if ... #endif) to the
+// stack and returns whether the code after it is active, active being
+// whether the code before it is; eval evaluates the directive's condition
+// as the given #if/#ifdef/#ifndef.
+func (st *condStack) next(dir string, active bool, eval func(dir string) bool) bool {
+	s := *st
+	switch dir {
+	case "#if", "#ifdef", "#ifndef":
+		v := active && eval(dir)
+		*st = append(s, struct{ parent, active, taken bool }{parent: active, active: v, taken: v})
+		return v
+	case "#endif":
+		if len(s) == 0 {
+			return active
+		}
+		*st = s[:len(s)-1]
+		return s[len(s)-1].parent
+	}
+	// #elif, #elifdef, #elifndef, #else
+	if len(s) == 0 {
+		return active
+	}
+	f := &s[len(s)-1]
+	v := false
+	if f.parent && !f.taken {
+		switch dir {
+		case "#else":
+			v = true
+		case "#elifdef":
+			v = eval("#ifdef")
+		case "#elifndef":
+			v = eval("#ifndef")
+		default:
+			v = eval("#if")
+		}
+	}
+	f.active, f.taken = v, f.taken || v
+	return v
+}
+
+// parseDefine splits the arguments of a #define (args[0] an IDENT) into
+// the macro's name, its parameters (nil for an object-like macro: the (
+// must touch the name), whether it is variadic, and its body (a copy).
+func parseDefine(args []token) (name string, params []string, variadic bool, body []token) {
+	name = args[0].lit
+	rest := args[1:]
+	if len(rest) > 0 && rest[0].lit == "(" && rest[0].pos.Offset == args[0].pos.Offset+len(name) {
+		params = []string{}
+		j := 1
+		for ; j < len(rest) && rest[j].lit != ")"; j++ {
+			switch {
+			case rest[j].kind == IDENT:
+				params = append(params, rest[j].lit)
+			case rest[j].lit == "...":
+				variadic = true
+			}
+		}
+		rest = rest[min(j+1, len(rest)):]
+	}
+	return name, params, variadic, append([]token(nil), rest...)
+}
+
+// include handles an active #include with arguments args in directory dir
+// at include depth depth: it defines the guards of a known header, and
+// returns the contents and resolved name of a "..." header to read next
+// (ok false when there is none, it is too deep or was read already).
+func (k *kernelScan) include(dir string, args []token, depth int) (data []byte, resolved string, ok bool) {
+	if len(args) == 0 {
+		return nil, "", false
+	}
+	lit := args[0].lit
+	if len(lit) < 2 {
+		return nil, "", false
+	}
+	hname := lit[1 : len(lit)-1]
+	for _, g := range headerGuards[hname] {
+		k.define(g, nil, false, nil)
+	}
+	if args[0].kind != STRING || k.inc == nil || depth > 16 {
+		return nil, "", false
+	}
+	data, resolved, ok = k.inc(dir, hname)
+	if !ok || k.seen[resolved] {
+		return nil, "", false
+	}
+	k.seen[resolved] = true
+	return data, resolved, true
 }
 
 // isGlobal reports whether the macro's expansion can contain __global__.

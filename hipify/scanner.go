@@ -212,23 +212,14 @@ func (s *Scanner) Scan() (pos Pos, tok Token, lit string) {
 	case c == '#' && wasBOL && !s.inPP:
 		s.off++
 		s.inPP = true
-		// directive name, possibly after blanks: "#  include"
-		s.skipSpace()
-		n := s.off
-		for s.off < len(s.src) && (isLetter(s.src[s.off]) || isDigit(s.src[s.off])) {
-			s.off++
-		}
-		name := string(s.src[n:s.off])
+		name := string(s.scanDirectiveName())
 		s.ppInclude = name == "include" || name == "include_next" || name == "import"
 		return pos, HASH, "#" + name
 	case isLetter(c):
 		if tok, ok := s.prefixedLiteral(); ok {
 			return pos, tok, s.lit(start)
 		}
-		s.off++
-		for s.off < len(s.src) && (isLetter(s.src[s.off]) || isDigit(s.src[s.off])) {
-			s.off++
-		}
+		s.scanIdent()
 		return pos, IDENT, s.lit(start)
 	case isDigit(c) || c == '.' && s.off+1 < len(s.src) && isDigit(s.src[s.off+1]):
 		s.scanNumber()
@@ -240,60 +231,104 @@ func (s *Scanner) Scan() (pos Pos, tok Token, lit string) {
 		s.scanQuoted('\'')
 		return pos, CHAR, s.lit(start)
 	case c == '/' && s.off+1 < len(s.src) && s.src[s.off+1] == '/':
-		s.off += 2
-		for s.off < len(s.src) && s.src[s.off] != '\n' {
-			if s.src[s.off] == '\\' && s.off+1 < len(s.src) && s.src[s.off+1] == '\n' {
-				s.newline(s.off + 1)
-				s.off++
-			}
-			s.off++
-		}
+		s.scanLineComment()
 		s.bol = wasBOL
 		return pos, COMMENT, s.lit(start)
 	case c == '/' && s.off+1 < len(s.src) && s.src[s.off+1] == '*':
-		s.off += 2
-		for {
-			if s.off >= len(s.src) {
-				s.error(pos, "comment not terminated")
-				break
-			}
-			if s.src[s.off] == '*' && s.off+1 < len(s.src) && s.src[s.off+1] == '/' {
-				s.off += 2
-				break
-			}
-			if s.src[s.off] == '\n' {
-				s.newline(s.off)
-			}
-			s.off++
-		}
+		s.scanBlockComment(pos)
 		s.bol = wasBOL
 		return pos, COMMENT, s.lit(start)
 	case c == '<' && s.ppInclude:
 		s.ppInclude = false
-		for s.off < len(s.src) && s.src[s.off] != '>' && s.src[s.off] != '\n' {
-			s.off++
-		}
-		if s.off < len(s.src) && s.src[s.off] == '>' {
-			s.off++
-		} else {
-			s.error(pos, "header name not terminated")
-		}
+		s.scanHeaderName(pos)
 		return pos, HEADER, s.lit(start)
 	}
 	s.ppInclude = false
-	// punctuation
+	tok, lit = s.scanPunct(start)
+	return pos, tok, lit
+}
+
+// scanDirectiveName scans the name of a directive after its #, possibly
+// after blanks ("#  include"), and returns its bytes.
+func (s *Scanner) scanDirectiveName() []byte {
+	s.skipSpace()
+	n := s.off
+	for s.off < len(s.src) && (isLetter(s.src[s.off]) || isDigit(s.src[s.off])) {
+		s.off++
+	}
+	return s.src[n:s.off]
+}
+
+// scanIdent scans an identifier whose first letter is at s.off.
+func (s *Scanner) scanIdent() {
+	s.off++
+	for s.off < len(s.src) && (isLetter(s.src[s.off]) || isDigit(s.src[s.off])) {
+		s.off++
+	}
+}
+
+// scanLineComment scans a // comment up to (not including) its newline; a
+// backslash-newline continues it.
+func (s *Scanner) scanLineComment() {
+	s.off += 2
+	for s.off < len(s.src) && s.src[s.off] != '\n' {
+		if s.src[s.off] == '\\' && s.off+1 < len(s.src) && s.src[s.off+1] == '\n' {
+			s.newline(s.off + 1)
+			s.off++
+		}
+		s.off++
+	}
+}
+
+// scanBlockComment scans a /* */ comment that starts at pos.
+func (s *Scanner) scanBlockComment(pos Pos) {
+	s.off += 2
+	for {
+		if s.off >= len(s.src) {
+			s.error(pos, "comment not terminated")
+			return
+		}
+		if s.src[s.off] == '*' && s.off+1 < len(s.src) && s.src[s.off+1] == '/' {
+			s.off += 2
+			return
+		}
+		if s.src[s.off] == '\n' {
+			s.newline(s.off)
+		}
+		s.off++
+	}
+}
+
+// scanHeaderName scans the <...> header name of an #include that starts
+// at pos; it ends at the line's end.
+func (s *Scanner) scanHeaderName(pos Pos) {
+	for s.off < len(s.src) && s.src[s.off] != '>' && s.src[s.off] != '\n' {
+		s.off++
+	}
+	if s.off < len(s.src) && s.src[s.off] == '>' {
+		s.off++
+	} else {
+		s.error(pos, "header name not terminated")
+	}
+}
+
+// scanPunct scans the longest operator at s.off (the token at start):
+// <<< and >>> are LAUNCH and ENDLAUNCH, a byte that is not ASCII starts an
+// ILLEGAL rune.
+func (s *Scanner) scanPunct(start int) (Token, string) {
+	c := s.src[s.off]
 	rest := s.src[s.off:]
 	if len(rest) >= 3 {
 		switch string(rest[:3]) {
 		case "<<<":
 			s.off += 3
-			return pos, LAUNCH, "<<<"
+			return LAUNCH, "<<<"
 		case ">>>":
 			s.off += 3
-			return pos, ENDLAUNCH, ">>>"
+			return ENDLAUNCH, ">>>"
 		case "<<=", ">>=", "->*", "...", "<=>":
 			s.off += 3
-			return pos, PUNCT, s.lit(start)
+			return PUNCT, s.lit(start)
 		}
 	}
 	if len(rest) >= 2 {
@@ -301,16 +336,16 @@ func (s *Scanner) Scan() (pos Pos, tok Token, lit string) {
 		case "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
 			"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ".*", "##":
 			s.off += 2
-			return pos, PUNCT, s.lit(start)
+			return PUNCT, s.lit(start)
 		}
 	}
 	if c < utf8.RuneSelf {
 		s.off++
-		return pos, PUNCT, string(rest[:1])
+		return PUNCT, string(rest[:1])
 	}
 	_, n := utf8.DecodeRune(rest)
 	s.off += n
-	return pos, ILLEGAL, s.lit(start)
+	return ILLEGAL, s.lit(start)
 }
 
 // lit returns the source text of the token that started at start.

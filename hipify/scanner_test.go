@@ -100,3 +100,20 @@ func TestScanCoversSource(t *testing.T) {
 	b.WriteString(src[last:])
 	assert.Equal(t, src, b.String())
 }
+
+// BenchmarkScan measures the scanner alone over the benchmark corpus.
+func BenchmarkScan(b *testing.B) {
+	corpus, _ := benchCorpus(b)
+	b.SetBytes(int64(len(corpus)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var s Scanner
+		s.Init("corpus.cu", corpus, nil)
+		for {
+			if _, tok, _ := s.Scan(); tok == EOF {
+				break
+			}
+		}
+	}
+}
