@@ -48,6 +48,7 @@ type compatPiece struct {
 
 var (
 	halfTypes16 = []string{"__half", "__half2", "half", "half2"}
+	bf16Types   = []string{"__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162", "nv_bfloat162", "__hip_bfloat16", "__hip_bfloat162"}
 	v55         = Version{5, 5, 0}
 	v60         = Version{Major: 6}
 )
@@ -110,7 +111,7 @@ var compatPieces = []*compatPiece{
 	{name: "cvta", macro: "ROCMK_COMPAT_CVTA", idents: names(Version{},
 		"__cvta_generic_to_shared", "__cvta_shared_to_generic", "__cvta_generic_to_global", "__cvta_global_to_generic",
 		"__cvta_generic_to_constant", "__cvta_constant_to_generic", "__cvta_generic_to_local", "__cvta_local_to_generic")},
-	{name: "ldg", macro: "ROCMK_COMPAT_LDG", with: []string{"ushort4"}, idents: names(Version{}, "__ldg")},
+	{name: "ldg", macro: "ROCMK_COMPAT_LDG", with: append([]string{"ushort4"}, bf16Types...), idents: names(Version{}, "__ldg")},
 	{name: "atomic-int", macro: "ROCMK_COMPAT_ATOMIC_INT", with: []string{"short", "long"}, idents: names(Version{}, "atomicCAS", "atomicMax", "atomicMin")},
 	{name: "coords", macro: "ROCMK_COMPAT_COORDS", with: []string{"blockDim", "gridDim", "threadIdx", "blockIdx"}, idents: names(Version{}, "min", "max")},
 	{name: "ldst", macro: "ROCMK_COMPAT_LDST", idents: names(Version{}, "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv",

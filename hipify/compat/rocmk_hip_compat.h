@@ -22,7 +22,7 @@
 //   ROCMK_COMPAT_DP4A        __dp4a, __dp2a_lo, __dp2a_hi
 //   ROCMK_COMPAT_REDUCE      __reduce_{add,min,max,and,or,xor}_sync (per 32-lane group)
 //   ROCMK_COMPAT_CVTA        __cvta_generic_to_shared and the other address conversions
-//   ROCMK_COMPAT_LDG         __ldg overloads HIP lacks (ushort4)
+//   ROCMK_COMPAT_LDG         __ldg overloads HIP lacks (ushort4; bf16 on HIP 6)
 //   ROCMK_COMPAT_ATOMIC_INT  atomicCAS on unsigned short, atomicMax/atomicMin on long long
 //   ROCMK_COMPAT_COORDS      min/max of an integer and blockDim.x (HIP's coordinate proxies)
 //   ROCMK_COMPAT_LDST        __ldcs/__ldcg/__ldca/__ldlu/__ldcv, __stcs/__stcg/__stwb/__stwt on any type
@@ -1043,6 +1043,17 @@ ROCMK_COORD_MINMAX(max, >)
 #if defined(ROCMK_COMPAT_LDG) && !defined(ROCMK_COMPAT_LDG_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
 #define ROCMK_COMPAT_LDG_DONE 1
 static inline __device__ ushort4 __ldg(const ushort4 *p) { return *p; }
+#if HIP_VERSION_MAJOR >= 6
+// HIP 6's bf16 types have no __ldg (before 6, the bf16 piece provides it).
+// A template for those types only: a HIP that declares its own wins.
+#include <hip/hip_bf16.h>
+#include <type_traits>
+template <class T, typename std::enable_if<std::is_same<T, __hip_bfloat16>::value || std::is_same<T, __hip_bfloat162>::value,
+                                           int>::type = 0>
+static inline __device__ T __ldg(const T *p) {
+  return *p;
+}
+#endif
 #endif
 #endif  // AMD
 
