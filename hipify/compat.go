@@ -82,6 +82,9 @@ var compatPieces = []*compatPiece{
 		names(Version{}, "__hmax_nan", "__hmin_nan", "__hmax2", "__hmin2", "__hmax2_nan", "__hmin2_nan"))},
 	{name: "half-shfl", macro: "ROCMK_COMPAT_HALF_SHFL", with: halfTypes16,
 		idents: names(Version{5, 6, 0}, "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync")},
+	// HIP 6 has only the _sync forms on bf16 (before 6 the bf16 piece has them all)
+	{name: "bf16-shfl", macro: "ROCMK_COMPAT_BF16_SHFL", with: bf16Types,
+		idents: names(Version{}, "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync")},
 	{name: "atomic16", macro: "ROCMK_COMPAT_ATOMIC16", with: halfTypes16, idents: names(Version{}, "atomicAdd")},
 	// HIP 6 has most of CUDA's bf16 API (hip_bf16.h); HIP 6.4 still lacks
 	// the rounding-mode and integer conversions and make_bfloat162, which

@@ -410,3 +410,17 @@ func TestLdgOnBF16AsksForLdgPiece(t *testing.T) {
 	_, rep := trLines(t, "__global__ void k(const float *x, float *o) { o[0] = __ldg(&x[1]); }\n", Options{HIPVersion: Version{6, 4, 0}})
 	assert.Empty(t, rep.Compat)
 }
+
+// HIP 6 has only the _sync shuffles on bf16: __shfl_down (what the
+// translation writes) of a bf16 value asks for the bf16-shfl piece on every
+// HIP; shuffles of ints and floats alone do not.
+func TestBF16ShufflesAskForPiece(t *testing.T) {
+	src := "__device__ __nv_bfloat16 f(__nv_bfloat16 v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
+	for _, v := range []Version{v52, {6, 4, 0}} {
+		out, rep := trLines(t, src, Options{HIPVersion: v})
+		assert.Contains(t, rep.Compat, "bf16-shfl", "HIP %s", v)
+		assert.Contains(t, out, "__shfl_down(v, 1)")
+	}
+	_, rep := trLines(t, "__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n", Options{HIPVersion: Version{6, 4, 0}})
+	assert.Empty(t, rep.Compat)
+}
