@@ -174,7 +174,7 @@ func TestHipifyTreeAndJSON(t *testing.T) {
 	_, err := os.Stat(filepath.Join(out, "notes.txt"))
 	assert.True(t, os.IsNotExist(err), "only sources are translated")
 	c, _ := os.ReadFile(filepath.Join(out, "c.cpp"))
-	assert.Equal(t, "#include <hip/hip_runtime.h>\n#include <hipblas.h>\nvoid g(hipblasHandle_t h) { hipblasCreate(&h); }\n", string(c))
+	assert.Equal(t, "#include <hip/hip_runtime.h>\n#include <hipblas/hipblas.h>\nvoid g(hipblasHandle_t h) { hipblasCreate(&h); }\n", string(c))
 
 	var doc struct {
 		Schema     string `json:"schema"`
@@ -210,7 +210,7 @@ func TestHipifyCompatibleSpellings(t *testing.T) {
 	r := runHipifyCmd(t, "-roc", "-o="+out, in, "--hip-kernel-execution-syntax", "-quiet-warnings")
 	require.Equal(t, 0, r.code, r.stderr)
 	got, _ := os.ReadFile(out)
-	assert.Contains(t, string(got), "#include <rocblas.h>")
+	assert.Contains(t, string(got), "rocblas.h>", "rocblas/rocblas.h (HIP >= 6) or rocblas.h")
 	assert.Contains(t, string(got), "hipLaunchKernelGGL(k, dim3(1), dim3(WARP_SIZE), 0, 0, d);")
 	r = runHipifyCmd(t, in, "-D", "FOO=1", "--skip-excluded-preprocessor-conditional-blocks", "-experimental", "-amap", "-print-stats")
 	assert.Equal(t, 0, r.code, r.stderr)

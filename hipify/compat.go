@@ -48,6 +48,7 @@ type compatPiece struct {
 
 var (
 	halfTypes16 = []string{"__half", "__half2", "half", "half2"}
+	bf16Types   = []string{"__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162", "nv_bfloat162", "__hip_bfloat16", "__hip_bfloat162"}
 	v55         = Version{5, 5, 0}
 	v60         = Version{Major: 6}
 )
@@ -81,6 +82,9 @@ var compatPieces = []*compatPiece{
 		names(Version{}, "__hmax_nan", "__hmin_nan", "__hmax2", "__hmin2", "__hmax2_nan", "__hmin2_nan"))},
 	{name: "half-shfl", macro: "ROCMK_COMPAT_HALF_SHFL", with: halfTypes16,
 		idents: names(Version{5, 6, 0}, "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync")},
+	// HIP 6 has only the _sync forms on bf16 (before 6 the bf16 piece has them all)
+	{name: "bf16-shfl", macro: "ROCMK_COMPAT_BF16_SHFL", with: bf16Types,
+		idents: names(Version{}, "__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync")},
 	{name: "atomic16", macro: "ROCMK_COMPAT_ATOMIC16", with: halfTypes16, idents: names(Version{}, "atomicAdd")},
 	// HIP 6 has most of CUDA's bf16 API (hip_bf16.h); HIP 6.4 still lacks
 	// the rounding-mode and integer conversions and make_bfloat162, which
@@ -110,7 +114,7 @@ var compatPieces = []*compatPiece{
 	{name: "cvta", macro: "ROCMK_COMPAT_CVTA", idents: names(Version{},
 		"__cvta_generic_to_shared", "__cvta_shared_to_generic", "__cvta_generic_to_global", "__cvta_global_to_generic",
 		"__cvta_generic_to_constant", "__cvta_constant_to_generic", "__cvta_generic_to_local", "__cvta_local_to_generic")},
-	{name: "ldg", macro: "ROCMK_COMPAT_LDG", with: []string{"ushort4"}, idents: names(Version{}, "__ldg")},
+	{name: "ldg", macro: "ROCMK_COMPAT_LDG", with: append([]string{"ushort4"}, bf16Types...), idents: names(Version{}, "__ldg")},
 	{name: "atomic-int", macro: "ROCMK_COMPAT_ATOMIC_INT", with: []string{"short", "long"}, idents: names(Version{}, "atomicCAS", "atomicMax", "atomicMin")},
 	{name: "coords", macro: "ROCMK_COMPAT_COORDS", with: []string{"blockDim", "gridDim", "threadIdx", "blockIdx"}, idents: names(Version{}, "min", "max")},
 	{name: "ldst", macro: "ROCMK_COMPAT_LDST", idents: names(Version{}, "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv",

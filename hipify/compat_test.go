@@ -397,3 +397,30 @@ func TestHIPLeakedMacrosCompile(t *testing.T) {
 	src := "#include <cuda_runtime.h>\n__global__ void k(int* o) { constexpr int MASK1 = 0x80000000; constexpr int MASK2 = MASK1 >> 3; o[0] = MASK1 | MASK2; }\n"
 	compileWithAndWithout(t, hipcc, src, "--genco", []string{"hip-macros"}, "expected unqualified-id")
 }
+
+// HIP 6's bf16 types have no __ldg: a file that loads bf16 through __ldg
+// asks for the ldg piece on every HIP (before 6 the bf16 piece has it too);
+// one without bf16 or ushort4 does not.
+func TestLdgOnBF16AsksForLdgPiece(t *testing.T) {
+	src := "__global__ void k(const __nv_bfloat16 *x, float *o) { o[0] = __bfloat162float(__ldg(&x[1])); }\n"
+	for _, v := range []Version{v52, {6, 4, 0}, {7, 0, 0}} {
+		_, rep := trLines(t, src, Options{HIPVersion: v})
+		assert.Contains(t, rep.Compat, "ldg", "HIP %s", v)
+	}
+	_, rep := trLines(t, "__global__ void k(const float *x, float *o) { o[0] = __ldg(&x[1]); }\n", Options{HIPVersion: Version{6, 4, 0}})
+	assert.Empty(t, rep.Compat)
+}
+
+// HIP 6 has only the _sync shuffles on bf16: __shfl_down (what the
+// translation writes) of a bf16 value asks for the bf16-shfl piece on every
+// HIP; shuffles of ints and floats alone do not.
+func TestBF16ShufflesAskForPiece(t *testing.T) {
+	src := "__device__ __nv_bfloat16 f(__nv_bfloat16 v) { return __shfl_down_sync(0xffffffff, v, 1); }\n"
+	for _, v := range []Version{v52, {6, 4, 0}} {
+		out, rep := trLines(t, src, Options{HIPVersion: v})
+		assert.Contains(t, rep.Compat, "bf16-shfl", "HIP %s", v)
+		assert.Contains(t, out, "__shfl_down(v, 1)")
+	}
+	_, rep := trLines(t, "__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n", Options{HIPVersion: Version{6, 4, 0}})
+	assert.Empty(t, rep.Compat)
+}

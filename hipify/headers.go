@@ -93,6 +93,36 @@ var headerSince = map[string]Version{
 	"hip/hip_bf16.h": {Major: 6},
 }
 
+// movedHeaders are ROCm library headers that moved into a directory of the
+// library's own name: ROCm 5.2 to 5.7 keep the old name as a deprecated
+// wrapper, ROCm 6.0 removed it (HIP >= 6 installs only hipblas/hipblas.h).
+// hipfft, hiprand, rocrand, rocsolver, hipcub and rocThrust were always in
+// their directory.
+var movedHeaders = map[string]string{
+	"hipblas.h":   "hipblas/hipblas.h",
+	"hipblaslt.h": "hipblaslt/hipblaslt.h",
+	"hipsparse.h": "hipsparse/hipsparse.h",
+	"hipsolver.h": "hipsolver/hipsolver.h",
+	"rocblas.h":   "rocblas/rocblas.h",
+	"rocsparse.h": "rocsparse/rocsparse.h",
+}
+
+// libraryInclude is how a mapped library header is included for the target
+// HIP: from 6.0 by its directory only; before (or for an unknown HIP) the
+// directory where it has one (__has_include), else the old name, so the
+// output builds on the HIP it was translated for and on a newer one.
+// flat is "" when the header has no other spelling.
+func libraryInclude(mapped string, hv Version) (path, flat string) {
+	moved, ok := movedHeaders[mapped]
+	if !ok {
+		return mapped, ""
+	}
+	if !hv.IsZero() && !hv.Less(v60) {
+		return moved, ""
+	}
+	return moved, mapped
+}
+
 // unsupportedHeaders are CUDA headers HIP has no counterpart for, with what
 // to use instead; the include is kept and reported. Prefixes end with "/".
 var unsupportedHeaders = map[string]string{

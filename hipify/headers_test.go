@@ -54,8 +54,32 @@ func TestVersionGatedHeaders(t *testing.T) {
 	require.Len(t, rep.Unsupported, 1)
 	assert.Equal(t, "t.cu:1:10: unsupported: cublasLt.h needs HIP 5.5.0 (hipblaslt.h); target is HIP 5.2.0", rep.Unsupported[0].String())
 	out, rep = trLines(t, "#include <cublasLt.h>\n", Options{HIPVersion: Version{6, 2, 0}})
-	assert.Equal(t, "#include <hipblaslt.h>\n", out)
+	assert.Equal(t, "#include <hipblaslt/hipblaslt.h>\n", out)
 	assert.Empty(t, rep.Unsupported)
+}
+
+// Library headers follow the target HIP: HIP >= 6.0 installs hipblas.h,
+// hipsparse.h... only in the library's directory; before, the directory is
+// taken where it exists and the old name otherwise, so the output builds on
+// the HIP it was translated for and on a newer one. A HIP that is not
+// installed works the same (text only).
+func TestLibraryIncludesFollowHIPVersion(t *testing.T) {
+	src := "#include <cublas_v2.h>\n#include \"cusparse.h\" // sparse\n#include <cusolverDn.h>\n#include <cublasLt.h>\n" +
+		"#include <cufft.h>\n#include <curand.h>\n#include <cub/cub.cuh>\n"
+	out, rep := trLines(t, src, Options{HIPVersion: Version{7, 1, 0}})
+	assert.Equal(t, "#include <hipblas/hipblas.h>\n#include \"hipsparse/hipsparse.h\" // sparse\n#include <hipsolver/hipsolver.h>\n"+
+		"#include <hipblaslt/hipblaslt.h>\n#include <hipfft/hipfft.h>\n#include <hiprand/hiprand.h>\n#include <hipcub/hipcub.hpp>\n", out)
+	assert.Empty(t, rep.Unsupported)
+	out, _ = trLines(t, src, Options{HIPVersion: Version{5, 7, 1}})
+	assert.Equal(t, "#if __has_include(<hipblas/hipblas.h>)\n#include <hipblas/hipblas.h>\n#else\n#include <hipblas.h>\n#endif\n"+
+		"#if __has_include(\"hipsparse/hipsparse.h\")\n#include \"hipsparse/hipsparse.h\"\n#else\n#include \"hipsparse.h\" // sparse\n#endif\n"+
+		"#if __has_include(<hipsolver/hipsolver.h>)\n#include <hipsolver/hipsolver.h>\n#else\n#include <hipsolver.h>\n#endif\n"+
+		"#if __has_include(<hipblaslt/hipblaslt.h>)\n#include <hipblaslt/hipblaslt.h>\n#else\n#include <hipblaslt.h>\n#endif\n"+
+		"#include <hipfft/hipfft.h>\n#include <hiprand/hiprand.h>\n#include <hipcub/hipcub.hpp>\n", out)
+	again, _ := trLines(t, out, Options{HIPVersion: Version{5, 7, 1}})
+	assert.Equal(t, out, again, "idempotent")
+	out, _ = trLines(t, "#include <cublas_v2.h>\n#include <cusparse.h>\n", Options{HIPVersion: Version{6, 0, 0}, Roc: true})
+	assert.Equal(t, "#include <rocblas/rocblas.h>\n#include <rocsparse/rocsparse.h>\n", out)
 }
 
 // hip_cooperative_groups.h needs hip_runtime.h before it.

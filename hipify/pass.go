@@ -144,9 +144,19 @@ func (t *translator) translateTokens() {
 				t.anchor, t.anchorNL = ls, false
 			}
 		}
+		mapped, flat := libraryInclude(mapped, t.opt.HIPVersion)
 		if at, ok := emitted[mapped]; mapped == "" || ok && branches.within(at) {
 			// drop the duplicate (or header-less) include, keep the line
 			t.addEdit(tk.pos.Offset, t.endOf(end), "")
+		} else if flat != "" {
+			// the library's directory where this HIP has it, else the old name
+			open, close := lit[:1], lit[len(lit)-1:]
+			t.addEdit(tk.pos.Offset, t.endOf(i), "#if __has_include("+open+mapped+close+")\n#include "+open+mapped+close+"\n#else\n"+tk.lit)
+			t.addEdit(t.toks[h].pos.Offset+1, t.toks[h].pos.Offset+len(lit)-1, flat)
+			t.addEdit(t.endOf(end), t.endOf(end), "\n#endif")
+			if _, ok := emitted[mapped]; !ok {
+				emitted[mapped] = branches.String()
+			}
 		} else {
 			t.addEdit(t.toks[h].pos.Offset+1, t.toks[h].pos.Offset+len(lit)-1, mapped)
 			if mapped == hipRuntimeH {
@@ -184,7 +194,7 @@ func (t *translator) translateTokens() {
 			if _, ok := Lookup(tk.lit); !ok && tk.pp != "include" && (tk.pp == "if" || tk.pp == "elif" || !t.isMember(i)) {
 				t.useCompat(tk.lit) // not a CUDA name: already HIP (a translated file), or rocmk's
 			}
-			if t.special(i) {
+			if t.libraryNamespace(i) || t.special(i) {
 				continue
 			}
 			t.ident(i)

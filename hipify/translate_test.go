@@ -76,14 +76,14 @@ func TestIncludes(t *testing.T) {
 		{"after pragma once", "#pragma once\n#include <vector>\n", "#pragma once\n#include <hip/hip_runtime.h>\n#include <vector>\n"},
 		{"after include guard", "#ifndef A_H\n#define A_H\nint x;\n#endif\n", "#ifndef A_H\n#include <hip/hip_runtime.h>\n#define A_H\nint x;\n#endif\n"},
 		{"libraries", "#include \"cublas_v2.h\"\n#include <cufft.h>\n#include <curand_kernel.h>\n#include <cub/cub.cuh>\n#include <cuda_fp16.h>\n",
-			"#include <hip/hip_runtime.h>\n#include \"hipblas.h\"\n#include <hipfft/hipfft.h>\n#include <hiprand/hiprand_kernel.h>\n#include <hipcub/hipcub.hpp>\n#include <hip/hip_fp16.h>\n"},
+			"#include <hip/hip_runtime.h>\n#if __has_include(\"hipblas/hipblas.h\")\n#include \"hipblas/hipblas.h\"\n#else\n#include \"hipblas.h\"\n#endif\n#include <hipfft/hipfft.h>\n#include <hiprand/hiprand_kernel.h>\n#include <hipcub/hipcub.hpp>\n#include <hip/hip_fp16.h>\n"},
 		{"already hip", "#include <hip/hip_runtime.h>\n", "#include <hip/hip_runtime.h>\n"},
 	} {
 		out, _ := tr(t, tc.src, Options{})
 		assert.Equal(t, tc.want, out, tc.name)
 	}
-	out, _ := tr(t, "#include <cublas_v2.h>\n#include <curand.h>\n", Options{Roc: true})
-	assert.Equal(t, "#include <hip/hip_runtime.h>\n#include <rocblas.h>\n#include <rocrand/rocrand.h>\n", out)
+	out, _ := tr(t, "#include <cublas_v2.h>\n#include <curand.h>\n", Options{Roc: true, HIPVersion: Version{6, 2, 0}})
+	assert.Equal(t, "#include <hip/hip_runtime.h>\n#include <rocblas/rocblas.h>\n#include <rocrand/rocrand.h>\n", out)
 	out, _ = tr(t, "#include <cuda_bf16.h>\n", Options{HIPVersion: Version{5, 2, 0}})
 	assert.Contains(t, out, "#include <hip/hip_bfloat16.h>", "ROCm 5.x has no hip_bf16.h")
 }

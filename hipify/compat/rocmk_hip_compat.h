@@ -22,7 +22,8 @@
 //   ROCMK_COMPAT_DP4A        __dp4a, __dp2a_lo, __dp2a_hi
 //   ROCMK_COMPAT_REDUCE      __reduce_{add,min,max,and,or,xor}_sync (per 32-lane group)
 //   ROCMK_COMPAT_CVTA        __cvta_generic_to_shared and the other address conversions
-//   ROCMK_COMPAT_LDG         __ldg overloads HIP lacks (ushort4)
+//   ROCMK_COMPAT_LDG         __ldg overloads HIP lacks (ushort4; bf16 on HIP 6)
+//   ROCMK_COMPAT_BF16_SHFL   __shfl, __shfl_up, __shfl_down, __shfl_xor on HIP 6's bf16 types
 //   ROCMK_COMPAT_ATOMIC_INT  atomicCAS on unsigned short, atomicMax/atomicMin on long long
 //   ROCMK_COMPAT_COORDS      min/max of an integer and blockDim.x (HIP's coordinate proxies)
 //   ROCMK_COMPAT_LDST        __ldcs/__ldcg/__ldca/__ldlu/__ldcv, __stcs/__stcg/__stwb/__stwt on any type
@@ -1043,6 +1044,44 @@ ROCMK_COORD_MINMAX(max, >)
 #if defined(ROCMK_COMPAT_LDG) && !defined(ROCMK_COMPAT_LDG_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
 #define ROCMK_COMPAT_LDG_DONE 1
 static inline __device__ ushort4 __ldg(const ushort4 *p) { return *p; }
+#if HIP_VERSION_MAJOR >= 6
+// HIP 6's bf16 types have no __ldg (before 6, the bf16 piece provides it).
+// A template for those types only: a HIP that declares its own wins.
+#include <hip/hip_bf16.h>
+#include <type_traits>
+template <class T, typename std::enable_if<std::is_same<T, __hip_bfloat16>::value || std::is_same<T, __hip_bfloat162>::value,
+                                           int>::type = 0>
+static inline __device__ T __ldg(const T *p) {
+  return *p;
+}
+#endif
+#endif
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_BF16_SHFL: warp shuffles of HIP 6's bf16 types. HIP 6.4 has
+// the __shfl_*_sync forms for them, not the ones hipify writes (__shfl_down:
+// the mask dropped), where __hip_bfloat16's conversions make the call
+// ambiguous. Templates for those types only: a HIP that declares its own
+// wins. (Before HIP 6 the bf16 piece has them.)
+#if defined(ROCMK_COMPAT_BF16_SHFL) && !defined(ROCMK_COMPAT_BF16_SHFL_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY) && \
+    HIP_VERSION_MAJOR >= 6
+#define ROCMK_COMPAT_BF16_SHFL_DONE 1
+#include <hip/hip_bf16.h>
+#include <type_traits>
+#define ROCMK_SHFLBF6(f, L)                                                                          \
+  template <class T, typename std::enable_if<std::is_same<T, __hip_bfloat16>::value, int>::type = 0>  \
+  static inline __device__ T f(T v, L l, int w = warpSize) {                                         \
+    return __ushort_as_bfloat16((unsigned short)f((int)__bfloat16_as_ushort(v), l, w));              \
+  }                                                                                                  \
+  template <class T, typename std::enable_if<std::is_same<T, __hip_bfloat162>::value, int>::type = 0> \
+  static inline __device__ T f(T v, L l, int w = warpSize) {                                         \
+    return __halves2bfloat162(f(__low2bfloat16(v), l, w), f(__high2bfloat16(v), l, w));              \
+  }
+ROCMK_SHFLBF6(__shfl, int)
+ROCMK_SHFLBF6(__shfl_up, unsigned int)
+ROCMK_SHFLBF6(__shfl_down, unsigned int)
+ROCMK_SHFLBF6(__shfl_xor, int)
+#undef ROCMK_SHFLBF6
 #endif
 #endif  // AMD
 

@@ -43,7 +43,7 @@
 
 #ifdef __HIPCC__
 #include "rocmk_hip_compat.h"
-typedef hip_bfloat16 nv_bf16;
+typedef __hip_bfloat16 nv_bf16;  // HIP 6 names it; the compat header before 6
 #define cudaMalloc hipMalloc
 #define cudaMemset hipMemset
 #define cudaMemcpy hipMemcpy
