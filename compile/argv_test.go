@@ -13,6 +13,7 @@ import (
 func TestArgvGolden(t *testing.T) {
 	debian := fakeClangTC()
 	debian.Driver, debian.Clang = "/usr/bin/clang++-15", "/usr/bin/clang++-15"
+	debian.DeviceLibDir = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode" // argv only: nothing is read
 	rocm := &toolchain.Clang{Layout: toolchain.LayoutClang, Driver: "/opt/rocm-6.2.0/llvm/bin/clang++", Clang: "/opt/rocm-6.2.0/llvm/bin/clang++",
 		RocmPath: "/opt/rocm-6.2.0", DeviceLibDir: "/opt/rocm-6.2.0/amdgcn/bitcode"}
 	noHIPRoot := &toolchain.Clang{Layout: toolchain.LayoutClang, Driver: "/usr/bin/clang++-19", Clang: "/usr/bin/clang++-19",

@@ -129,6 +129,7 @@ func TestDryRunPrintsAndRunsNothing(t *testing.T) {
 	r := &runner.Shell{Runner: runner.ExecRunner{}, Print: &buf, DryRun: true}
 	tc := fakeClangTC()
 	tc.Driver, tc.Clang = "/usr/bin/clang++-15", "/usr/bin/clang++-15" // a dry run reads no binary
+	tc.DeviceLibDir = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"       // nor device library
 	b := &Builder{TC: tc, Run: r, DryRun: true}
 	rep, err := b.Build(context.Background(), Request{BaseDir: "/nonexistent", Sources: []string{"/nonexistent/k.hip"}, Targets: targets("gfx90a", "gfx1030"), OutDir: "/nonexistent/out"})
 	require.NoError(t, err)

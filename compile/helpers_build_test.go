@@ -170,17 +170,21 @@ func newFake(t testing.TB) *fakeRunner {
 	return &fakeRunner{objects: map[string][]byte{"gfx90a": a, "gfx1030": b}}
 }
 
-// fakeClang is a Clang whose binary is testdata's fake clang++-15 (its
-// identity hashes that file, so no ROCm needs to be installed), with
-// Debian 12's other paths (nothing else on disk is read but the device-lib
-// dir, which may be absent).
+// fakeClang is a Clang whose binary is testdata's fake clang++-15 and whose
+// device libraries are testdata's stand-ins (its identity hashes those
+// files, so no ROCm needs to be installed, and the sysroot lane's differs
+// in nothing), with Debian 12's other paths (read by nothing).
 func fakeClangTC() *toolchain.Clang {
 	bin, err := filepath.Abs(filepath.Join("..", "testdata", "toolchain", "machine-debian", "usr", "bin", "clang++-15"))
 	if err != nil {
 		panic(err)
 	}
+	libs, err := filepath.Abs(filepath.Join("..", "testdata", "toolchain", "fake-bitcode"))
+	if err != nil {
+		panic(err)
+	}
 	return &toolchain.Clang{Layout: toolchain.LayoutClang, Driver: bin, Clang: bin, ClangVersion: "15.0.6",
-		RocmPath: "/usr", DeviceLibDir: "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
+		RocmPath: "/usr", DeviceLibDir: libs,
 		DeviceLibTargets: []string{"gfx900", "gfx906", "gfx908", "gfx90a", "gfx940", "gfx1030"}, HIPVersion: "5.2.21153", ROCmVersion: "5.2.3"}
 }
 
