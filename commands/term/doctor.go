@@ -55,11 +55,15 @@ func (p *doctorText) toolchain(d DoctorReport) {
 		return
 	}
 	fmt.Fprintf(&p.b, "%s  %s\n", p.s.Header.Render("Toolchain"), p.ok("found")+p.dim(" via "+t.Source))
-	p.kv("root", t.Root+" ("+t.Layout+" layout)")
+	layout := t.Layout + " layout"
+	if t.LayoutDetail != "" {
+		layout = t.LayoutDetail
+	}
+	p.kv("root", t.Root+": "+layout)
 	p.kv("clang", t.Clang+" ("+p.orNone(t.ClangVersion)+")")
 	p.kv("hipcc", p.orNone(t.HIPCC))
 	p.kv("bundler", p.orNone(t.Bundler))
-	p.kv("device libs", t.DeviceLibDir)
+	p.kv("device libs", t.DeviceLibDir+p.dim(": "+t.DeviceLibFrom))
 	p.kv("", wrapList(fmt.Sprintf("%d targets: ", len(t.DeviceLibTargets)), t.DeviceLibTargets, 17, 78))
 	hip := p.orNone(t.HIPVersion)
 	if t.HIPInclude != "" {

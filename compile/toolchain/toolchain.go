@@ -25,6 +25,9 @@ import (
 type Installation struct {
 	Root   string `json:"root"`   // "/usr", "/opt/rocm-6.2.0"
 	Layout string `json:"layout"` // "debian" or "rocm"
+	// LayoutDetail says which shape of install the root has and the file
+	// that showed it ("AMD ROCm 7 tree (lib/llvm/bin/amdclang++)").
+	LayoutDetail string `json:"layout_detail"`
 
 	Clang        string `json:"clang"`         // clang++ driver used for HIP
 	ClangVersion string `json:"clang_version"` // "15.0.6"
@@ -34,6 +37,7 @@ type Installation struct {
 	LLVMBin      string `json:"llvm_bin"`
 
 	DeviceLibDir     string   `json:"device_lib_dir"`
+	DeviceLibFrom    string   `json:"device_lib_from"`    // which kind of place DeviceLibDir is, and who put it there
 	DeviceLibTargets []string `json:"device_lib_targets"` // gfx names with oclc_isa_version_*.bc, processor order
 
 	HIPInclude      string `json:"hip_include"` // directory holding hip/hip_runtime.h ("" when absent)
@@ -243,6 +247,10 @@ func probe(o FindOptions, dir, source string) (*Installation, error) {
 		for _, name := range []string{"clang++", "amdclang++"} {
 			if o.isExec(bin + "/" + name) {
 				in.Layout, in.Clang, in.LLVMBin = "rocm", bin+"/"+name, bin
+				in.LayoutDetail = "AMD ROCm 6 tree (llvm/bin/" + name + ")"
+				if strings.HasSuffix(bin, "/lib/llvm/bin") {
+					in.LayoutDetail = "AMD ROCm 7 tree (lib/llvm/bin/" + name + ")"
+				}
 				break
 			}
 		}
@@ -258,16 +266,19 @@ func probe(o FindOptions, dir, source string) (*Installation, error) {
 			c := fmt.Sprintf("%s/bin/clang++-%d", dir, n)
 			if o.isExec(c) {
 				in.Layout, in.Clang, in.LLVMBin, in.ClangMajor = "debian", c, fmt.Sprintf("%s/lib/llvm-%d/bin", dir, n), n
+				in.LayoutDetail = fmt.Sprintf("Debian/Ubuntu packages (bin/clang++-%d, lib/llvm-%d)", n, n)
 				break
 			}
 		}
 	}
 	if in.Clang == "" && o.isExec(dir+"/bin/clang++") {
 		in.Layout, in.Clang, in.LLVMBin = "rocm", dir+"/bin/clang++", dir+"/bin"
+		in.LayoutDetail = "an LLVM tree (bin/clang++)"
 	}
 	if c := o.getenv("HIP_CLANG_PATH"); c != "" && o.isExec(c+"/clang++") {
 		in.Clang, in.LLVMBin = filepath.Clean(c)+"/clang++", filepath.Clean(c)
 		in.ClangMajor = 0
+		in.LayoutDetail += "; clang from HIP_CLANG_PATH"
 	}
 	if in.Clang == "" {
 		return nil, errors.New("no clang++ (looked for llvm/bin/clang++, lib/llvm/bin/clang++, bin/clang++-N)")
@@ -290,22 +301,9 @@ func probe(o FindOptions, dir, source string) (*Installation, error) {
 		in.Warnings = append(in.Warnings, "clang-offload-bundler not found beside clang (bundles are then read by rocmk itself); Debian: apt-get install clang-tools-"+strconv.Itoa(in.ClangMajor))
 	}
 
-	// Device libraries.
-	var libCands []string
-	if v := o.getenv("HIP_DEVICE_LIB_PATH"); v != "" {
-		libCands = append(libCands, v)
-	}
-	libCands = append(libCands, dir+"/amdgcn/bitcode", dir+"/lib/x86_64-linux-gnu/amdgcn/bitcode", dir+"/lib/amdgcn/bitcode")
-	libCands = append(libCands, o.glob(dir+"/lib/llvm/lib/clang/*/lib/amdgcn/bitcode")...)
-	libCands = append(libCands, o.glob(dir+"/llvm/lib/clang/*/lib/amdgcn/bitcode")...)
-	// clang's own resource directory, where it finds them unaided: Debian
-	// and Ubuntu's ROCm 6.x+ (/usr/lib/llvm-N/lib/clang/N/amdgcn/bitcode).
-	llvm := filepath.Dir(in.LLVMBin)
-	libCands = append(libCands, o.glob(llvm+"/lib/clang/*/amdgcn/bitcode")...)
-	libCands = append(libCands, o.glob(llvm+"/lib/clang/*/lib/amdgcn/bitcode")...)
-	for _, d := range libCands {
-		if ts := deviceLibTargets(o, d); len(ts) > 0 {
-			in.DeviceLibDir, in.DeviceLibTargets = filepath.Clean(d), ts
+	for _, c := range deviceLibCandidates(o, dir, filepath.Dir(in.LLVMBin)) {
+		if ts := deviceLibTargets(o, c.dir); len(ts) > 0 {
+			in.DeviceLibDir, in.DeviceLibTargets, in.DeviceLibFrom = filepath.Clean(c.dir), ts, c.from
 			break
 		}
 	}
@@ -327,6 +325,33 @@ func probe(o FindOptions, dir, source string) (*Installation, error) {
 	in.HIPVersion = hipVersion(o, dir)
 	in.ROCmVersion, in.ROCmVersionFrom = rocmVersion(o, in)
 	return in, nil
+}
+
+// libCandidate is a place device libraries may be, and what kind of place.
+type libCandidate struct{ dir, from string }
+
+// deviceLibCandidates lists where the device libraries of the install at
+// dir (its LLVM tree at llvm) may be, in the order they are tried.
+func deviceLibCandidates(o FindOptions, dir, llvm string) []libCandidate {
+	var cs []libCandidate
+	add := func(from string, dirs ...string) {
+		for _, d := range dirs {
+			cs = append(cs, libCandidate{d, from})
+		}
+	}
+	if v := o.getenv("HIP_DEVICE_LIB_PATH"); v != "" {
+		add("HIP_DEVICE_LIB_PATH", v)
+	}
+	add("the older amdgcn/bitcode directory (ROCm 6.1 and before)", dir+"/amdgcn/bitcode")
+	add("Debian 12's rocm-device-libs", dir+"/lib/x86_64-linux-gnu/amdgcn/bitcode")
+	add("lib/amdgcn/bitcode", dir+"/lib/amdgcn/bitcode")
+	add("AMD ROCm 6.2+/7: clang's resource directory", o.glob(dir+"/lib/llvm/lib/clang/*/lib/amdgcn/bitcode")...)
+	add("AMD ROCm 6: clang's resource directory", o.glob(dir+"/llvm/lib/clang/*/lib/amdgcn/bitcode")...)
+	// clang's own resource directory, where it finds them unaided: Debian
+	// and Ubuntu's ROCm 6.x+ (/usr/lib/llvm-N/lib/clang/N/amdgcn/bitcode).
+	add("clang's resource directory, as Debian/Ubuntu's ROCm 6+ installs them", o.glob(llvm+"/lib/clang/*/amdgcn/bitcode")...)
+	add("clang's resource directory", o.glob(llvm+"/lib/clang/*/lib/amdgcn/bitcode")...)
+	return cs
 }
 
 var reClangMajor = regexp.MustCompile(`clang\+\+-(\d+)$`)

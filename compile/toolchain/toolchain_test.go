@@ -2,11 +2,15 @@ package toolchain
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/inspect"
 )
@@ -114,8 +118,9 @@ func TestFindInstallationROCm6(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Installation{
-		Root: "/opt/rocm-6.2.0", Layout: "rocm",
-		Clang: "/opt/rocm-6.2.0/llvm/bin/clang++", ClangVersion: "18.0.0", ClangMajor: 18,
+		Root: "/opt/rocm-6.2.0", Layout: "rocm", LayoutDetail: "AMD ROCm 6 tree (llvm/bin/clang++)",
+		DeviceLibFrom: "the older amdgcn/bitcode directory (ROCm 6.1 and before)",
+		Clang:         "/opt/rocm-6.2.0/llvm/bin/clang++", ClangVersion: "18.0.0", ClangMajor: 18,
 		HIPCC: "/opt/rocm-6.2.0/bin/hipcc", Bundler: "/opt/rocm-6.2.0/llvm/bin/clang-offload-bundler",
 		LLVMBin: "/opt/rocm-6.2.0/llvm/bin", DeviceLibDir: "/opt/rocm-6.2.0/amdgcn/bitcode",
 		DeviceLibTargets: []string{"gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx11-generic"},
@@ -144,12 +149,78 @@ func TestFindInstallationROCm7(t *testing.T) {
 		in.Bundler != "/opt/rocm-7.0.1/lib/llvm/bin/clang-offload-bundler" || in.HIPVersion != "7.0.51831" {
 		t.Errorf("got %+v", in)
 	}
+	assert.Equal(t, "AMD ROCm 7 tree (lib/llvm/bin/clang++)", in.LayoutDetail)
+	assert.Equal(t, "AMD ROCm 6.2+/7: clang's resource directory", in.DeviceLibFrom)
 	if in.ROCmVersion != "7.0.2" || in.ROCmVersionFrom != "ROCMK_ROCM_VERSION" {
 		t.Errorf("override: %q from %q", in.ROCmVersion, in.ROCmVersionFrom)
 	}
 	in, _ = FindInstallation(FindOptions{Root: root, Getenv: envOf("CANDLE_ROCM_VERSION", "7.1"), Run: argvRunner(fakeClang(t))})
 	if in.ROCmVersion != "7.1" || in.ROCmVersionFrom != "CANDLE_ROCM_VERSION" {
 		t.Errorf("CANDLE alias: %q from %q", in.ROCmVersion, in.ROCmVersionFrom)
+	}
+}
+
+// TestFindInstallationLayouts finds each current layout from its directory
+// shape alone, and says which layout and which device-library place it is.
+func TestFindInstallationLayouts(t *testing.T) {
+	hipVersion := func(dir string, major, minor, patch int) string {
+		return fmt.Sprintf("%s/include/hip/hip_version.h=#define HIP_VERSION_MAJOR %d\n#define HIP_VERSION_MINOR %d\n#define HIP_VERSION_PATCH %d\n", dir, major, minor, patch)
+	}
+	for _, c := range []struct {
+		name   string
+		tree   []string
+		env    []string
+		root   string
+		clang  string
+		layout string
+		libs   string
+		from   string
+	}{
+		{
+			name: "Debian unstable's ROCm: clang's resource directory",
+			tree: append([]string{"usr/bin/clang++-21=Debian clang version 21.1.8 (14)\n", "usr/bin/hipcc", "usr/include/hip/hip_runtime.h", hipVersion("usr", 6, 4, 43484)},
+				bitcode("usr/lib/llvm-21/lib/clang/21/amdgcn/bitcode", "gfx950", "gfx1100", "gfx12-generic")...),
+			root: "/usr", clang: "/usr/bin/clang++-21", layout: "Debian/Ubuntu packages (bin/clang++-21, lib/llvm-21)",
+			libs: "/usr/lib/llvm-21/lib/clang/21/amdgcn/bitcode",
+			from: "clang's resource directory, as Debian/Ubuntu's ROCm 6+ installs them",
+		},
+		{
+			name: "AMD ROCm 7 in /opt/rocm: lib/llvm/bin/amdclang++",
+			tree: append([]string{"opt/rocm/lib/llvm/bin/amdclang++=AMD clang version 20.0.0git (roc-7.1.0)\n", "opt/rocm/bin/hipcc",
+				"opt/rocm/include/hip/hip_runtime.h", hipVersion("opt/rocm", 7, 1, 25424)},
+				bitcode("opt/rocm/lib/llvm/lib/clang/20/lib/amdgcn/bitcode", "gfx942", "gfx950", "gfx1201")...),
+			root: "/opt/rocm", clang: "/opt/rocm/lib/llvm/bin/amdclang++", layout: "AMD ROCm 7 tree (lib/llvm/bin/amdclang++)",
+			libs: "/opt/rocm/lib/llvm/lib/clang/20/lib/amdgcn/bitcode",
+			from: "AMD ROCm 6.2+/7: clang's resource directory",
+		},
+		{
+			name: "HIP_PATH names a ROCm 6 tree with the older amdgcn/bitcode",
+			tree: append([]string{"srv/rocm-6.1.3/llvm/bin/clang++=AMD clang version 17.0.0 (roc-6.1.3)\n",
+				"srv/rocm-6.1.3/include/hip/hip_runtime.h", hipVersion("srv/rocm-6.1.3", 6, 1, 40093)},
+				bitcode("srv/rocm-6.1.3/amdgcn/bitcode", "gfx90a", "gfx942")...),
+			env:  []string{"HIP_PATH", "/srv/rocm-6.1.3"},
+			root: "/srv/rocm-6.1.3", clang: "/srv/rocm-6.1.3/llvm/bin/clang++", layout: "AMD ROCm 6 tree (llvm/bin/clang++)",
+			libs: "/srv/rocm-6.1.3/amdgcn/bitcode", from: "the older amdgcn/bitcode directory (ROCm 6.1 and before)",
+		},
+		{
+			name: "ROCM_PATH and HIP_DEVICE_LIB_PATH",
+			tree: append([]string{"srv/rocm/llvm/bin/clang++=AMD clang version 18.0.0git (roc-6.2.0)\n", "srv/rocm/include/hip/hip_runtime.h",
+				hipVersion("srv/rocm", 6, 2, 41133)}, bitcode("srv/bitcode", "gfx90a")...),
+			env:  []string{"ROCM_PATH", "/srv/rocm", "HIP_DEVICE_LIB_PATH", "/srv/bitcode"},
+			root: "/srv/rocm", clang: "/srv/rocm/llvm/bin/clang++", layout: "AMD ROCm 6 tree (llvm/bin/clang++)",
+			libs: "/srv/bitcode", from: "HIP_DEVICE_LIB_PATH",
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := fakeTree(t, c.tree...)
+			in, err := FindInstallation(FindOptions{Root: root, Getenv: envOf(c.env...), Run: argvRunner(fakeClang(t))})
+			require.NoError(t, err)
+			assert.Equal(t, c.root, in.Root)
+			assert.Equal(t, c.clang, in.Clang)
+			assert.Equal(t, c.layout, in.LayoutDetail)
+			assert.Equal(t, c.libs, in.DeviceLibDir)
+			assert.Equal(t, c.from, in.DeviceLibFrom)
+		})
 	}
 }
 
@@ -230,8 +301,9 @@ func TestFindInstallationDebianFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Installation{
-		Root: "/usr", Layout: "debian",
-		Clang: "/usr/bin/clang++-15", ClangVersion: "15.0.6", ClangMajor: 15,
+		Root: "/usr", Layout: "debian", LayoutDetail: "Debian/Ubuntu packages (bin/clang++-15, lib/llvm-15)",
+		DeviceLibFrom: "Debian 12's rocm-device-libs",
+		Clang:         "/usr/bin/clang++-15", ClangVersion: "15.0.6", ClangMajor: 15,
 		HIPCC: "/usr/bin/hipcc", Bundler: "/usr/lib/llvm-15/bin/clang-offload-bundler", LLVMBin: "/usr/lib/llvm-15/bin",
 		DeviceLibDir: "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode", DeviceLibTargets: []string{"gfx900", "gfx90a", "gfx1030"},
 		HIPInclude: "/usr/include", HIPVersion: "5.2.21153", ROCmVersion: "5.2.3", ROCmVersionFrom: "dpkg hipcc",
