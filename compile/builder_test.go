@@ -134,8 +134,8 @@ func TestDryRunPrintsAndRunsNothing(t *testing.T) {
 	rep, err := b.Build(context.Background(), Request{BaseDir: "/nonexistent", Sources: []string{"/nonexistent/k.hip"}, Targets: targets("gfx90a", "gfx1030"), OutDir: "/nonexistent/out"})
 	require.NoError(t, err)
 	assert.Equal(t, 2, rep.Count(StatusSkipped))
-	want := "cd /nonexistent && /usr/bin/clang++-15 -x hip --offload-arch=gfx90a --cuda-device-only --no-gpu-bundle-output -O3 --rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode -c k.hip -o /nonexistent/out/k-gfx90a.hsaco\n" +
-		"cd /nonexistent && /usr/bin/clang++-15 -x hip --offload-arch=gfx1030 --cuda-device-only --no-gpu-bundle-output -O3 --rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode -c k.hip -o /nonexistent/out/k-gfx1030.hsaco\n"
+	want := "cd /nonexistent && /usr/bin/clang++-15 -x hip --offload-arch=gfx90a --cuda-device-only --no-gpu-bundle-output -O3 --rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode -cuid=112bf8ff6c908956 -c k.hip -o /nonexistent/out/k-gfx90a.hsaco\n" +
+		"cd /nonexistent && /usr/bin/clang++-15 -x hip --offload-arch=gfx1030 --cuda-device-only --no-gpu-bundle-output -O3 --rocm-path=/usr --hip-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode -cuid=112bf8ff6c908956 -c k.hip -o /nonexistent/out/k-gfx1030.hsaco\n"
 	assert.Equal(t, want, buf.String())
 	assert.NoDirExists(t, "/nonexistent/out")
 }

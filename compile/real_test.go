@@ -212,16 +212,24 @@ func TestBundleMatchesClangOffloadBundler(t *testing.T) {
 		"--targets="+bundle.HostID+","+bundle.ID(targets("gfx90a")[0])+","+bundle.ID(targets("gfx1030")[0]),
 		"--input=/dev/null", "--input="+testdata("vadd-gfx90a.hsaco"), "--input="+testdata("vadd-gfx1030.hsaco"), "--output="+ref)
 	outb, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", outb)
-	want, err := os.ReadFile(ref)
-	require.NoError(t, err)
-	assert.Equal(t, want, ours, "native bundle differs from clang-offload-bundler's")
+	if err != nil && strings.Contains(string(outb), "Targets need to follow the format") {
+		// clang 20+'s bundler writes only 5-field host IDs
+		// (host-x86_64-unknown-linux-gnu) but still reads clang-15's, which
+		// rocmk writes: checked below by listing and unbundling ours.
+		t.Logf("%s writes no 4-field host ID; reading rocmk's bundle instead", in.Bundler)
+	} else {
+		require.NoError(t, err, "%s", outb)
+		want, err := os.ReadFile(ref)
+		require.NoError(t, err)
+		assert.Equal(t, want, ours, "native bundle differs from clang-offload-bundler's")
+	}
 	// And the bundler reads ours back.
 	mine := filepath.Join(dir, "ours.hipfb")
 	require.NoError(t, os.WriteFile(mine, ours, 0o644))
 	list, err := exec.Command(in.Bundler, "--list", "--type=o", "--input="+mine).CombinedOutput()
 	require.NoError(t, err, "%s", list)
-	assert.Equal(t, "host-x86_64-unknown-linux\nhipv4-amdgcn-amd-amdhsa--gfx90a\nhipv4-amdgcn-amd-amdhsa--gfx1030\n", string(list))
+	assert.ElementsMatch(t, []string{"host-x86_64-unknown-linux", "hipv4-amdgcn-amd-amdhsa--gfx90a", "hipv4-amdgcn-amd-amdhsa--gfx1030"},
+		strings.Fields(string(list)), "the bundler's list (clang 21 lists the host entry among the others)")
 	// Unbundle gfx1030 and get the exact object back.
 	got := filepath.Join(dir, "got.hsaco")
 	outb, err = exec.Command(in.Bundler, "--unbundle", "--type=o", "--targets="+bundle.ID(targets("gfx1030")[0]),

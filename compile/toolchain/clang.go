@@ -3,6 +3,8 @@ package toolchain
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -114,6 +116,12 @@ func (c *Clang) Argv(j Job) []string {
 			argv = append(argv, "--hip-device-lib-path="+c.DeviceLibDir)
 		}
 	}
+	// clang names every object's __hip_cuid_ symbol by a hash of its
+	// whole command line, temporary output and dependency paths included,
+	// so no two compiles agreed; a cuid from the source's path keeps it one
+	// per translation unit and makes objects reproducible, so a cache hit is
+	// the object a fresh compile gives. Before the flags: a user's -cuid wins.
+	argv = append(argv, "-cuid="+cuidOf(j.Src))
 	argv = append(argv, j.Flags...)
 	if j.DepFile != "" {
 		// The dependency list through cc1's own options: clang 21 ignores
@@ -480,4 +488,16 @@ func splitQuotedArgs(line string) []string {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+// cuidOf is the compilation-unit ID rocmk gives src: 16 hex digits of the
+// sha256 of its path as the compile names it, relative to the base
+// directory (so copies of a project agree), or of its base name when it lies
+// outside it (so no machine's directory names get in).
+func cuidOf(src string) string {
+	if filepath.IsAbs(src) {
+		src = filepath.Base(src)
+	}
+	sum := sha256.Sum256([]byte(src))
+	return hex.EncodeToString(sum[:8])
 }
