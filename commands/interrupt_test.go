@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/compile/toolchain"
 )
 
 // Issue 11 item 6 with real processes: the built rocmk on inputs that
@@ -225,6 +226,14 @@ func TestFaultInterruptBlockedRead(t *testing.T) {
 	}
 }
 
+// realDeviceLibs is the device-library directory of the installed toolchain.
+func realDeviceLibs(t *testing.T) string {
+	t.Helper()
+	in, err := toolchain.FindInstallation(toolchain.FindOptions{})
+	require.NoError(t, err)
+	return in.DeviceLibDir
+}
+
 // fakeCompiler writes a clang++ that answers --version and otherwise
 // records its pid and sleeps, ignoring SIGINT and SIGTERM.
 func fakeCompiler(t *testing.T) (dir, pidFile string) {
@@ -252,7 +261,9 @@ func TestFaultInterruptHungCompiler(t *testing.T) {
 			dir := copyCompileFiles(t, "vadd.hip", "scale.h")
 			out := filepath.Join(dir, "out")
 			cmd := exec.Command(bin, "build", "--no-cache", "-a", "gfx90a", "-o", out, filepath.Join(dir, "vadd.hip"))
-			cmd.Env = append(os.Environ(), "HIP_CLANG_PATH="+clangDir)
+			// The fake clang has no device libraries beside it: the real
+			// install's (wherever this lane keeps them) are named.
+			cmd.Env = append(os.Environ(), "HIP_CLANG_PATH="+clangDir, "HIP_DEVICE_LIB_PATH="+realDeviceLibs(t))
 			code, took := signalWhenReady(t, cmd, readyOnFile(t, pidFile), sig)
 			assert.Equal(t, ExitInterrupted, code)
 			assert.Less(t, took, time.Second)
