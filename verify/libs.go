@@ -52,6 +52,9 @@ func libraryNames(backend string, getenv func(string) string) []string {
 		return append(under([]string{"HIP_PATH", "ROCM_PATH"}, "lib", versioned), append(versioned, "libamdhip64.so")...)
 	case "cuda":
 		return []string{"libcuda.so.1", "libcuda.so"}
+	case "hiprtc":
+		versioned := []string{"libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so.5"}
+		return append(under([]string{"HIP_PATH", "ROCM_PATH"}, "lib", versioned), append(versioned, "libhiprtc.so")...)
 	case "nvrtc":
 		versioned := []string{"libnvrtc.so.13", "libnvrtc.so.12"}
 		names := under([]string{"CUDA_PATH", "CUDA_HOME"}, "lib64", versioned)

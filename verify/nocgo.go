@@ -22,3 +22,12 @@ func nvrtcCompile(func(string) string, string, []byte, map[string]string, []stri
 }
 
 const cgoOn = false
+
+func hiprtcID(func(string) string) (string, error) {
+	return "", envError(ErrRuntimeUnavailable, "hip: rocmk was built without cgo (CGO_ENABLED=0) or not for linux, so it cannot dlopen libhiprtc")
+}
+
+func hiprtcCompile(func(string) string, string, []byte, map[string]string, []string) ([]byte, string, error) {
+	_, err := hiprtcID(nil)
+	return nil, "", err
+}

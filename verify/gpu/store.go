@@ -1,0 +1,209 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/rocmk/rocmk/verify"
+)
+
+// Source is what a module can be loaded from: the code objects a program
+// ships (FromEmbedded, FromBundle), and the source to compile at run time
+// when none fits the device (nil: none).
+type Source struct {
+	Objects []Object
+	Code    *Code
+}
+
+// Device is one opened GPU with its module store. It is safe for
+// concurrent use: the runtime underneath is not, so every call into it
+// holds one lock; looking up a function that is already loaded takes only
+// a read lock.
+type Device struct {
+	rt  verify.Runtime
+	rtc *RTC
+	rmu sync.Mutex // the runtime's lock
+
+	mu      sync.RWMutex
+	sources map[string]Source
+	mods    map[string]*loaded
+	fns     map[[2]string]*Function
+}
+
+type loaded struct {
+	mod     verify.Module
+	explain string
+}
+
+// Function is a kernel of a loaded module.
+type Function struct {
+	d      *Device
+	mod    verify.Module
+	Module string
+	Name   string
+}
+
+// Open opens device index of backend ("auto", "hip", "cuda") as verify
+// does, by dlopen. rtc compiles when no shipped object fits (nil: never).
+func Open(backend string, index int, getenv func(string) string, rtc *RTC) (*Device, error) {
+	rt, err := verify.Open(backend, index, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return New(rt, rtc), nil
+}
+
+// New wraps an opened runtime (tests pass verify's fake).
+func New(rt verify.Runtime, rtc *RTC) *Device {
+	return &Device{rt: rt, rtc: rtc, sources: map[string]Source{}, mods: map[string]*loaded{}, fns: map[[2]string]*Function{}}
+}
+
+// Info is the opened device.
+func (d *Device) Info() verify.Device { return d.rt.Device() }
+
+// Add registers module's source; it is loaded on the first Function call.
+func (d *Device) Add(module string, s Source) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sources[module] = s
+}
+
+// Function returns kernel name of module, loading the module on first use:
+// later calls, from any goroutine, only look it up.
+func (d *Device) Function(module, name string) (*Function, error) {
+	k := [2]string{module, name}
+	d.mu.RLock()
+	f := d.fns[k]
+	d.mu.RUnlock()
+	if f != nil {
+		return f, nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if f := d.fns[k]; f != nil {
+		return f, nil
+	}
+	m, err := d.loadLocked(module)
+	if err != nil {
+		return nil, err
+	}
+	f = &Function{d: d, mod: m.mod, Module: module, Name: name}
+	d.fns[k] = f
+	return f, nil
+}
+
+// Explain says which object module was loaded from, and why ("" before it
+// was loaded).
+func (d *Device) Explain(module string) string {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if m := d.mods[module]; m != nil {
+		return m.explain
+	}
+	return ""
+}
+
+// loadLocked loads module once (d.mu held).
+func (d *Device) loadLocked(module string) (*loaded, error) {
+	if m := d.mods[module]; m != nil {
+		return m, nil
+	}
+	src, ok := d.sources[module]
+	if !ok {
+		return nil, fmt.Errorf("module %q: not added", module)
+	}
+	image, explain, err := d.image(module, src)
+	if err != nil {
+		return nil, err
+	}
+	d.rmu.Lock()
+	mod, err := d.rt.Load(image)
+	d.rmu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("module %q: %s: %w", module, explain, err)
+	}
+	m := &loaded{mod: mod, explain: explain}
+	d.mods[module] = m
+	return m, nil
+}
+
+// image chooses a shipped object for the device, else compiles src.Code
+// for the device's exact target.
+func (d *Device) image(module string, src Source) ([]byte, string, error) {
+	arch := d.rt.Device().Arch
+	var chooseErr error
+	if d.rt.Name() != "cuda" { // shipped objects are AMDGPU code objects
+		ch, err := Choose(arch, src.Objects)
+		if err == nil {
+			return ch.Object.Data, ch.Explain(), nil
+		}
+		chooseErr = err
+	} else {
+		chooseErr = fmt.Errorf("device %s: shipped AMDGPU objects do not run on NVIDIA", arch)
+	}
+	if src.Code == nil || d.rtc == nil {
+		return nil, "", fmt.Errorf("module %q: %w (and no run-time compile configured)", module, chooseErr)
+	}
+	if !errors.Is(chooseErr, ErrNoObject) && d.rt.Name() != "cuda" {
+		return nil, "", fmt.Errorf("module %q: %w", module, chooseErr)
+	}
+	obj, hit, err := d.rtc.Build(*src.Code, arch)
+	if err != nil {
+		return nil, "", fmt.Errorf("module %q: %w", module, err)
+	}
+	how := "compiled"
+	if hit {
+		how = "cached compile"
+	}
+	return obj, fmt.Sprintf("%v; %s of %s for %s", chooseErr, how, src.Code.Name, arch), nil
+}
+
+// Launch runs the kernel and waits for it.
+func (f *Function) Launch(ctx context.Context, grid, block verify.Dim3, sharedBytes int, args ...verify.Arg) error {
+	f.d.rmu.Lock()
+	defer f.d.rmu.Unlock()
+	return f.mod.Launch(ctx, f.Name, grid, block, sharedBytes, args...)
+}
+
+// Alloc allocates n bytes of device memory.
+func (d *Device) Alloc(n int) (verify.DevPtr, error) {
+	d.rmu.Lock()
+	defer d.rmu.Unlock()
+	return d.rt.Alloc(n)
+}
+
+// Free frees an allocation.
+func (d *Device) Free(p verify.DevPtr) error {
+	d.rmu.Lock()
+	defer d.rmu.Unlock()
+	return d.rt.Free(p)
+}
+
+// CopyIn copies host bytes to the device.
+func (d *Device) CopyIn(dst verify.DevPtr, src []byte) error {
+	d.rmu.Lock()
+	defer d.rmu.Unlock()
+	return d.rt.CopyIn(dst, src)
+}
+
+// CopyOut copies device bytes to the host.
+func (d *Device) CopyOut(dst []byte, src verify.DevPtr) error {
+	d.rmu.Lock()
+	defer d.rmu.Unlock()
+	return d.rt.CopyOut(dst, src)
+}
+
+// Close unloads every module and closes the runtime.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.rmu.Lock()
+	defer d.rmu.Unlock()
+	for _, m := range d.mods {
+		_ = m.mod.Close()
+	}
+	d.mods, d.fns = map[string]*loaded{}, map[[2]string]*Function{}
+	return d.rt.Close()
+}
