@@ -62,6 +62,8 @@ SYSROOT_PKGS ?= ./compile/... ./commands/ ./kernels/ ./hipify/ ./inspect/ ./veri
 sysroot-test:
 	bash scripts/rocm-sysroot.sh
 	bash scripts/rocm-sysroot.sh run -- go test $(GOFLAGS_TEST) $(SYSROOT_PKGS)
+	# verify/gpu's hipRTC tests dlopen libhiprtc 6.4: cgo, with the sysroot's clang as the C compiler.
+	bash scripts/rocm-sysroot.sh run -- env CGO_ENABLED=1 CC=clang-21 go test $(GOFLAGS_TEST) ./verify/gpu/
 
 # Every Fuzz* function, one at a time, for a bounded time each.
 fuzz:
