@@ -17,7 +17,7 @@ const module = "github.com/rocmk/rocmk"
 // import only packages of a lower layer (docs/architecture.md, section 1).
 // A new package needs a place here.
 var layers = [][]string{
-	{"."},
+	{".", "kernels/example"},
 	{"commands"},
 	{"commands/term"},
 	{"kernels"},

@@ -23,7 +23,7 @@ type Source struct {
 // a read lock.
 type Device struct {
 	rt  verify.Runtime
-	rtc *RTC
+	rtc Builder
 	rmu sync.Mutex // the runtime's lock
 
 	mu      sync.RWMutex
@@ -45,9 +45,17 @@ type Function struct {
 	Name   string
 }
 
+// Builder builds Code for a device's target at run time: *RTC (hipRTC, or
+// NVRTC given the HIP-on-NVIDIA headers), or compile.ImageBuilder's NVRTC
+// path adapted by the caller (kernels/example does). hit says the object
+// came from a cache.
+type Builder interface {
+	Build(code Code, target string) (obj []byte, hit bool, err error)
+}
+
 // Open opens device index of backend ("auto", "hip", "cuda") as verify
 // does, by dlopen. rtc compiles when no shipped object fits (nil: never).
-func Open(backend string, index int, getenv func(string) string, rtc *RTC) (*Device, error) {
+func Open(backend string, index int, getenv func(string) string, rtc Builder) (*Device, error) {
 	rt, err := verify.Open(backend, index, getenv)
 	if err != nil {
 		return nil, err
@@ -56,7 +64,7 @@ func Open(backend string, index int, getenv func(string) string, rtc *RTC) (*Dev
 }
 
 // New wraps an opened runtime (tests pass verify's fake).
-func New(rt verify.Runtime, rtc *RTC) *Device {
+func New(rt verify.Runtime, rtc Builder) *Device {
 	return &Device{rt: rt, rtc: rtc, sources: map[string]Source{}, mods: map[string]*loaded{}, fns: map[[2]string]*Function{}}
 }
 
