@@ -161,11 +161,11 @@ func (d *Device) image(module string, src Source) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("module %q: %w", module, err)
 	}
-	how := "compiled"
+	how := "compiled now"
 	if hit {
-		how = "cached compile"
+		how = "from the cache"
 	}
-	return obj, fmt.Sprintf("%v; %s of %s for %s", chooseErr, how, src.Code.Name, arch), nil
+	return obj, fmt.Sprintf("%v; run-time compile of %s for %s (%s)", chooseErr, src.Code.Name, arch, how), nil
 }
 
 // Launch runs the kernel and waits for it.

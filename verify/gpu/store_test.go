@@ -116,14 +116,14 @@ func TestRunTimeCompileFallback(t *testing.T) {
 	assert.EqualValues(t, 1, comp.n.Load())
 	assert.Equal(t, []string{"-O3", "--offload-arch=gfx942:sramecc+:xnack-"}, comp.opts[0])
 	assert.Contains(t, d.Explain("k"), "no code object fits")
-	assert.Contains(t, d.Explain("k"), "compiled of k.hip for gfx942:sramecc+:xnack-")
+	assert.Contains(t, d.Explain("k"), "run-time compile of k.hip for gfx942:sramecc+:xnack- (compiled now)")
 	assert.Equal(t, 1, rt.Loads)
 
 	d2, _ := open() // a new store: the compile comes from the cache
 	_, err = d2.Function("k", "f")
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, comp.n.Load())
-	assert.Contains(t, d2.Explain("k"), "cached compile")
+	assert.Contains(t, d2.Explain("k"), "(from the cache)")
 
 	// A shipped object that fits is never compiled.
 	rt3 := fakeAMD("gfx90a:sramecc+:xnack-")
