@@ -48,15 +48,15 @@ func (b nvrtcBuilder) Build(code gpu.Code, target string) ([]byte, bool, error) 
 }
 
 func run(backend, objects string, n int) error {
+	rt, err := verify.Open(backend, 0, os.Getenv)
+	if err != nil {
+		return err
+	}
 	dir, _, err := cache.DefaultDir(os.Getenv)
 	if err != nil {
 		return err
 	}
 	c, err := cache.Open(dir)
-	if err != nil {
-		return err
-	}
-	rt, err := verify.Open(backend, 0, os.Getenv)
 	if err != nil {
 		return err
 	}
