@@ -184,7 +184,7 @@ func doctorLibs(t *testing.T, env Env) map[string]verify.LibraryStatus {
 	for _, l := range doc.Libraries {
 		libs[l.Backend] = l
 	}
-	require.Len(t, libs, 3)
+	require.Len(t, libs, 4)
 	return libs
 }
 

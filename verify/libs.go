@@ -13,7 +13,7 @@ import (
 // order: the first that loads is used. It is the one list Open and the
 // NVRTC binding load from, and that `rocmk doctor` reports.
 type RuntimeLibrary struct {
-	Backend string   // "hip", "cuda" or "nvrtc"
+	Backend string   // "hip", "cuda", "nvrtc" or "hiprtc"
 	Use     string   // what it is for
 	Names   []string // dlopen names: sonames, or paths under HIP_PATH, CUDA_PATH...
 }
@@ -25,6 +25,7 @@ func RuntimeLibraries(getenv func(string) string) []RuntimeLibrary {
 		{Backend: "hip", Use: "rocmk verify --backend hip", Names: libraryNames("hip", getenv)},
 		{Backend: "cuda", Use: "rocmk verify --backend cuda", Names: libraryNames("cuda", getenv)},
 		{Backend: "nvrtc", Use: "NVIDIA images when nvcc cannot build them", Names: libraryNames("nvrtc", getenv)},
+		{Backend: "hiprtc", Use: "verify/gpu's run-time compile on AMD", Names: libraryNames("hiprtc", getenv)},
 	}
 }
 
@@ -140,7 +141,7 @@ func ParseLDConfig(out []byte) map[string]string {
 // LibraryStatus is what Open (or the NVRTC binding) would load for one
 // runtime: the first of its names the dynamic loader resolves.
 type LibraryStatus struct {
-	Backend string   `json:"backend"` // hip, cuda, nvrtc
+	Backend string   `json:"backend"` // hip, cuda, nvrtc, hiprtc
 	For     string   `json:"for"`
 	Name    string   `json:"name,omitempty"` // the dlopen name that resolves
 	Path    string   `json:"path,omitempty"`

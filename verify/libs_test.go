@@ -46,9 +46,10 @@ func TestLoaderFindOrder(t *testing.T) {
 func TestRuntimeLibrariesFollowTheEnvironment(t *testing.T) {
 	env := map[string]string{"ROCM_PATH": "/opt/rocm-6.2.0", "CUDA_PATH": "/usr/local/cuda-13.0"}
 	libs := RuntimeLibraries(func(k string) string { return env[k] })
-	require.Len(t, libs, 3)
+	require.Len(t, libs, 4)
 	assert.Equal(t, "/opt/rocm-6.2.0/lib/libamdhip64.so.7", libs[0].Names[0])
 	assert.Equal(t, "libamdhip64.so", libs[0].Names[len(libs[0].Names)-1])
 	assert.Equal(t, []string{"libcuda.so.1", "libcuda.so"}, libs[1].Names)
 	assert.Equal(t, "/usr/local/cuda-13.0/lib64/libnvrtc.so.13", libs[2].Names[0])
+	assert.Equal(t, "/opt/rocm-6.2.0/lib/libhiprtc.so.7", libs[3].Names[0])
 }

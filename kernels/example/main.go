@@ -54,10 +54,12 @@ func run(backend, objects string, n int) error {
 	}
 	dir, _, err := cache.DefaultDir(os.Getenv)
 	if err != nil {
+		rt.Close()
 		return err
 	}
 	c, err := cache.Open(dir)
 	if err != nil {
+		rt.Close()
 		return err
 	}
 	var b gpu.Builder = &gpu.RTC{Compiler: verify.HIPRTC{Getenv: os.Getenv}, Cache: c}
