@@ -49,7 +49,7 @@ func rtcCode(scale string, opts ...string) Code {
 func TestHIPRTCReal(t *testing.T) {
 	h := realHIPRTC(t)
 	r := &RTC{Compiler: h}
-	for _, target := range []string{"gfx90a", "gfx942", "gfx1100"} {
+	for _, target := range []string{"gfx90a", "gfx942", "gfx1100", "gfx90a:sramecc+:xnack-"} {
 		start := time.Now()
 		obj, hit, err := r.Build(rtcCode("2.0f"), target)
 		t.Logf("%s: compiled %d bytes in %v", target, len(obj), time.Since(start))
@@ -59,7 +59,7 @@ func TestHIPRTCReal(t *testing.T) {
 		require.NoError(t, err, target)
 		require.NotEmpty(t, f.Objects, "%s: %s", target, f.Kind)
 		co := f.Objects[0]
-		assert.Equal(t, target, co.Target.Proc)
+		assert.Equal(t, target, co.Target.String())
 		var names []string
 		for _, k := range co.Kernels {
 			names = append(names, k.Name)

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 
+	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/verify"
 )
 
@@ -35,6 +38,7 @@ type Device struct {
 type loaded struct {
 	mod     verify.Module
 	explain string
+	kernels map[string]bool // nil: unknown
 }
 
 // Function is a kernel of a loaded module.
@@ -97,6 +101,14 @@ func (d *Device) Function(module, name string) (*Function, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m.kernels != nil && !m.kernels[name] {
+		names := make([]string, 0, len(m.kernels))
+		for k := range m.kernels {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("module %q has no kernel %q (it has %s)", module, name, strings.Join(names, ", "))
+	}
 	f = &Function{d: d, mod: m.mod, Module: module, Name: name}
 	d.fns[k] = f
 	return f, nil
@@ -132,7 +144,7 @@ func (d *Device) loadLocked(module string) (*loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("module %q: %s: %w", module, explain, err)
 	}
-	m := &loaded{mod: mod, explain: explain}
+	m := &loaded{mod: mod, explain: explain, kernels: kernelsOf(image)}
 	d.mods[module] = m
 	return m, nil
 }
@@ -141,21 +153,21 @@ func (d *Device) loadLocked(module string) (*loaded, error) {
 // for the device's exact target.
 func (d *Device) image(module string, src Source) ([]byte, string, error) {
 	arch := d.rt.Device().Arch
-	var chooseErr error
-	if d.rt.Name() != "cuda" { // shipped objects are AMDGPU code objects
+	var why error
+	if d.rt.Name() == "cuda" { // shipped objects are AMDGPU code objects
+		why = fmt.Errorf("device %s: shipped AMDGPU objects do not run on NVIDIA", arch)
+	} else {
 		ch, err := Choose(arch, src.Objects)
 		if err == nil {
 			return ch.Object.Data, ch.Explain(), nil
 		}
-		chooseErr = err
-	} else {
-		chooseErr = fmt.Errorf("device %s: shipped AMDGPU objects do not run on NVIDIA", arch)
+		if !errors.Is(err, ErrNoObject) { // a device target rocmk cannot read
+			return nil, "", fmt.Errorf("module %q: %w", module, err)
+		}
+		why = err
 	}
 	if src.Code == nil || d.rtc == nil {
-		return nil, "", fmt.Errorf("module %q: %w (and no run-time compile configured)", module, chooseErr)
-	}
-	if !errors.Is(chooseErr, ErrNoObject) && d.rt.Name() != "cuda" {
-		return nil, "", fmt.Errorf("module %q: %w", module, chooseErr)
+		return nil, "", fmt.Errorf("module %q: %w (and no run-time compile configured)", module, why)
 	}
 	obj, hit, err := d.rtc.Build(*src.Code, arch)
 	if err != nil {
@@ -165,7 +177,23 @@ func (d *Device) image(module string, src Source) ([]byte, string, error) {
 	if hit {
 		how = "from the cache"
 	}
-	return obj, fmt.Sprintf("%v; run-time compile of %s for %s (%s)", chooseErr, src.Code.Name, arch, how), nil
+	return obj, fmt.Sprintf("%v; run-time compile of %s for %s (%s)", why, src.Code.Name, arch, how), nil
+}
+
+// kernelsOf lists the kernels of an AMDGPU code object or bundle (nil when
+// the image is something else, a cubin: the launch then names a missing one).
+func kernelsOf(image []byte) map[string]bool {
+	f, err := inspect.Parse("image", image)
+	if err != nil || len(f.Objects) == 0 {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, co := range f.Objects {
+		for _, k := range co.Kernels {
+			out[k.Name] = true
+		}
+	}
+	return out
 }
 
 // Launch runs the kernel and waits for it.

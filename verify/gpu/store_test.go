@@ -3,12 +3,14 @@ package gpu
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/rocmk/rocmk/cache"
+	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/verify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -186,4 +188,24 @@ func TestRTCKeyAndErrors(t *testing.T) {
 	_, hit, err = r.Build(bad, "gfx90a")
 	assert.False(t, hit, "a failure is not cached")
 	assert.Error(t, err)
+}
+
+// TestFunctionChecksKernelNames: with a real code object loaded, a kernel
+// it lacks is an error at Function that lists what it has.
+func TestFunctionChecksKernelNames(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "toolchain", "machine-debian", "usr", "share", "rocmk-test", "objects", "gfx1100.hsaco"))
+	require.NoError(t, err)
+	have := kernelsOf(data)
+	require.NotEmpty(t, have)
+	var name string
+	for k := range have {
+		name = k
+	}
+	d := New(fakeAMD("gfx1100"), nil)
+	d.Add("m", Source{Objects: []Object{{Target: inspect.MustParseTarget("gfx1100"), Data: data, From: "gfx1100.hsaco"}}})
+	_, err = d.Function("m", name)
+	require.NoError(t, err)
+	_, err = d.Function("m", "no_such_kernel")
+	assert.ErrorContains(t, err, `module "m" has no kernel "no_such_kernel" (it has `+name)
+	assert.Nil(t, kernelsOf([]byte("a cubin, say")))
 }
