@@ -45,8 +45,8 @@ type VerifyOptions struct {
 	// modified or hand-ported kernel checked against the references).
 	Source     []byte
 	SourceName string
-	Run        verify.RunOptions // Load is set by Verify
-	// Built receives each module as it is built and loaded (nil: none).
+	Run        verify.RunOptions // Image is set by Verify
+	// Built receives each module as it is built, before it is loaded (nil: none).
 	Built func(Module)
 }
 
@@ -57,12 +57,12 @@ func Verify(ctx context.Context, rt verify.Runtime, cases []*verify.Case, o Veri
 	dev := rt.Device()
 	var mu sync.Mutex
 	var mods []Module
-	o.Run.Load = func(ctx context.Context, module string) (verify.Module, error) {
+	o.Run.Image = func(ctx context.Context, module string) (verify.Image, error) {
 		name, src := module, o.Source
 		if src == nil {
 			var err error
 			if src, err = Source(module); err != nil {
-				return nil, err
+				return verify.Image{}, err
 			}
 		} else {
 			name = o.SourceName
@@ -70,10 +70,6 @@ func Verify(ctx context.Context, rt verify.Runtime, cases []*verify.Case, o Veri
 		t0 := time.Now()
 		img, err := o.Images.Build(ctx, port.PlatformOf(rt), dev.Arch, name, src)
 		m := Module{Source: name, Compiler: img.Compiler, Cached: img.Cached, Seconds: time.Since(t0).Seconds()}
-		var mod verify.Module
-		if err == nil {
-			mod, err = rt.Load(img.Data)
-		}
 		if err != nil {
 			m.Error = err.Error()
 		}
@@ -83,7 +79,7 @@ func Verify(ctx context.Context, rt verify.Runtime, cases []*verify.Case, o Veri
 		if o.Built != nil {
 			o.Built(m)
 		}
-		return mod, err
+		return verify.Image{Data: img.Data, Explain: "built by " + img.Compiler}, err
 	}
 	rep, err := verify.Run(ctx, rt, cases, o.Run)
 	if rep == nil {

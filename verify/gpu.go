@@ -2,7 +2,6 @@ package verify
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"time"
 	"unsafe"
@@ -10,8 +9,9 @@ import (
 
 // driver is what differs between the HIP and CUDA runtimes: their C calls
 // (hip_cgo.go, cuda_cgo.go). gpuRuntime is the rest, written once: modules
-// shared by image and reloaded after a reset, the events of launches and
-// timing, waiting with a deadline. Handles are the runtime's opaque C
+// reloaded after a reset, the events of launches and
+// timing, waiting with a deadline. Modules are cached by name in one place,
+// the Store, which is the only caller of Load. Handles are the runtime's opaque C
 // pointers. The memory methods are the Runtime's own (promoted).
 type driver interface {
 	Name() string
@@ -51,14 +51,14 @@ type driver interface {
 type gpuRuntime struct {
 	driver
 	info   Device
-	gen    int // bumped by Reset; modules reload when stale
-	mods   map[[32]byte]*gpuModule
-	events []unsafe.Pointer // [0], [1] for launches; Time uses repeats+1
+	gen    int                 // bumped by Reset; modules reload when stale
+	mods   map[*gpuModule]bool // loaded, to unload at Close
+	events []unsafe.Pointer    // [0], [1] for launches; Time uses repeats+1
 	closed bool
 }
 
 func newGPURuntime(d driver, info Device) (*gpuRuntime, error) {
-	rt := &gpuRuntime{driver: d, info: info, mods: map[[32]byte]*gpuModule{}}
+	rt := &gpuRuntime{driver: d, info: info, mods: map[*gpuModule]bool{}}
 	if err := rt.ensureEvents(2); err != nil {
 		return nil, err
 	}
@@ -79,23 +79,18 @@ func (rt *gpuRuntime) ensureEvents(n int) error {
 	return nil
 }
 
-// Load loads image, or shares the module of an identical one.
+// Load loads image (the Store keeps what is loaded, by name).
 func (rt *gpuRuntime) Load(image []byte) (Module, error) {
 	if len(image) == 0 {
 		return nil, fmt.Errorf("%s: empty image", rt.Name())
 	}
-	key := sha256.Sum256(image)
-	if m, ok := rt.mods[key]; ok {
-		m.refs++
-		return m, nil
-	}
 	img := make([]byte, len(image)+1) // the NUL after the image stays in the allocation
 	copy(img, image)
-	m := &gpuModule{rt: rt, image: img[:len(image)], key: key, refs: 1, gen: -1}
+	m := &gpuModule{rt: rt, image: img[:len(image)], gen: -1}
 	if err := m.ensure(); err != nil {
 		return nil, err
 	}
-	rt.mods[key] = m
+	rt.mods[m] = true
 	return m, nil
 }
 
@@ -151,7 +146,7 @@ func (rt *gpuRuntime) Close() error {
 		return nil
 	}
 	rt.closed = true
-	for _, m := range rt.mods {
+	for m := range rt.mods {
 		if m.gen == rt.gen && m.mod != nil {
 			_ = rt.unloadModule(m.mod)
 		}
@@ -165,8 +160,6 @@ func (rt *gpuRuntime) Close() error {
 type gpuModule struct {
 	rt    *gpuRuntime
 	image []byte // NUL-terminated just past its end
-	key   [32]byte
-	refs  int
 	gen   int
 	mod   unsafe.Pointer
 	fns   map[string]unsafe.Pointer
@@ -236,11 +229,10 @@ func (m *gpuModule) Time(ctx context.Context, warmup, repeats int, kernel string
 }
 
 func (m *gpuModule) Close() error {
-	m.refs--
-	if m.refs > 0 {
-		return nil
+	if !m.rt.mods[m] {
+		return nil // closed already
 	}
-	delete(m.rt.mods, m.key)
+	delete(m.rt.mods, m)
 	if m.gen == m.rt.gen && m.mod != nil {
 		return m.rt.unloadModule(m.mod)
 	}

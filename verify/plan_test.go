@@ -15,7 +15,7 @@ import (
 func TestRunStickyFaultThenGoodCase(t *testing.T) {
 	rt := NewFakeRuntime()
 	rt.Fail = map[string]error{"oob": &Error{API: "cuEventQuery", Code: 700, Name: "CUDA_ERROR_ILLEGAL_ADDRESS"}}
-	rep, err := Run(context.Background(), rt, []*Case{addCase("oob", 10), addCase("next", 10)}, RunOptions{Load: fakeLoad(rt)})
+	rep, err := Run(context.Background(), rt, []*Case{addCase("oob", 10), addCase("next", 10)}, RunOptions{Image: fakeImage})
 	var ce *CaseError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, 1, ce.Failed)

@@ -9,9 +9,13 @@ import (
 
 // RunOptions controls Run.
 type RunOptions struct {
-	// Load returns the module for a suite source (e.g. "binary.hip"); Run
-	// calls it once per module. Required.
-	Load func(ctx context.Context, module string) (Module, error)
+	// Image returns the image of a suite source (e.g. "binary.hip"); Run
+	// calls it once per module, the first time a case needs it, and loads
+	// the result through Store. Required.
+	Image func(ctx context.Context, module string) (Image, error)
+	// Store is the module store to load into (nil: one of Run's own,
+	// closed when Run returns).
+	Store *Store
 	// Warmup and Repeats control timing; Repeats 0 skips timing.
 	Warmup, Repeats int
 	// LaunchTimeout bounds each launch (default 20s): a kernel that hangs
@@ -128,8 +132,12 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 	defer cancel()
 	sh := newSharing(cases)
 	s := &suiteRun{o: o, total: len(cases), rep: &Report{Device: rt.Device()}, sh: sh,
-		r:    newRunner(rt, RunnerOptions{Warmup: o.Warmup, Repeats: o.Repeats, LaunchTimeout: o.LaunchTimeout, Tol: o.Tol}, sh),
-		mods: map[string]Module{}, modErr: map[string]error{}}
+		r:     newRunner(rt, RunnerOptions{Warmup: o.Warmup, Repeats: o.Repeats, LaunchTimeout: o.LaunchTimeout, Tol: o.Tol}, sh),
+		store: o.Store}
+	if s.store == nil {
+		s.store = NewStore(rt)
+		defer s.store.Close()
+	}
 	defer s.close()
 	idleSince := time.Now()
 	for p := range produce(ctx, cases, sh) {
@@ -188,8 +196,7 @@ type suiteRun struct {
 	rep      *Report
 	r        *Runner
 	sh       *sharing
-	mods     map[string]Module
-	modErr   map[string]error
+	store    *Store
 	firstErr string
 	// Cases whose outputs are still being compared on the CPU while the
 	// device side goes on; they are finished (counted, reported) in order.
@@ -249,19 +256,11 @@ func (s *suiteRun) module(ctx context.Context, name string) (Module, error) {
 	if s.r.lost != nil {
 		return nil, s.r.lost
 	}
-	if m, ok := s.mods[name]; ok {
-		return m, nil
-	}
-	if err := s.modErr[name]; err != nil {
-		return nil, err
-	}
-	m, err := s.o.Load(ctx, name)
+	l, err := s.store.Get(ctx, name, func(ctx context.Context) (Image, error) { return s.o.Image(ctx, name) })
 	if err != nil {
-		s.modErr[name] = err
 		return nil, err
 	}
-	s.mods[name] = m
-	return m, nil
+	return l.Module, nil
 }
 
 // finishOne waits for the oldest pending comparison and reports its case.
@@ -301,9 +300,6 @@ func (s *suiteRun) close() {
 		if pc.finish != nil {
 			pc.finish()
 		}
-	}
-	for _, m := range s.mods {
-		m.Close()
 	}
 	s.r.Close()
 }

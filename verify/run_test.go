@@ -31,14 +31,12 @@ func addCase(name string, n int) *Case {
 		Bytes: int64(12 * n), Elems: int64(n)}
 }
 
-func fakeLoad(rt *FakeRuntime) func(context.Context, string) (Module, error) {
-	return func(context.Context, string) (Module, error) { return rt.Load([]byte("src")) }
-}
+func fakeImage(context.Context, string) (Image, error) { return Image{Data: []byte("src")}, nil }
 
 func TestRunPassMismatchAndTiming(t *testing.T) {
 	rt := NewFakeRuntime()
 	rt.Wrong = map[string]FakeWrong{"bad": {Index: 5, Value: -1}}
-	rep, err := Run(context.Background(), rt, []*Case{addCase("good", 100), addCase("bad", 100)}, RunOptions{Load: fakeLoad(rt), Warmup: 1, Repeats: 4})
+	rep, err := Run(context.Background(), rt, []*Case{addCase("good", 100), addCase("bad", 100)}, RunOptions{Image: fakeImage, Warmup: 1, Repeats: 4})
 	var me *MismatchError
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, 1, me.Failed)
@@ -64,7 +62,7 @@ func TestRunHungKernelTimesOut(t *testing.T) {
 	rt := NewFakeRuntime()
 	rt.Hang = map[string]bool{"hang": true}
 	start := time.Now()
-	rep, err := Run(context.Background(), rt, []*Case{addCase("hang", 10), addCase("after", 10)}, RunOptions{Load: fakeLoad(rt), LaunchTimeout: 50 * time.Millisecond})
+	rep, err := Run(context.Background(), rt, []*Case{addCase("hang", 10), addCase("after", 10)}, RunOptions{Image: fakeImage, LaunchTimeout: 50 * time.Millisecond})
 	var ce *CaseError
 	require.ErrorAs(t, err, &ce)
 	assert.Less(t, time.Since(start), 10*time.Second)
@@ -78,7 +76,7 @@ func TestRunHungKernelTimesOut(t *testing.T) {
 func TestRunStickyFaultWhenResetFails(t *testing.T) {
 	rt := &resetFails{NewFakeRuntime()}
 	rt.Fail = map[string]error{"oob": &Error{API: "cuEventQuery", Code: 700, Name: "CUDA_ERROR_ILLEGAL_ADDRESS"}}
-	rep, err := Run(context.Background(), rt, []*Case{addCase("oob", 10), addCase("next", 10)}, RunOptions{Load: fakeLoad(rt.FakeRuntime)})
+	rep, err := Run(context.Background(), rt, []*Case{addCase("oob", 10), addCase("next", 10)}, RunOptions{Image: fakeImage})
 	var ce *CaseError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, 2, ce.Failed)
@@ -93,7 +91,7 @@ func TestRunCancelled(t *testing.T) {
 	rt := NewFakeRuntime()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Run(ctx, rt, []*Case{addCase("a", 10)}, RunOptions{Load: fakeLoad(rt)})
+	_, err := Run(ctx, rt, []*Case{addCase("a", 10)}, RunOptions{Image: fakeImage})
 	require.ErrorIs(t, err, context.Canceled)
 }
 
@@ -118,7 +116,7 @@ func TestRunSharesInputsAndReferences(t *testing.T) {
 		c.RefKey = "add/a/64/b/64"
 		cases = append(cases, c)
 	}
-	rep, err := Run(context.Background(), rt, cases, RunOptions{Load: fakeLoad(rt)})
+	rep, err := Run(context.Background(), rt, cases, RunOptions{Image: fakeImage})
 	var me *MismatchError
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, 1+3, refs, "one reference for the three cases (plus the fake's three launches, which run it as the kernel)")
@@ -142,7 +140,7 @@ func TestRunReusesAndFreesPinnedOutputs(t *testing.T) {
 	for _, name := range []string{"c1", "c2", "c3", "c4", "c5", "c6"} {
 		cases = append(cases, addCase(name, 1<<18)) // 1 MiB outputs
 	}
-	rep, err := Run(context.Background(), rt, cases, RunOptions{Load: fakeLoad(rt)})
+	rep, err := Run(context.Background(), rt, cases, RunOptions{Image: fakeImage})
 	require.NoError(t, err)
 	assert.Equal(t, 6, rep.Passed)
 	assert.LessOrEqual(t, rt.PinnedAllocs, comparesInFlight+1, "one buffer per case whose comparison is in flight")

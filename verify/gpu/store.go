@@ -20,25 +20,16 @@ type Source struct {
 	Code    *Code
 }
 
-// Device is one opened GPU with its module store. It is safe for
-// concurrent use: the runtime underneath is not, so every call into it
-// holds one lock; looking up a function that is already loaded takes only
-// a read lock.
+// Device is one opened GPU over verify's module store ([verify.Store],
+// rocmk's one loader and module cache: verify and port load through it
+// too). It is safe for concurrent use: the runtime underneath is not, so
+// every call into it holds the store's runtime lock.
 type Device struct {
-	rt  verify.Runtime
-	rtc Builder
-	rmu sync.Mutex // the runtime's lock
+	store *verify.Store
+	rtc   Builder
 
 	mu      sync.RWMutex
 	sources map[string]Source
-	mods    map[string]*loaded
-	fns     map[[2]string]*Function
-}
-
-type loaded struct {
-	mod     verify.Module
-	explain string
-	kernels map[string]bool // nil: unknown
 }
 
 // Function is a kernel of a loaded module.
@@ -69,11 +60,11 @@ func Open(backend string, index int, getenv func(string) string, rtc Builder) (*
 
 // New wraps an opened runtime (tests pass verify's fake).
 func New(rt verify.Runtime, rtc Builder) *Device {
-	return &Device{rt: rt, rtc: rtc, sources: map[string]Source{}, mods: map[string]*loaded{}, fns: map[[2]string]*Function{}}
+	return &Device{store: verify.NewStore(rt), rtc: rtc, sources: map[string]Source{}}
 }
 
 // Info is the opened device.
-func (d *Device) Info() verify.Device { return d.rt.Device() }
+func (d *Device) Info() verify.Device { return d.store.Runtime().Device() }
 
 // Add registers module's source; it is loaded on the first Function call.
 func (d *Device) Add(module string, s Source) {
@@ -83,78 +74,48 @@ func (d *Device) Add(module string, s Source) {
 }
 
 // Function returns kernel name of module, loading the module on first use:
-// later calls, from any goroutine, only look it up.
+// later calls, from any goroutine, only look it up in the store.
 func (d *Device) Function(module, name string) (*Function, error) {
-	k := [2]string{module, name}
 	d.mu.RLock()
-	f := d.fns[k]
+	src, ok := d.sources[module]
 	d.mu.RUnlock()
-	if f != nil {
-		return f, nil
+	if !ok {
+		return nil, fmt.Errorf("module %q: not added", module)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if f := d.fns[k]; f != nil {
-		return f, nil
-	}
-	m, err := d.loadLocked(module)
+	m, err := d.store.Get(context.Background(), module, func(context.Context) (verify.Image, error) {
+		image, explain, err := d.image(module, src)
+		return verify.Image{Data: image, Explain: explain, Kernels: kernelsOf(image)}, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	if m.kernels != nil && !m.kernels[name] {
-		names := make([]string, 0, len(m.kernels))
-		for k := range m.kernels {
+	if m.Kernels != nil && !m.Kernels[name] {
+		names := make([]string, 0, len(m.Kernels))
+		for k := range m.Kernels {
 			names = append(names, k)
 		}
 		sort.Strings(names)
 		return nil, fmt.Errorf("module %q has no kernel %q (it has %s)", module, name, strings.Join(names, ", "))
 	}
-	f = &Function{d: d, mod: m.mod, Module: module, Name: name}
-	d.fns[k] = f
-	return f, nil
+	return &Function{d: d, mod: m.Module, Module: module, Name: name}, nil
 }
 
 // Explain says which object module was loaded from, and why ("" before it
 // was loaded).
 func (d *Device) Explain(module string) string {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if m := d.mods[module]; m != nil {
-		return m.explain
+	if m := d.store.Loaded(module); m != nil {
+		return m.Explain
 	}
 	return ""
-}
-
-// loadLocked loads module once (d.mu held).
-func (d *Device) loadLocked(module string) (*loaded, error) {
-	if m := d.mods[module]; m != nil {
-		return m, nil
-	}
-	src, ok := d.sources[module]
-	if !ok {
-		return nil, fmt.Errorf("module %q: not added", module)
-	}
-	image, explain, err := d.image(module, src)
-	if err != nil {
-		return nil, err
-	}
-	d.rmu.Lock()
-	mod, err := d.rt.Load(image)
-	d.rmu.Unlock()
-	if err != nil {
-		return nil, fmt.Errorf("module %q: %s: %w", module, explain, err)
-	}
-	m := &loaded{mod: mod, explain: explain, kernels: kernelsOf(image)}
-	d.mods[module] = m
-	return m, nil
 }
 
 // image chooses a shipped object for the device, else compiles src.Code
 // for the device's exact target.
 func (d *Device) image(module string, src Source) ([]byte, string, error) {
-	arch := d.rt.Device().Arch
+	rt := d.store.Runtime()
+	arch := rt.Device().Arch
 	var why error
-	if d.rt.Name() == "cuda" { // shipped objects are AMDGPU code objects
+	if rt.Name() == "cuda" { // shipped objects are AMDGPU code objects
 		why = fmt.Errorf("device %s: shipped AMDGPU objects do not run on NVIDIA", arch)
 	} else {
 		ch, err := Choose(arch, src.Objects)
@@ -198,48 +159,32 @@ func kernelsOf(image []byte) map[string]bool {
 
 // Launch runs the kernel and waits for it.
 func (f *Function) Launch(ctx context.Context, grid, block verify.Dim3, sharedBytes int, args ...verify.Arg) error {
-	f.d.rmu.Lock()
-	defer f.d.rmu.Unlock()
-	return f.mod.Launch(ctx, f.Name, grid, block, sharedBytes, args...)
+	return f.d.store.Do(func(verify.Runtime) error { return f.mod.Launch(ctx, f.Name, grid, block, sharedBytes, args...) })
 }
 
 // Alloc allocates n bytes of device memory.
-func (d *Device) Alloc(n int) (verify.DevPtr, error) {
-	d.rmu.Lock()
-	defer d.rmu.Unlock()
-	return d.rt.Alloc(n)
+func (d *Device) Alloc(n int) (p verify.DevPtr, err error) {
+	err = d.store.Do(func(rt verify.Runtime) error { p, err = rt.Alloc(n); return err })
+	return p, err
 }
 
 // Free frees an allocation.
 func (d *Device) Free(p verify.DevPtr) error {
-	d.rmu.Lock()
-	defer d.rmu.Unlock()
-	return d.rt.Free(p)
+	return d.store.Do(func(rt verify.Runtime) error { return rt.Free(p) })
 }
 
 // CopyIn copies host bytes to the device.
 func (d *Device) CopyIn(dst verify.DevPtr, src []byte) error {
-	d.rmu.Lock()
-	defer d.rmu.Unlock()
-	return d.rt.CopyIn(dst, src)
+	return d.store.Do(func(rt verify.Runtime) error { return rt.CopyIn(dst, src) })
 }
 
 // CopyOut copies device bytes to the host.
 func (d *Device) CopyOut(dst []byte, src verify.DevPtr) error {
-	d.rmu.Lock()
-	defer d.rmu.Unlock()
-	return d.rt.CopyOut(dst, src)
+	return d.store.Do(func(rt verify.Runtime) error { return rt.CopyOut(dst, src) })
 }
 
 // Close unloads every module and closes the runtime.
 func (d *Device) Close() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.rmu.Lock()
-	defer d.rmu.Unlock()
-	for _, m := range d.mods {
-		_ = m.mod.Close()
-	}
-	d.mods, d.fns = map[string]*loaded{}, map[[2]string]*Function{}
-	return d.rt.Close()
+	_ = d.store.Close()
+	return d.store.Do(func(rt verify.Runtime) error { return rt.Close() })
 }

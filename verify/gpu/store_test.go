@@ -48,7 +48,7 @@ func TestFunctionLoadsOnce(t *testing.T) {
 		require.NoError(t, errs[i])
 	}
 	assert.Equal(t, 1, rt.Loads, "one module load for 64 callers")
-	assert.Same(t, got[0], got[1])
+	assert.Same(t, got[0].mod, got[1].mod, "one module shared")
 	assert.Equal(t, "vsub", got[7].Name)
 	assert.Contains(t, d.Explain("vadd"), "chose gfx90a from embedded (compatible")
 

@@ -7,6 +7,7 @@ package port
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -142,6 +143,8 @@ func Run(ctx context.Context, groups []Group, o Options) (*Report, error) {
 			rep.EnvErr = r.envErr
 		} else {
 			defer rt.Close()
+			r.store = verify.NewStore(rt)
+			defer r.store.Close()
 			d := rt.Device()
 			rep.Device = &d
 		}
@@ -173,6 +176,7 @@ type runner struct {
 	o      Options
 	work   string
 	rt     verify.Runtime // nil: nothing runs
+	store  *verify.Store  // rt's modules
 	envErr error          // why rt is nil
 }
 
@@ -411,11 +415,16 @@ func (r *runner) runOnDevice(ctx context.Context, s compile.ImageSource, src *So
 	if p := PlatformOf(r.rt); p == compile.AMD || p == compile.NVIDIA {
 		r.parity(s.Tree, s.Tree.File(src.File), src, r.rt.Device().Arch, devKernels)
 	}
-	mod, err := r.rt.Load(img.Data)
+	// The store's key is the image's content: a source of the same name
+	// built differently is another module.
+	key := fmt.Sprintf("%s@%x", name, sha256.Sum256(img.Data))
+	l, err := r.store.Get(ctx, key, func(context.Context) (verify.Image, error) {
+		return verify.Image{Data: img.Data, Explain: "built by " + img.Compiler}, nil
+	})
 	if err != nil {
 		return fmt.Errorf("%s: loading the device image: %w", name, err)
 	}
-	defer mod.Close()
+	mod := l.Module
 	for i, s := range specs {
 		if err := r.runSpec(ctx, s, verdicts[i], mod, devKernels); err != nil {
 			return err
