@@ -234,6 +234,9 @@ func (s *Session) Build(ctx context.Context, r Request, o BuildOptions) (*Report
 		}
 	}
 	rep, err := b.Build(ctx, r)
+	if b.Remote != nil && ctx.Err() != nil {
+		b.Remote.Exec.Sweep() // no job of a cancelled build is left behind
+	}
 	if rep != nil && !o.DryRun && !o.Fetch && !errors.Is(err, context.Canceled) {
 		s.record(rep)
 	}

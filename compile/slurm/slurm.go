@@ -114,12 +114,11 @@ type Executor struct {
 	Name string // job name of this build's jobs (New: rocmk-<pid>-<random>)
 	Warn func(format string, a ...any)
 
-	slots    chan struct{}
-	mu       sync.Mutex
-	down     error // set once: every later job goes local
-	warned   bool
-	cancel   sync.Once
-	canceled bool
+	slots  chan struct{}
+	mu     sync.Mutex
+	down   error // set once: every later job goes local
+	warned bool
+	cancel sync.Once
 }
 
 // New makes an executor with defaults filled in.
@@ -285,18 +284,24 @@ func (e *Executor) classify(out, stderr []byte, code int, err error) (string, er
 func (e *Executor) CancelAll() {
 	e.cancel.Do(func() {
 		e.mu.Lock()
-		e.canceled = true
 		if e.down == nil {
 			e.down = errors.New("slurm: cancelled")
 		}
 		e.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, stderr, code, err := e.Run.Run(ctx, []string{"scancel", "--name=" + e.Name, "--user=" + currentUser()})
-		if err != nil || code != 0 {
-			e.Warn("slurm: scancel --name=%s: exit %d %v %s", e.Name, code, err, firstLine(stderr))
-		}
+		e.Sweep()
 	})
+}
+
+// Sweep cancels whatever job of this build is still queued or running
+// (scancel --name): after a cancelled build's last srun has returned, it
+// catches a job submitted while CancelAll ran.
+func (e *Executor) Sweep() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, stderr, code, err := e.Run.Run(ctx, []string{"scancel", "--name=" + e.Name, "--user=" + currentUser()})
+	if err != nil || code != 0 {
+		e.Warn("slurm: scancel --name=%s: exit %d %v %s", e.Name, code, err, firstLine(stderr))
+	}
 }
 
 func currentUser() string {
