@@ -6,6 +6,7 @@ package slurm
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -29,12 +30,16 @@ const (
 
 // Options are the [slurm] table of rocmk.toml.
 type Options struct {
-	Partition   string `toml:"partition"`
-	Account     string `toml:"account"`
-	Time        string `toml:"time"`          // srun --time (minutes, or [days-]hh:mm:ss)
-	CPUs        int    `toml:"cpus_per_job"`  // srun --cpus-per-task (default 1)
-	MaxInFlight int    `toml:"max_in_flight"` // jobs submitted at once (default 8)
-	Retries     int    `toml:"retries"`       // re-submissions of a killed job (default 2)
+	Partition string `toml:"partition"`
+	Account   string `toml:"account"`
+	Time      string `toml:"time"`         // srun --time (minutes, or [days-]hh:mm:ss)
+	CPUs      int    `toml:"cpus_per_job"` // srun --cpus-per-task (default 1)
+	// MaxInFlight caps the jobs submitted at once (default: the
+	// partition's CPUs / CPUs per job, as Check reads them; 8 before).
+	// More than the cluster runs at once wait in the queue, and a queued
+	// job starts ~1.3 s after a slot frees (docs/build.md, measured).
+	MaxInFlight int `toml:"max_in_flight"`
+	Retries     int `toml:"retries"` // re-submissions of a killed job (default 2)
 	// Wait is how long a job may wait for resources before Slurm counts as
 	// full (srun --immediate, seconds; default 60).
 	Wait int `toml:"wait_seconds"`
@@ -126,9 +131,6 @@ func New(o Options, run Runner, warn func(string, ...any)) *Executor {
 	if o.CPUs <= 0 {
 		o.CPUs = 1
 	}
-	if o.MaxInFlight <= 0 {
-		o.MaxInFlight = 8
-	}
 	if o.Retries < 0 {
 		o.Retries = 0
 	} else if o.Retries == 0 {
@@ -146,13 +148,13 @@ func New(o Options, run Runner, warn func(string, ...any)) *Executor {
 	var r [4]byte
 	_, _ = rand.Read(r[:])
 	return &Executor{Opt: o, Run: run, Warn: warn, Name: fmt.Sprintf("rocmk-%d-%s", os.Getpid(), hex.EncodeToString(r[:])),
-		slots: make(chan struct{}, o.MaxInFlight)}
+		slots: make(chan struct{}, cmp.Or(o.MaxInFlight, 8))}
 }
 
 // Check asks the controller for the partitions (sinfo): an error makes
 // the executor unavailable, with its one warning.
 func (e *Executor) Check(ctx context.Context) ([]string, error) {
-	argv := []string{"sinfo", "-h", "-o", "%P %a %D"}
+	argv := []string{"sinfo", "-h", "-o", "%P %a %D %C"}
 	if e.Opt.Partition != "" {
 		argv = append(argv, "-p", e.Opt.Partition)
 	}
@@ -167,7 +169,32 @@ func (e *Executor) Check(ctx context.Context) ([]string, error) {
 		e.setDown(err)
 		return nil, e.Down()
 	}
-	return strings.Split(strings.TrimSpace(string(out)), "\n"), nil
+	parts := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if e.Opt.MaxInFlight <= 0 {
+		e.Opt.MaxInFlight = 8
+		if cpus := totalCPUs(parts); cpus > 0 {
+			e.Opt.MaxInFlight = max(1, cpus/e.Opt.CPUs)
+		}
+		e.slots = make(chan struct{}, e.Opt.MaxInFlight)
+	}
+	return parts, nil
+}
+
+// totalCPUs sums the last field of sinfo's "%C" (allocated/idle/other/
+// total) over the partitions listed.
+func totalCPUs(parts []string) int {
+	n := 0
+	for _, p := range parts {
+		f := strings.Fields(p)
+		if len(f) == 0 {
+			continue
+		}
+		c := strings.Split(f[len(f)-1], "/")
+		if t, err := strconv.Atoi(c[len(c)-1]); err == nil && len(c) == 4 {
+			n += t
+		}
+	}
+	return n
 }
 
 // Down is why the executor stopped submitting (nil: it has not).

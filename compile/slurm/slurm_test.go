@@ -159,13 +159,14 @@ func TestDownOrFullWarnsOnceAndStopsSubmitting(t *testing.T) {
 }
 
 func TestCheckReadsThePartitions(t *testing.T) {
-	e, r, _ := newTest(Options{Partition: "gpu"}, func(ctx context.Context, argv []string) ([]byte, []byte, int, error) {
-		return []byte("gpu up 4\n"), nil, 0, nil
+	e, r, _ := newTest(Options{Partition: "gpu", CPUs: 2}, func(ctx context.Context, argv []string) ([]byte, []byte, int, error) {
+		return []byte("gpu up 4 3/13/0/16\n"), nil, 0, nil
 	})
 	parts, err := e.Check(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, []string{"gpu up 4"}, parts)
-	assert.Equal(t, []string{"sinfo", "-h", "-o", "%P %a %D", "-p", "gpu"}, r.calls[0])
+	assert.Equal(t, []string{"gpu up 4 3/13/0/16"}, parts)
+	assert.Equal(t, []string{"sinfo", "-h", "-o", "%P %a %D %C", "-p", "gpu"}, r.calls[0])
+	assert.Equal(t, 8, e.Opt.MaxInFlight, "16 CPUs, 2 per job: 8 in flight, none queued")
 
 	down, _, warnings := newTest(Options{}, func(ctx context.Context, argv []string) ([]byte, []byte, int, error) {
 		return nil, []byte("slurm_load_partitions: Unable to contact slurm controller (connect failure)"), 1, nil
