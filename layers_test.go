@@ -23,9 +23,9 @@ var layers = [][]string{
 	{"kernels"},
 	{"verify/port"},
 	{"compile", "verify/spec"},
-	{"compile/toolchain", "compile/bundle", "compile/embedding", "hipify", "cache/remote", "cache/remote/remotetest", "verify"},
+	{"compile/toolchain", "compile/slurm", "compile/bundle", "compile/embedding", "hipify", "cache/remote", "cache/remote/remotetest", "verify"},
 	// Leaves: nothing of rocmk but what is listed below them.
-	{"cache", "inspect", "compile/slurm", "compile/runner", "compile/par", "compile/includes", "compile/rspfile", "hipify/gen", "kernels/cuda"},
+	{"cache", "inspect", "compile/runner", "compile/par", "compile/includes", "compile/rspfile", "hipify/gen", "kernels/cuda"},
 	{"cache/safefile"},
 }
 

@@ -123,6 +123,28 @@ func TestSlurmExecutor(t *testing.T) {
 	assert.Equal(t, again.Summary.Jobs, again.Summary.Hits, "the second build is all cache hits")
 	assert.Zero(t, again.Summary.Compiled)
 
+	t.Run("doctor probes the node", func(t *testing.T) {
+		cmd := exec.Command(rocmkBinary(t), "--json", "--cache-dir", filepath.Join(tmp, "cache"), "doctor", "--arch", "gfx90a")
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.Output()
+		require.NoError(t, err)
+		var d struct {
+			Executor struct {
+				Partitions     []string `json:"partitions"`
+				Node           string   `json:"node"`
+				ToolchainMatch *bool    `json:"toolchain_match"`
+				Error          string   `json:"error"`
+			} `json:"executor"`
+		}
+		require.NoError(t, json.Unmarshal(out, &d), "%s", out)
+		require.Len(t, d.Executor.Partitions, 1)
+		assert.Contains(t, d.Executor.Partitions[0], "rocmk")
+		require.NotNil(t, d.Executor.ToolchainMatch, d.Executor.Error)
+		assert.True(t, *d.Executor.ToolchainMatch)
+		assert.NotEmpty(t, d.Executor.Node)
+	})
+
 	t.Run("slurmd killed mid-plan", func(t *testing.T) {
 		cmd, stdout, stderr := slurmBuild(t, env, filepath.Join(tmp, "cache-kill"), filepath.Join(tmp, "kill"), "gfx90a", "--executor", "slurm")
 		require.NoError(t, cmd.Start())

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -39,6 +40,8 @@ type WorkerSpec struct {
 	Layout      string   `json:"layout,omitempty"`
 	Clang       string   `json:"clang,omitempty"`
 	CacheDir    string   `json:"cache_dir"`
+	// Probe only compares the toolchain identity (doctor): no compile.
+	Probe bool `json:"probe,omitempty"`
 }
 
 // Remote sends the jobs that miss the cache to a cluster.
@@ -147,6 +150,9 @@ func runWorker(ctx context.Context, arg string) (int, error) {
 	if id != spec.ToolchainID {
 		return slurm.ExitMismatch, fmt.Errorf("toolchain identity %s (%s) is not the planner's %s: this node has another ROCm", short(id), tc.Name(), short(spec.ToolchainID))
 	}
+	if spec.Probe {
+		return 0, nil
+	}
 	base, err := b.baseKey(tc, id, j)
 	if err != nil {
 		return slurm.ExitWorker, err
@@ -171,4 +177,90 @@ func short(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// ExecutorCheck is what doctor shows of the Slurm executor.
+type ExecutorCheck struct {
+	Executor   string   `json:"executor"` // the project's ("" = local)
+	Srun       string   `json:"srun"`     // where srun is
+	Partitions []string `json:"partitions,omitempty"`
+	Node       string   `json:"node,omitempty"` // the node a probe job ran on
+	// ToolchainMatch: the node's toolchain identity is this machine's
+	// (nil: not probed).
+	ToolchainMatch *bool  `json:"toolchain_match,omitempty"`
+	Error          string `json:"error,omitempty"`
+}
+
+// CheckExecutor is doctor's look at Slurm, when srun is on PATH or the
+// project (./rocmk.toml) asks for it (nil: neither): the partitions, and
+// one probe job whose worker compares the node's toolchain identity for
+// the first of targets with this machine's, compiling nothing.
+func (s *Session) CheckExecutor(ctx context.Context, targets []string) *ExecutorCheck {
+	c := &ExecutorCheck{}
+	var o slurm.Options
+	p, _ := FindProject("") // a bad rocmk.toml is build's to report
+	if p != nil {
+		c.Executor, o = p.Executor, p.Slurm
+	}
+	look := s.o.LookPath
+	switch {
+	case look != nil:
+	case s.o.Root != "": // a test's fake machine: no PATH search (as FindOptions)
+		look = func(string) (string, error) { return "", errors.New("no PATH search under Root") }
+	default:
+		look = exec.LookPath
+	}
+	c.Srun, _ = look("srun")
+	if c.Srun == "" && c.Executor != "slurm" {
+		return nil
+	}
+	if c.Srun == "" {
+		c.Error = "srun not found: builds with executor slurm compile locally"
+		return c
+	}
+	e := slurm.New(o, nil, nil)
+	var err error
+	if c.Partitions, err = e.Check(ctx); err != nil {
+		c.Error = err.Error()
+		return c
+	}
+	if len(targets) == 0 {
+		c.Error = "no target to probe the nodes' toolchain with (--arch)"
+		return c
+	}
+	t, err := inspect.ParseTarget(targets[0])
+	if err != nil {
+		c.Error = err.Error()
+		return c
+	}
+	r, err := s.remote(ctx, Request{Slurm: o})
+	if err != nil || r == nil {
+		c.Error = fmt.Sprint("no probe: ", err)
+		return c
+	}
+	b, err := s.Builder(BuildOptions{})
+	var id string
+	if err == nil {
+		_, id, err = b.toolchain(ctx, t)
+	}
+	if err != nil {
+		c.Error = err.Error()
+		return c
+	}
+	spec := r.Spec
+	spec.Target, spec.ToolchainID, spec.Probe = t.String(), id, true
+	arg, _ := json.Marshal(spec)
+	c.Node, err = e.Compile(ctx, []string{r.Self, WorkerCommand, base64.StdEncoding.EncodeToString(arg)})
+	var me *slurm.MismatchError
+	switch {
+	case errors.As(err, &me):
+		c.ToolchainMatch = new(bool)
+		c.Error = me.Error()
+	case err != nil:
+		c.Error = err.Error()
+	default:
+		c.ToolchainMatch = new(bool)
+		*c.ToolchainMatch = true
+	}
+	return c
 }

@@ -13,12 +13,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rocmk/rocmk/compile/runner"
 )
 
 // Worker exit codes: what a job's srun returns when the worker ran.
@@ -53,37 +54,25 @@ type Runner interface {
 	Run(ctx context.Context, argv []string) (stdout, stderr []byte, code int, err error)
 }
 
-// ExecRunner runs the commands (err: the program could not start).
+// ExecRunner runs the commands through runner.ExecRunner (the one place
+// rocmk starts programs, each in its own process group: a terminal's
+// Ctrl-C reaches rocmk, which scancels, not srun). A cancelled ctx kills a
+// program only when it has not exited 30 s later. err: it could not start.
 type ExecRunner struct{}
 
-// Run runs argv to its end (see Runner): the context only bounds a
-// program that does not exit 30 s after it is cancelled.
+// Run runs argv to its end (see Runner).
 func (ExecRunner) Run(ctx context.Context, argv []string) ([]byte, []byte, int, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		return nil, nil, -1, err
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		select {
-		case err = <-done:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			err = <-done
-		}
-	}
+	run, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(30*time.Second, cancel) })
+	defer stop()
+	out, err := runner.ExecRunner{}.Run(run, runner.Cmd{Argv: argv})
 	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code, err = ee.ExitCode(), nil
+	var ec interface{ ExitCode() int }
+	if errors.As(err, &ec) {
+		code, err = ec.ExitCode(), nil
 	}
-	return out.Bytes(), errb.Bytes(), code, err
+	return out.Stdout, out.Stderr, code, err
 }
 
 // ErrUnavailable says Slurm is down or full: the build goes on locally.
@@ -158,6 +147,12 @@ func (e *Executor) Check(ctx context.Context) ([]string, error) {
 	if e.Opt.Partition != "" {
 		argv = append(argv, "-p", e.Opt.Partition)
 	}
+	if _, ok := e.Run.(ExecRunner); ok {
+		if err := confMissing(); err != nil {
+			e.setDown(err)
+			return nil, e.Down()
+		}
+	}
 	out, stderr, code, err := e.Run.Run(ctx, argv)
 	if err == nil && code != 0 {
 		err = fmt.Errorf("sinfo: exit %d: %s", code, firstLine(stderr))
@@ -195,6 +190,19 @@ func totalCPUs(parts []string) int {
 		}
 	}
 	return n
+}
+
+// confMissing says why the Slurm tools have no configuration: without
+// one, sinfo retries for 60 s before it fails.
+func confMissing() error {
+	conf := os.Getenv("SLURM_CONF")
+	if conf == "" {
+		conf = "/etc/slurm/slurm.conf"
+	}
+	if _, err := os.Stat(conf); err != nil {
+		return fmt.Errorf("no Slurm configuration (%v; set SLURM_CONF)", err)
+	}
+	return nil
 }
 
 // Down is why the executor stopped submitting (nil: it has not).
