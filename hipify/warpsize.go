@@ -148,7 +148,7 @@ func (t *translator) warp() *warpState {
 			ws.aliases[t.toks[p].lit] = ""
 		}
 	}
-	for i := range t.toks {
+	for i := 0; len(ws.aliases) > 0 && i < len(t.toks); i++ {
 		tk := &t.toks[i]
 		bad, ok := ws.aliases[tk.lit]
 		if !ok || bad != "" || tk.kind != IDENT || tk.pp != "" || tk.skip || t.isMember(i) {
