@@ -195,10 +195,15 @@ func (t *translator) constantContext(i int) (string, int) {
 	return "", -1
 }
 
-// declarator reports whether the [ at i follows "T name" (a declaration,
-// not an index: return a[i] is one).
+// declarator reports whether the [ at i follows "T name" or "T name[...]"
+// (a declaration, not an index: return a[i] is one).
 func (t *translator) declarator(i int) bool {
 	n := t.prev(i)
+	for t.isPunct(n, "]") { // T name[2][warpSize]
+		for n = t.prev(n); n >= 0 && !t.isPunct(n, "[") && !t.isPunct(n, ";"); n = t.prev(n) {
+		}
+		n = t.prev(n)
+	}
 	ty := t.prev(n)
 	if !t.isIdent(n) || !t.isIdent(ty) {
 		return false

@@ -114,12 +114,16 @@ func TestWarpSizeConstant(t *testing.T) {
 // variable of that name, and warpSize in a run-time expression.
 func TestWarpSizeNotAConstant(t *testing.T) {
 	src := `void h(cudaDeviceProp prop) { int warpSize = prop.warpSize; constexpr int n = sizeof(int); }
-__device__ int d(int x) { return x % warpSize + (x < warpSize); }
+__device__ int d(int* x) { return x[warpSize] % warpSize + (x[0] < warpSize) + x[1 + warpSize]; }
 `
 	out, rep := tr(t, src, Options{})
 	assert.NotContains(t, out, "ROCMK_")
 	assert.Empty(t, warpDiags(rep.Hazards))
 	assert.Empty(t, rep.Translated)
+
+	// a bound after another bound is one too
+	out, _ = tr(t, "__global__ void k() { __shared__ float m[2][warpSize]; float n[4][2 * warpSize]; }\n", Options{})
+	assert.Contains(t, out, "__shared__ float m[2][ROCMK_WARP_SIZE]; float n[4][2 * ROCMK_WARP_SIZE]; }")
 }
 
 // #define NAME warpSize (vLLM's and mistral.rs's WARP_SIZE): the body is
