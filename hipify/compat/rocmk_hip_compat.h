@@ -715,6 +715,19 @@ ROCMK_HD __half2_raw __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t x, __nv_fp8
   return r;
 }
 
+#if HIP_VERSION >= 60200000 && __has_include(<hip/hip_fp8.h>)
+// HIP 6.2+ has cuda_fp8.h's classes under __hip_ names (OCP formats, the
+// same __x member and conversions): name those, as projects' own HIP
+// headers do (ggml's vendors/hip.h typedefs __nv_fp8_e4m3 the same way, and
+// an identical typedef is no redefinition, where a class of ours would be).
+#include <hip/hip_fp8.h>
+typedef __hip_fp8_e4m3 __nv_fp8_e4m3;
+typedef __hip_fp8_e5m2 __nv_fp8_e5m2;
+typedef __hip_fp8x2_e4m3 __nv_fp8x2_e4m3;
+typedef __hip_fp8x2_e5m2 __nv_fp8x2_e5m2;
+typedef __hip_fp8x4_e4m3 __nv_fp8x4_e4m3;
+typedef __hip_fp8x4_e5m2 __nv_fp8x4_e5m2;
+#else
 // HIP 6's bf16 type is not hip_bfloat16 (which HIP 5's typedef makes it):
 // the classes convert from and to both there.
 #if HIP_VERSION_MAJOR >= 6
@@ -800,6 +813,7 @@ ROCMK_FP8X2_CLASS(__nv_fp8x2_e5m2, __NV_E5M2)
 ROCMK_FP8X4_CLASS(__nv_fp8x4_e4m3, __NV_E4M3)
 ROCMK_FP8X4_CLASS(__nv_fp8x4_e5m2, __NV_E5M2)
 #undef ROCMK_FP8X4_CLASS
+#endif  // HIP 6.2's fp8 classes
 #endif
 #endif  // ROCMK_COMPAT_FP8
 
