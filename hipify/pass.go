@@ -183,6 +183,7 @@ func (t *translator) translateTokens() {
 			if tk.done {
 				continue
 			}
+			t.warpSizeUse(i)
 			if hazards {
 				t.identHazards(i)
 			}

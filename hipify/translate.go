@@ -62,6 +62,7 @@ const (
 	SevUnsupported = "unsupported"
 	SevHazard      = "hazard"
 	SevConditional = "conditional"
+	SevTranslated  = "translated"
 )
 
 // Diagnostic is something Translate could not do or that needs a human:
@@ -88,6 +89,9 @@ type Report struct {
 	// Conditionals are the preprocessor conditionals (and other uses) of
 	// CUDA's guard, version and arch macros, with what they became.
 	Conditionals []Diagnostic `json:"conditionals"`
+	// Translated are rewrites worth a look, with what they became (warpSize
+	// in a constant expression -> ROCMK_WARP_SIZE).
+	Translated []Diagnostic `json:"translated"`
 	// Compat lists the pieces of the compatibility header the file uses
 	// (CompatPieces), sorted; empty when it needs none.
 	Compat   []string      `json:"compat,omitempty"`
@@ -170,6 +174,7 @@ type translator struct {
 	templKernels map[string]bool // kernels declared as templates, and macros naming template kernels
 
 	compat       map[string]bool // compatibility pieces the file needs
+	ws           *warpState      // warpSize aliases and rewrites (warpsize.go)
 	idents       map[string]bool // identifiers of the file (for compatPiece.with)
 	defines      map[string]bool // compat names the file defines itself
 	compatBlock0 [2]int          // the file's own compat block [start, end), or {-1, -1}
@@ -182,7 +187,7 @@ type translator struct {
 // translation; binary input (a NUL byte) returns an *InputError.
 func Translate(name string, src []byte, opt Options) ([]byte, *Report, error) {
 	t0 := time.Now()
-	rep := &Report{File: name, Replaced: map[string]int{}, Unsupported: []Diagnostic{}, Hazards: []Diagnostic{}, Conditionals: []Diagnostic{}}
+	rep := &Report{File: name, Replaced: map[string]int{}, Unsupported: []Diagnostic{}, Hazards: []Diagnostic{}, Conditionals: []Diagnostic{}, Translated: []Diagnostic{}}
 	if err := checkText(name, src); err != nil {
 		return nil, rep, err
 	}
@@ -217,6 +222,7 @@ func Translate(name string, src []byte, opt Options) ([]byte, *Report, error) {
 	sort.SliceStable(rep.Unsupported, func(i, j int) bool { return rep.Unsupported[i].Pos.Offset < rep.Unsupported[j].Pos.Offset })
 	sort.SliceStable(rep.Hazards, func(i, j int) bool { return rep.Hazards[i].Pos.Offset < rep.Hazards[j].Pos.Offset })
 	sort.SliceStable(rep.Conditionals, func(i, j int) bool { return rep.Conditionals[i].Pos.Offset < rep.Conditionals[j].Pos.Offset })
+	sort.SliceStable(rep.Translated, func(i, j int) bool { return rep.Translated[i].Pos.Offset < rep.Translated[j].Pos.Offset })
 	rep.Duration = time.Since(t0)
 	return out, rep, nil
 }
@@ -266,6 +272,8 @@ func (t *translator) diag(p Pos, sev, code, name, msg string) {
 		t.rep.Unsupported = append(t.rep.Unsupported, d)
 	case SevConditional:
 		t.rep.Conditionals = append(t.rep.Conditionals, d)
+	case SevTranslated:
+		t.rep.Translated = append(t.rep.Translated, d)
 	default:
 		t.rep.Hazards = append(t.rep.Hazards, d)
 	}
