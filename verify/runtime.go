@@ -25,7 +25,10 @@
 //
 //	rt, err := verify.Open("auto", 0, os.Getenv)
 //	img, err := images.Build(ctx, rt.Name(), rt.Device().Arch, "vadd.hip", src) // a *compile.ImageBuilder
-//	mod, err := rt.Load(img.Data)
+//	l, err := verify.NewStore(rt).Get(ctx, "vadd", func(context.Context) (verify.Image, error) {
+//		return verify.Image{Data: img.Data}, nil
+//	})
+//	mod := l.Module
 //	a, _ := rt.Alloc(n * 4) // ... CopyIn ...
 //	err = mod.Launch(ctx, "vadd", verify.Dim3{X: blocks}, verify.Dim3{X: 256}, 0,
 //		verify.Ptr(a), verify.Ptr(b), verify.Ptr(c), verify.Int32(int32(n)))
@@ -195,8 +198,8 @@ type Runtime interface {
 	Name() string               // "hip" | "cuda" | "fake"
 	Devices() ([]Device, error) // every visible device
 	Device() Device             // the opened device
-	// Load loads a code object, bundle, cubin, fatbin or PTX image.
-	// Modules loaded from identical images are shared (ModuleStore).
+	// Load loads a code object, bundle, cubin, fatbin or PTX image. Only
+	// Store calls it: the Store is the one module cache.
 	Load(image []byte) (Module, error)
 	Alloc(n int) (DevPtr, error)
 	Free(DevPtr) error
