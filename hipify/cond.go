@@ -21,30 +21,30 @@ type condFrame struct {
 	taken        bool
 }
 
-// conditionals marks the tokens of inactive #if/#ifdef branches (only when
+// markInactive marks the tokens of inactive #if/#ifdef branches (only when
 // SkipExcluded is set; otherwise every branch is translated, as
 // hipify-clang does by default).
-func (t *translator) conditionals() {
-	if !t.opt.SkipExcluded {
+func (f *file) markInactive() {
+	if !f.opt.SkipExcluded {
 		return
 	}
 	defs := map[string]string{}
 	for k, v := range predefined {
 		defs[k] = v
 	}
-	for k, v := range t.opt.Defines {
+	for k, v := range f.opt.Defines {
 		defs[k] = v
 	}
 	var stack []condFrame
 	active := true
-	for i := 0; i < len(t.toks); i++ {
-		tk := &t.toks[i]
+	for i := 0; i < len(f.toks); i++ {
+		tk := &f.toks[i]
 		if tk.kind == HASH {
 			end := i + 1
-			for end < len(t.toks) && t.toks[end].kind != PPEND {
+			for end < len(f.toks) && f.toks[end].kind != PPEND {
 				end++
 			}
-			args := t.toks[i+1 : end]
+			args := f.toks[i+1 : end]
 			switch tk.lit {
 			case "#if", "#ifdef", "#ifndef":
 				val := false
@@ -55,16 +55,16 @@ func (t *translator) conditionals() {
 				// the directive itself belongs to the enclosing branch
 				tk.skip = !active
 				active = active && val
-				markRange(t.toks[i+1:end], !stack[len(stack)-1].parentActive)
+				markRange(f.toks[i+1:end], !stack[len(stack)-1].parentActive)
 				i = end
 				continue
 			case "#elif", "#elifdef", "#elifndef", "#else":
 				if len(stack) == 0 {
 					break
 				}
-				f := &stack[len(stack)-1]
+				fr := &stack[len(stack)-1]
 				val := false
-				if f.parentActive && !f.taken {
+				if fr.parentActive && !fr.taken {
 					switch tk.lit {
 					case "#else":
 						val = true
@@ -76,22 +76,22 @@ func (t *translator) conditionals() {
 						val = evalCond("#if", args, defs)
 					}
 				}
-				f.active = val
-				f.taken = f.taken || val
-				tk.skip = !f.parentActive
-				markRange(t.toks[i+1:end], !f.parentActive)
-				active = f.active
+				fr.active = val
+				fr.taken = fr.taken || val
+				tk.skip = !fr.parentActive
+				markRange(f.toks[i+1:end], !fr.parentActive)
+				active = fr.active
 				i = end
 				continue
 			case "#endif":
 				if len(stack) == 0 {
 					break
 				}
-				f := stack[len(stack)-1]
+				fr := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
-				active = f.parentActive
+				active = fr.parentActive
 				tk.skip = !active
-				markRange(t.toks[i+1:end], !active)
+				markRange(f.toks[i+1:end], !active)
 				i = end
 				continue
 			case "#define":
