@@ -63,19 +63,7 @@ func (f *file) markInactive() {
 					break
 				}
 				fr := &stack[len(stack)-1]
-				val := false
-				if fr.parentActive && !fr.taken {
-					switch tk.lit {
-					case "#else":
-						val = true
-					case "#elifdef":
-						val = evalCond("#ifdef", args, defs)
-					case "#elifndef":
-						val = evalCond("#ifndef", args, defs)
-					default:
-						val = evalCond("#if", args, defs)
-					}
-				}
+				val := fr.parentActive && !fr.taken && elseValue(tk.lit, args, defs)
 				fr.active = val
 				fr.taken = fr.taken || val
 				tk.skip = !fr.parentActive
@@ -96,13 +84,7 @@ func (f *file) markInactive() {
 				continue
 			case "#define":
 				if active && len(args) > 0 && args[0].kind == IDENT {
-					var b strings.Builder
-					for _, a := range args[1:] {
-						if a.kind != COMMENT {
-							b.WriteString(a.lit)
-						}
-					}
-					defs[args[0].lit] = b.String()
+					defs[args[0].lit] = defineValue(args[1:])
 				}
 			case "#undef":
 				if active && len(args) > 0 {
@@ -112,6 +94,31 @@ func (f *file) markInactive() {
 		}
 		tk.skip = !active
 	}
+}
+
+// elseValue says whether the #elif-like directive dir (or #else) takes its
+// branch, when no earlier branch was taken.
+func elseValue(dir string, args []token, defs map[string]string) bool {
+	switch dir {
+	case "#else":
+		return true
+	case "#elifdef":
+		return evalCond("#ifdef", args, defs)
+	case "#elifndef":
+		return evalCond("#ifndef", args, defs)
+	}
+	return evalCond("#if", args, defs)
+}
+
+// defineValue is the text a #define gives its macro: the body's tokens, no comments.
+func defineValue(body []token) string {
+	var b strings.Builder
+	for _, a := range body {
+		if a.kind != COMMENT {
+			b.WriteString(a.lit)
+		}
+	}
+	return b.String()
 }
 
 func markRange(ts []token, skip bool) {
