@@ -23,7 +23,7 @@ var layers = [][]string{
 	{"kernels"},
 	{"verify/port"},
 	{"compile", "verify/spec"},
-	{"compile/toolchain", "compile/bundle", "compile/embedding", "hipify", "cache/remote", "cache/remote/remotetest", "verify"},
+	{"compile/toolchain", "compile/slurm", "compile/bundle", "compile/embedding", "hipify", "cache/remote", "cache/remote/remotetest", "verify"},
 	// Leaves: nothing of rocmk but what is listed below them.
 	{"cache", "inspect", "compile/runner", "compile/par", "compile/includes", "compile/rspfile", "hipify/gen", "kernels/cuda"},
 	{"cache/safefile"},

@@ -2,14 +2,26 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime/pprof"
+	"syscall"
 
 	"github.com/rocmk/rocmk/commands"
+	"github.com/rocmk/rocmk/compile"
 )
 
 func main() {
+	// The worker mode `rocmk build --executor slurm` runs on cluster nodes
+	// (hidden: not a command users type).
+	if len(os.Args) == 3 && os.Args[1] == compile.WorkerCommand {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := compile.RunWorker(ctx, os.Args[2], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	os.Exit(profiled(func() int { return commands.Main(os.Args, commands.DefaultEnv()) }))
 }
 

@@ -56,12 +56,13 @@ the bundled kernel suite. Flags override the manifest.`,
 			&cli.StringFlag{Name: "go-package", Usage: "package name of the Go embedding file", Value: "hsaco"},
 			&cli.BoolFlag{Name: "resource-usage", Usage: "print registers, LDS and scratch per kernel; warn on spills"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "do not read or write the build cache"},
+			&cli.StringFlag{Name: "executor", Usage: "where cache misses compile: local, or slurm (srun jobs; the cache must be on a shared filesystem)", DefaultText: "rocmk.toml's executor, else local"},
 			clangFlag(),
 		}...),
 		Action: func(c *cli.Context) error {
 			o := buildOptions{Plan: planOptionsOf(c), Print: c.Bool("x"), ResourceUsage: c.Bool("resource-usage"),
 				Layout: c.String("layout"), NoCache: c.Bool("no-cache"), ROCmPath: c.String("rocm-path"), Clang: c.String("clang"), g: globals(c)}
-			o.Plan.OutDir, o.Plan.DryRun, o.Plan.Bundle, o.Plan.GoPackage = c.String("out"), c.Bool("n"), c.Bool("bundle"), c.String("go-package")
+			o.Plan.OutDir, o.Plan.DryRun, o.Plan.Bundle, o.Plan.GoPackage, o.Plan.Executor = c.String("out"), c.Bool("n"), c.Bool("bundle"), c.String("go-package"), c.String("executor")
 			o.Plan.Embed = toolchain.SplitList(strings.Join(c.StringSlice("embed"), ","))
 			return runBuild(c.Context, o, envOf(c))
 		},
@@ -108,13 +109,14 @@ type buildDoc struct {
 }
 
 type buildSummary struct {
-	Jobs     int     `json:"jobs"`
-	Hits     int     `json:"hits"`
-	Remote   int     `json:"remote_hits,omitempty"` // of Hits, from the remote cache
-	Compiled int     `json:"compiled"`
-	Failed   int     `json:"failed"`
-	WallSec  float64 `json:"wall_seconds"`
-	CPUSec   float64 `json:"cpu_seconds"`
+	Jobs     int            `json:"jobs"`
+	Hits     int            `json:"hits"`
+	Remote   int            `json:"remote_hits,omitempty"` // of Hits, from the remote cache
+	Compiled int            `json:"compiled"`
+	Where    map[string]int `json:"compiled_where,omitempty"` // with an executor: compiles by where they ran (local, slurm)
+	Failed   int            `json:"failed"`
+	WallSec  float64        `json:"wall_seconds"`
+	CPUSec   float64        `json:"cpu_seconds"`
 }
 
 func runBuild(ctx context.Context, o buildOptions, env Env) error {
@@ -231,12 +233,7 @@ func buildEvents(ui *term.UI, bar term.Progress, tree *compile.Tree) func(compil
 func newBuildDoc(toolchain string, req compile.Request, rep *compile.Report, remote *cache.RemoteStats) buildDoc {
 	doc := buildDoc{Toolchain: toolchain, OutDir: req.OutDir, Jobs: rep.Results, Bundles: rep.Bundles, Warnings: rep.Warnings, Files: rep.Files, Remote: remote,
 		Summary: buildSummary{Jobs: len(rep.Results), Hits: rep.Count(compile.StatusHit), Compiled: rep.Count(compile.StatusCompiled),
-			Failed: rep.Count(compile.StatusFailed), WallSec: rep.Wall.Seconds(), CPUSec: rep.CPU.Seconds()}}
-	for _, r := range rep.Results {
-		if r.Cache == "remote" {
-			doc.Summary.Remote++
-		}
-	}
+			Failed: rep.Count(compile.StatusFailed), WallSec: rep.Wall.Seconds(), CPUSec: rep.CPU.Seconds(), Remote: rep.RemoteHits(), Where: rep.Where()}}
 	for _, t := range req.Targets {
 		doc.Targets = append(doc.Targets, t.String())
 	}

@@ -104,6 +104,7 @@ func runDoctor(o doctorOptions, env Env, ui *term.UI) error {
 	doc.OK = doc.Checkup.Err == nil
 	doc.Problems = append([]string{}, doc.Checkup.Problems...)
 	doc.RemoteCache, doc.Problems = doctorRemote(env, o, doc.Problems)
+	doc.Executor = s.CheckExecutor(env.Context, doc.Checkup.Arch.Targets)
 	haveRuntime := false
 	for _, l := range doc.Libraries {
 		haveRuntime = haveRuntime || (l.Found && l.Backend != "nvrtc")

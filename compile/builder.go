@@ -61,6 +61,9 @@ type Builder struct {
 	// (nil: os.Environ; compilerEnv picks what is keyed).
 	Environ func() []string
 	Events  func(Event) // optional, must be goroutine-safe
+	// Remote compiles the jobs that miss the cache on a cluster (nil:
+	// here); a job it cannot place is compiled here.
+	Remote *Remote
 
 	hashes fileHashes
 	paths  pathMemo                         // one stat per path per build
@@ -391,6 +394,12 @@ func (b *Builder) do(ctx context.Context, j toolchain.Job, res *Result) {
 	if b.Fetch {
 		res.Status = StatusMissing
 		return
+	}
+	if b.Remote != nil {
+		if b.remote(ctx, tc, tcID, base, j, res) {
+			return
+		}
+		res.Where = "local"
 	}
 	// The scan runs before the compiler so that an include of a FIFO or a
 	// device is refused instead of hanging the compiler. Without a search

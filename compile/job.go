@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rocmk/rocmk/compile/embedding"
+	"github.com/rocmk/rocmk/compile/slurm"
 	"github.com/rocmk/rocmk/inspect"
 )
 
@@ -27,6 +28,10 @@ type Request struct {
 	Embed        []string         // "rust", "go", "c": embedding files
 	EmbedPackage string           // package name of the Go embedding file (default "hsaco")
 	NoManifest   bool             // skip manifest.json
+	// Executor runs the compiles that miss the cache: "local" (or "") or
+	// "slurm", with Slurm's options (Session.Build).
+	Executor string
+	Slurm    slurm.Options
 	// Tree is the translated tree the sources are in, when they were
 	// CUDA (set by Session.Plan; the Builder does not read it).
 	Tree *Tree
@@ -124,6 +129,7 @@ type Result struct {
 	// Toolchain names what built the target ("clang++-15 15.0.6, ROCm 5.2.3").
 	Toolchain string        `json:"toolchain,omitempty"`
 	Cache     string        `json:"cache,omitempty"` // a hit: "local", or "remote" (fetched from a remote cache's server)
+	Where     string        `json:"where,omitempty"` // with an executor, where a compile ran: "local" or "slurm:NODE"
 	Out       string        `json:"file,omitempty"`
 	SHA256    string        `json:"sha256,omitempty"`
 	Size      int           `json:"size,omitempty"`
@@ -147,6 +153,34 @@ type Report struct {
 	// Warnings concern the build as a whole (Session.Build: targets built
 	// with device libraries older than the target).
 	Warnings []string
+}
+
+// RemoteHits counts the hits fetched from a remote cache's server.
+func (r *Report) RemoteHits() int {
+	n := 0
+	for _, x := range r.Results {
+		if x.Cache == "remote" {
+			n++
+		}
+	}
+	return n
+}
+
+// Where counts the compiles by where they ran ("local", "slurm"), with an
+// executor; nil without one.
+func (r *Report) Where() map[string]int {
+	var m map[string]int
+	for _, x := range r.Results {
+		if x.Status != StatusCompiled || x.Where == "" {
+			continue
+		}
+		if m == nil {
+			m = map[string]int{}
+		}
+		k, _, _ := strings.Cut(x.Where, ":")
+		m[k]++
+	}
+	return m
 }
 
 // Count returns how many jobs ended with status s.

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rocmk/rocmk/cache/safefile"
@@ -34,6 +35,7 @@ type PlanOptions struct {
 	Includes  []string // -I
 	Flags     []string // -X
 	DryRun    bool     // -n: the translated tree is named, not written
+	Executor  string   // --executor ("" = the project's, else local)
 	// ReadSource reads a CUDA source or header to translate (nil: a
 	// regular file of at most 256 MiB).
 	ReadSource func(name string) ([]byte, error)
@@ -57,6 +59,9 @@ func (s *Session) Plan(ctx context.Context, o PlanOptions) (Request, toolchain.T
 	}
 	p, err := s.project(o)
 	if err != nil {
+		return req, toolchain.Targets{}, err
+	}
+	if err := planExecutor(p, o, &req); err != nil {
 		return req, toolchain.Targets{}, err
 	}
 	var flags, includes, dirs []string
@@ -198,6 +203,22 @@ func (s *Session) fromProject(p *Project, o PlanOptions, req *Request) error {
 			return err
 		}
 		req.EmbedPackage = p.Output.GoPackage
+	}
+	return nil
+}
+
+// planExecutor picks the executor: --executor, else the project's.
+func planExecutor(p *Project, o PlanOptions, req *Request) error {
+	req.Executor = o.Executor
+	from := "--executor"
+	if p != nil {
+		if req.Executor == "" {
+			req.Executor, from = p.Executor, p.Path+": executor"
+		}
+		req.Slurm = p.Slurm
+	}
+	if req.Executor != "" && !slices.Contains(Executors, req.Executor) {
+		return usagef("%s %q: want local or slurm", from, req.Executor)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache/safefile"
 	"github.com/rocmk/rocmk/compile/embedding"
+	"github.com/rocmk/rocmk/compile/slurm"
 )
 
 // ProjectFile is the project manifest `rocmk build` reads when run with no
@@ -33,6 +34,10 @@ type Project struct {
 	Output  ProjectOutput `toml:"output"`
 	Hipify  ProjectHipify `toml:"hipify"`
 	Cache   ProjectCache  `toml:"cache"`
+	// Executor runs the compiles: "local" (default) or "slurm", with
+	// the [slurm] table's options.
+	Executor string        `toml:"executor"`
+	Slurm    slurm.Options `toml:"slurm"`
 
 	Path string `toml:"-"` // the file read
 	Dir  string `toml:"-"` // its directory (absolute)

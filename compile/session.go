@@ -3,12 +3,14 @@ package compile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"sync"
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/slurm"
 	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 )
@@ -223,7 +225,18 @@ func (s *Session) Build(ctx context.Context, r Request, o BuildOptions) (*Report
 	if err != nil {
 		return nil, err
 	}
+	if r.Executor == "slurm" && !o.DryRun && !o.Fetch {
+		if b.Remote, err = s.remote(ctx, r); err != nil {
+			return nil, err
+		}
+		if b.Remote != nil && b.Jobs < b.Remote.Exec.Opt.MaxInFlight {
+			b.Jobs = b.Remote.Exec.Opt.MaxInFlight // the pool waits on the nodes
+		}
+	}
 	rep, err := b.Build(ctx, r)
+	if b.Remote != nil && ctx.Err() != nil {
+		b.Remote.Exec.Sweep() // no job of a cancelled build is left behind
+	}
 	if rep != nil && !o.DryRun && !o.Fetch && !errors.Is(err, context.Canceled) {
 		s.record(rep)
 	}
@@ -233,6 +246,25 @@ func (s *Session) Build(ctx context.Context, r Request, o BuildOptions) (*Report
 		}
 	}
 	return rep, err
+}
+
+// remote is the cluster executor of a build (nil: Slurm is unavailable,
+// one warning, and the build is local). The nodes read and write the
+// session's cache directory: it must be on a filesystem they share.
+func (s *Session) remote(ctx context.Context, r Request) (*Remote, error) {
+	if s.local == nil {
+		return nil, errors.New("--executor slurm: the nodes return results through the cache, and this build has none (ROCMK_CACHE=off or --no-cache?)")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("--executor slurm: %w", err)
+	}
+	e := slurm.New(r.Slurm, nil, s.o.Warn)
+	if _, err := e.Check(ctx); err != nil {
+		return nil, nil // Check warned
+	}
+	return &Remote{Exec: e, Self: self, Warn: s.o.Warn,
+		Spec: WorkerSpec{ROCmPath: s.o.ROCmPath, Layout: s.o.Layout, Clang: s.o.Clang, CacheDir: s.local.Dir()}}, nil
 }
 
 func (s *Session) record(rep *Report) {

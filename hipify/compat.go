@@ -122,6 +122,8 @@ var compatPieces = []*compatPiece{
 	{name: "hostmath", macro: "ROCMK_COMPAT_HOSTMATH", idents: names(Version{}, "isfinite", "isnan", "isinf", "signbit")},
 	{name: "hip-macros", macro: "ROCMK_COMPAT_HIP_MACROS", idents: names(Version{}, "MASK1", "MASK2")},
 	{name: "ptx", macro: "ROCMK_COMPAT_PTX", idents: names(Version{}, ptxFuncs...)},
+	// what warpSize in a constant expression becomes (warpsize.go)
+	{name: "warpsize", macro: "ROCMK_COMPAT_WARPSIZE", idents: names(Version{}, "ROCMK_WARP_SIZE", "ROCMK_DEVICE_STATIC_ASSERT")},
 }
 
 func mergeNames(ms ...map[string]Version) map[string]Version {

@@ -25,6 +25,8 @@
 //   - tokenPass (pass.go) renames identifiers and string literals (the
 //     generated tables, zz_map.go), rewrites calls whose arguments change
 //     (special.go), library namespaces (namespaces.go), CUDA macros in code,
+//     warpSize in constant expressions (warpsize.go: the file's
+//     #define NAME warpSize come from warpDefsOf, a function of the file),
 //     and reports hazards (hazards.go); it returns its edits and the calls
 //     whose argument lists move.
 //   - The enclosing passes render earlier edits into larger ones, from the

@@ -124,6 +124,8 @@ func (o *out) diag(p Pos, sev, code, name, msg string) {
 		o.rep.Unsupported = append(o.rep.Unsupported, d)
 	case SevConditional:
 		o.rep.Conditionals = append(o.rep.Conditionals, d)
+	case SevTranslated:
+		o.rep.Translated = append(o.rep.Translated, d)
 	default:
 		o.rep.Hazards = append(o.rep.Hazards, d)
 	}

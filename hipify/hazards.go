@@ -25,11 +25,6 @@ func (t *pass) identHazards(i int) {
 		if t.isPunct(t.next(i), "<") {
 			t.diag(tk.pos, SevHazard, "texture-ref", tk.lit, "texture references were removed in CUDA 12 and are deprecated in HIP: use texture objects (hipTextureObject_t)")
 		}
-	case "warpSize":
-		if ctx := t.constantContext(i); ctx != "" && !t.isMember(i) {
-			t.diag(tk.pos, SevHazard, "warpsize-constant", tk.lit, "warpSize "+ctx+": ROCm 7 made warpSize a run-time value, so this no longer compiles there; "+
-				"use a per-target constant (64 on gfx9 CDNA/GCN, 32 on gfx10+ RDNA) or move the use to run time")
-		}
 	case "__ballot_sync", "__ballot", "__activemask":
 		if t.ballotInto32(i) {
 			t.diag(tk.pos, SevHazard, "warp-size", tk.lit, tk.lit+" result stored in a 32-bit integer: HIP's ballot mask is 64-bit on wave64 GPUs; "+wave64)
@@ -139,37 +134,75 @@ func (f *file) laneContext(i int) bool {
 	return false
 }
 
+// What constantContext finds.
+const (
+	ctxArrayBound   = "as an array bound"
+	ctxLaunchBounds = "in __launch_bounds__"
+)
+
 // constantContext says where warpSize at i must be a constant expression
 // ("in a constexpr declaration", "in a static_assert", "as an array
-// bound", "as a template argument", "as a case label"), or "".
-func (f *file) constantContext(i int) string {
+// bound", "as a template argument", "as a case label", "in
+// __launch_bounds__"), or "", with the index of the static_assert,
+// constexpr or __launch_bounds__ that makes it one (-1: none).
+func (f *file) constantContext(i int) (string, int) {
 	p, n := f.prev(i), f.next(i)
 	switch {
 	case f.isPunct(p, "<") && (f.isPunct(n, ">") || f.isPunct(n, ",")) && f.isIdent(f.prev(p)):
-		return "as a template argument"
-	case f.isPunct(p, "[") && f.isPunct(n, "]") && f.isIdent(f.prev(p)) && f.isIdent(f.prev(f.prev(p))):
-		return "as an array bound" // T name[warpSize]: a declaration, not an index
+		return "as a template argument", -1
 	case p >= 0 && f.toks[p].kind == IDENT && f.toks[p].lit == "case":
-		return "as a case label"
+		return "as a case label", -1
 	}
-	depth := 0
+	depth, square := 0, 0
 	for j := p; j >= 0; j = f.prev(j) {
 		tk := &f.toks[j]
 		if tk.kind == PUNCT && (tk.lit == ";" || tk.lit == "{" || tk.lit == "}") || tk.kind == PPEND || tk.kind == HASH {
-			return ""
+			return "", -1
 		}
 		switch {
+		case tk.kind == PUNCT && tk.lit == "]":
+			square++
+		case tk.kind == PUNCT && tk.lit == "[" && square > 0:
+			square--
+		case tk.kind == PUNCT && tk.lit == "[":
+			if f.declarator(j) {
+				return ctxArrayBound, -1 // T name[... warpSize ...]: a declaration, not an index
+			}
 		case tk.kind == PUNCT && tk.lit == ")":
 			depth++
 		case tk.kind == PUNCT && tk.lit == "(":
 			depth--
+		case tk.kind == IDENT && tk.lit == "constexpr" && f.isIdent(f.prev(j)) && f.toks[f.prev(j)].lit == "if":
+			return "in an if constexpr", j
 		case tk.kind == IDENT && tk.lit == "constexpr":
-			return "in a constexpr declaration"
+			return "in a constexpr declaration", j
 		case tk.kind == IDENT && tk.lit == "static_assert" && depth < 0:
-			return "in a static_assert"
+			return ctxAssert, j
+		case tk.kind == IDENT && tk.lit == "__launch_bounds__" && depth < 0:
+			return ctxLaunchBounds, j
 		}
 	}
-	return ""
+	return "", -1
+}
+
+// declarator reports whether the [ at i follows "T name" or "T name[...]"
+// (a declaration, not an index: return a[i] is one).
+func (f *file) declarator(i int) bool {
+	n := f.prev(i)
+	for f.isPunct(n, "]") { // T name[2][warpSize]
+		for n = f.prev(n); n >= 0 && !f.isPunct(n, "[") && !f.isPunct(n, ";"); n = f.prev(n) {
+		}
+		n = f.prev(n)
+	}
+	ty := f.prev(n)
+	if !f.isIdent(n) || !f.isIdent(ty) {
+		return false
+	}
+	switch f.toks[ty].lit {
+	case "return", "case", "sizeof", "throw", "co_return", "else", "do", "delete", "new":
+		return false
+	}
+	return true
 }
 
 func (f *file) isIdent(i int) bool { return i >= 0 && i < len(f.toks) && f.toks[i].kind == IDENT }

@@ -34,6 +34,7 @@ func translateTokens(f *file, macros []edit, handled map[int]bool, o *out) (es *
 func tokenPass(f *file, handled map[int]bool, o *out) ([]edit, []pendingPerm) {
 	t := &pass{file: f, o: o}
 	var perms []pendingPerm
+	warp := newWarpUses(f)
 	hazards := !f.opt.NoHazards
 	for i := 0; i < len(f.toks); i++ {
 		tk := &f.toks[i]
@@ -45,6 +46,7 @@ func tokenPass(f *file, handled map[int]bool, o *out) ([]edit, []pendingPerm) {
 			if handled[i] {
 				continue
 			}
+			t.warpSizeUse(warp, i)
 			if hazards {
 				t.identHazards(i)
 			}

@@ -150,6 +150,9 @@ var tableFixes = map[string]struct {
 	typ   bool
 }{
 	"make_half2": {"make_half2", Version{1, 6, 0}, false}, // amd_hip_fp16.h has it (HIP 5.2 too)
+	// hipBLAS has cuBLAS 11.4's status string under its own name (hipblas.h of
+	// ROCm 6.x: const char* hipblasStatusToString(hipblasStatus_t)); the tables list none
+	"cublasGetStatusString": {"hipblasStatusToString", Version{Major: 6}, false},
 	// HIP 6's bf16 type, which rocmk_hip_compat.h provides before HIP 6
 	// (as hip_bfloat16): one translation for every HIP (hip_bfloat16 is
 	// not in HIP 6's hip_bf16.h, which cuda_bf16.h becomes there).

@@ -61,6 +61,7 @@ const (
 	SevUnsupported = "unsupported"
 	SevHazard      = "hazard"
 	SevConditional = "conditional"
+	SevTranslated  = "translated"
 )
 
 // Diagnostic is something Translate could not do or that needs a human:
@@ -87,6 +88,9 @@ type Report struct {
 	// Conditionals are the preprocessor conditionals (and other uses) of
 	// CUDA's guard, version and arch macros, with what they became.
 	Conditionals []Diagnostic `json:"conditionals"`
+	// Translated are rewrites worth a look, with what they became (warpSize
+	// in a constant expression -> ROCMK_WARP_SIZE).
+	Translated []Diagnostic `json:"translated"`
 	// Compat lists the pieces of the compatibility header the file uses
 	// (CompatPieces), sorted; empty when it needs none.
 	Compat   []string      `json:"compat,omitempty"`
@@ -137,7 +141,7 @@ func checkText(name string, src []byte) error {
 // of what earlier passes returned (see doc.go).
 func Translate(name string, src []byte, opt Options) ([]byte, *Report, error) {
 	t0 := time.Now()
-	rep := &Report{File: name, Replaced: map[string]int{}, Unsupported: []Diagnostic{}, Hazards: []Diagnostic{}, Conditionals: []Diagnostic{}}
+	rep := &Report{File: name, Replaced: map[string]int{}, Unsupported: []Diagnostic{}, Hazards: []Diagnostic{}, Conditionals: []Diagnostic{}, Translated: []Diagnostic{}}
 	if err := checkText(name, src); err != nil {
 		return nil, rep, err
 	}
@@ -169,6 +173,7 @@ func Translate(name string, src []byte, opt Options) ([]byte, *Report, error) {
 	sort.SliceStable(rep.Unsupported, func(i, j int) bool { return rep.Unsupported[i].Pos.Offset < rep.Unsupported[j].Pos.Offset })
 	sort.SliceStable(rep.Hazards, func(i, j int) bool { return rep.Hazards[i].Pos.Offset < rep.Hazards[j].Pos.Offset })
 	sort.SliceStable(rep.Conditionals, func(i, j int) bool { return rep.Conditionals[i].Pos.Offset < rep.Conditionals[j].Pos.Offset })
+	sort.SliceStable(rep.Translated, func(i, j int) bool { return rep.Translated[i].Pos.Offset < rep.Translated[j].Pos.Offset })
 	rep.Duration = time.Since(t0)
 	return out, rep, nil
 }

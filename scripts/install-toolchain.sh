@@ -7,7 +7,8 @@
 # ROCm 6.0's device libraries, see below), and the cache servers the
 # remote-cache tests run on 127.0.0.1 (nginx with WebDAV from nginx-extras,
 # redis-server: the tests start their own instances; the packages' system
-# services are left as apt sets them up).
+# services are left as apt sets them up), and Slurm with munge for the
+# executor tests (slurm-wlm, munge; scripts/slurm-local.sh).
 # Safe to run again: it installs nothing that is already there.
 set -euo pipefail
 
@@ -58,6 +59,10 @@ fi
 # Cache servers for the remote-cache integration tests.
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-extras)
 command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || need+=(redis-server)
+# A one-host Slurm for the --executor slurm tests (scripts/slurm-local.sh
+# starts its own munged, slurmctld and slurmd; the system services stay off).
+[ -x /usr/sbin/slurmctld ] && [ -x /usr/sbin/slurmd ] && command -v srun >/dev/null 2>&1 || need+=(slurm-wlm)
+[ -x /usr/sbin/munged ] || need+=(munge)
 
 # Fetches the pinned .deb and unpacks its bitcode to $devlibs_dir, whole or
 # not at all (built beside it, then renamed).
@@ -81,7 +86,7 @@ fetch_device_libs() {
 }
 
 if [ ${#need[@]} -eq 0 ] && [ -z "$fetch_devlibs" ]; then
-  say "already installed: ROCm toolchain (hipcc $(dpkg-query -W -f='${Version}' hipcc 2>/dev/null || echo present))$newer, nginx, redis-server"
+  say "already installed: ROCm toolchain (hipcc $(dpkg-query -W -f='${Version}' hipcc 2>/dev/null || echo present))$newer, nginx, redis-server, slurm-wlm, munge"
   exit 0
 fi
 

@@ -75,21 +75,25 @@ func Diagnostics(ui *UI, list compile.ErrorList) {
 	}
 }
 
+// where counts the compiles by where they ran, with an executor:
+// " (3 on slurm, 1 local)"; "" without one.
+func where(rep *compile.Report) string {
+	w := rep.Where()
+	if w == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%d on slurm, %d local)", w["slurm"], w["local"])
+}
+
 // BuildSummary is build's last line: jobs, hits (and how many came from a
 // remote cache, when there is one), compiles, failures, times.
 func BuildSummary(w io.Writer, rep *compile.Report, outDir string, withRemote bool) error {
 	remote := ""
 	if withRemote {
-		n := 0
-		for _, r := range rep.Results {
-			if r.Cache == "remote" {
-				n++
-			}
-		}
-		remote = fmt.Sprintf(" (%d remote)", n)
+		remote = fmt.Sprintf(" (%d remote)", rep.RemoteHits())
 	}
-	_, err := fmt.Fprintf(w, "%d jobs: %d cached%s, %d compiled, %d failed; wall %s, compiler CPU %s; output in %s\n",
-		len(rep.Results), rep.Count(compile.StatusHit), remote, rep.Count(compile.StatusCompiled), rep.Count(compile.StatusFailed),
+	_, err := fmt.Fprintf(w, "%d jobs: %d cached%s, %d compiled%s, %d failed; wall %s, compiler CPU %s; output in %s\n",
+		len(rep.Results), rep.Count(compile.StatusHit), remote, rep.Count(compile.StatusCompiled), where(rep), rep.Count(compile.StatusFailed),
 		Duration(rep.Wall), Duration(rep.CPU), outDir)
 	return err
 }

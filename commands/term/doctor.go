@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocmk/rocmk/cache"
 	"github.com/rocmk/rocmk/cache/remote"
+	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/verify"
 )
@@ -21,6 +22,7 @@ func Doctor(w io.Writer, s *Styles, d DoctorReport) error {
 	p.compilers(d)
 	p.gpusAndTargets(d)
 	p.cache(d)
+	p.executor(d)
 	p.libraries(d)
 	p.summary(d)
 	_, err := io.WriteString(w, p.b.String())
@@ -197,6 +199,26 @@ func (p *doctorText) cache(d DoctorReport) {
 	}
 }
 
+// executor is the Slurm executor: srun, partitions, the nodes' toolchain.
+func (p *doctorText) executor(d DoctorReport) {
+	e := d.Executor
+	if e == nil {
+		return
+	}
+	p.header("Executor")
+	p.kv("executor", map[bool]string{true: e.Executor, false: "local"}[e.Executor != ""]+p.dim(" (--executor, rocmk.toml)"))
+	p.kv("srun", p.orNone(e.Srun))
+	if len(e.Partitions) > 0 {
+		p.kv("partitions", strings.Join(e.Partitions, "; ")+p.dim(" (name, state, nodes, CPUs A/I/O/T)"))
+	}
+	if e.ToolchainMatch != nil {
+		p.kv("node "+e.Node, map[bool]string{true: p.ok("toolchain matches this machine's"), false: p.bad("another toolchain")}[*e.ToolchainMatch])
+	}
+	if e.Error != "" {
+		p.kv("", p.bad(e.Error))
+	}
+}
+
 func (p *doctorText) libraries(d DoctorReport) {
 	fmt.Fprintf(&p.b, "\n%s %s\n", p.s.Header.Render("Runtime libraries"), p.dim("(what rocmk verify would load)"))
 	for _, l := range d.Libraries {
@@ -260,6 +282,7 @@ type DoctorReport struct {
 	toolchain.Checkup
 	Cache       DoctorCache            `json:"cache"`
 	RemoteCache *remote.CheckResult    `json:"remote_cache,omitempty"`
+	Executor    *compile.ExecutorCheck `json:"executor,omitempty"` // Slurm, when srun or rocmk.toml asks
 	Libraries   []verify.LibraryStatus `json:"runtime_libraries"`
 	Environment map[string]string      `json:"environment"`
 	Problems    []string               `json:"problems"`

@@ -62,8 +62,8 @@ func hipifyStatsTable(doc hipify.TreeReport) (Table, []string) {
 	return t, missing
 }
 
-// HipifyDiagnostics prints a translation's unsupported APIs, hazards
-// and conditionals on stderr, at their file:line:col.
+// HipifyDiagnostics prints a translation's unsupported APIs, hazards,
+// conditionals and notable rewrites on stderr, at their file:line:col.
 func HipifyDiagnostics(ui *UI, rep *hipify.Report) {
 	for _, d := range rep.Unsupported {
 		ui.Println(ui.Err, Printable(d.Where, "")+": "+ui.ErrS.Warn.Render("unsupported:")+" "+d.Msg)
@@ -73,5 +73,8 @@ func HipifyDiagnostics(ui *UI, rep *hipify.Report) {
 	}
 	for _, d := range rep.Conditionals {
 		ui.Println(ui.Err, Printable(d.Where, "")+": conditional: ["+d.Code+"] "+d.Msg)
+	}
+	for _, d := range rep.Translated {
+		ui.Println(ui.Err, Printable(d.Where, "")+": translated: ["+d.Code+"] "+d.Msg)
 	}
 }

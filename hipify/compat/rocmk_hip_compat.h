@@ -30,6 +30,8 @@
 //   ROCMK_COMPAT_HOSTMATH    isfinite/isnan/isinf/signbit in host code (<math.h>)
 //   ROCMK_COMPAT_HIP_MACROS  MASK1, MASK2 free for the code's own use (HIP 5.2 leaks them as macros)
 //   ROCMK_COMPAT_PTX         rocmk_ptx_*: single PTX instructions that inline asm used
+//   ROCMK_COMPAT_WARPSIZE    ROCMK_WARP_SIZE (the target's wave size, a constant; 64 in the
+//                            host pass) and ROCMK_DEVICE_STATIC_ASSERT (device passes only)
 //
 // Every function follows CUDA's documented semantics. The implementations
 // (rocmk_*) are plain C++ on bit patterns, so the same code compiles with
@@ -713,6 +715,19 @@ ROCMK_HD __half2_raw __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t x, __nv_fp8
   return r;
 }
 
+#if HIP_VERSION >= 60200000 && __has_include(<hip/hip_fp8.h>)
+// HIP 6.2+ has cuda_fp8.h's classes under __hip_ names (OCP formats, the
+// same __x member and conversions): name those, as projects' own HIP
+// headers do (ggml's vendors/hip.h typedefs __nv_fp8_e4m3 the same way, and
+// an identical typedef is no redefinition, where a class of ours would be).
+#include <hip/hip_fp8.h>
+typedef __hip_fp8_e4m3 __nv_fp8_e4m3;
+typedef __hip_fp8_e5m2 __nv_fp8_e5m2;
+typedef __hip_fp8x2_e4m3 __nv_fp8x2_e4m3;
+typedef __hip_fp8x2_e5m2 __nv_fp8x2_e5m2;
+typedef __hip_fp8x4_e4m3 __nv_fp8x4_e4m3;
+typedef __hip_fp8x4_e5m2 __nv_fp8x4_e5m2;
+#else
 // HIP 6's bf16 type is not hip_bfloat16 (which HIP 5's typedef makes it):
 // the classes convert from and to both there.
 #if HIP_VERSION_MAJOR >= 6
@@ -798,6 +813,7 @@ ROCMK_FP8X2_CLASS(__nv_fp8x2_e5m2, __NV_E5M2)
 ROCMK_FP8X4_CLASS(__nv_fp8x4_e4m3, __NV_E4M3)
 ROCMK_FP8X4_CLASS(__nv_fp8x4_e5m2, __NV_E5M2)
 #undef ROCMK_FP8X4_CLASS
+#endif  // HIP 6.2's fp8 classes
 #endif
 #endif  // ROCMK_COMPAT_FP8
 
@@ -1084,6 +1100,51 @@ ROCMK_SHFLBF6(__shfl_xor, int)
 #undef ROCMK_SHFLBF6
 #endif
 #endif  // AMD
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_WARPSIZE: ROCMK_WARP_SIZE, the wavefront size as a constant
+// expression (ROCm 7 made warpSize a run-time value), and
+// ROCMK_DEVICE_STATIC_ASSERT, a static_assert checked in device passes only.
+// In a device pass ROCMK_WARP_SIZE is the target's wave size: clang's
+// __AMDGCN_WAVEFRONT_SIZE__ (which follows -mwavefrontsize64) where it still
+// exists, else 64 for GCN/CDNA (gfx6-gfx9) and 32 for RDNA (gfx10+), as
+// vLLM, RCCL and apex do. The host pass has no target: it gets 64, what
+// warpSize was there up to HIP 6.4, and the larger bound, so a __shared__
+// array sized by it is never too small. Host and device may therefore
+// disagree: hipify writes it only where they need not agree (device code,
+// __shared__ bounds, static_assert) and reports the other uses.
+#if defined(ROCMK_COMPAT_WARPSIZE) && !defined(ROCMK_WARP_SIZE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
+#if defined(__HIP_PLATFORM_NVIDIA__) || defined(__CUDACC__) && !defined(__HIP__)
+#define ROCMK_WARP_SIZE 32
+#define ROCMK_DEVICE_STATIC_ASSERT(...) static_assert(__VA_ARGS__)
+#elif defined(__HIP_DEVICE_COMPILE__)
+// clang 19-21 mark the macros deprecated: read them here, once, quietly
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-pragma"
+#if defined(__AMDGCN_WAVEFRONT_SIZE__)
+#if __AMDGCN_WAVEFRONT_SIZE__ == 64
+#define ROCMK_WARP_SIZE 64
+#else
+#define ROCMK_WARP_SIZE 32
+#endif
+#elif defined(__AMDGCN_WAVEFRONT_SIZE)
+#if __AMDGCN_WAVEFRONT_SIZE == 64
+#define ROCMK_WARP_SIZE 64
+#else
+#define ROCMK_WARP_SIZE 32
+#endif
+#elif defined(__GFX9__) || defined(__GFX8__) || defined(__GFX7__) || defined(__GFX6__)
+#define ROCMK_WARP_SIZE 64
+#else
+#define ROCMK_WARP_SIZE 32
+#endif
+#pragma clang diagnostic pop
+#define ROCMK_DEVICE_STATIC_ASSERT(...) static_assert(__VA_ARGS__)
+#else  // the host pass
+#define ROCMK_WARP_SIZE 64
+#define ROCMK_DEVICE_STATIC_ASSERT(...) static_assert(true, "checked in the device passes")
+#endif
+#endif  // ROCMK_COMPAT_WARPSIZE
 
 // ---------------------------------------------------------------------------
 // ROCMK_COMPAT_PTX: what `rocmk hipify` writes for single-instruction

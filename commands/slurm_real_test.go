@@ -1,0 +1,224 @@
+//go:build linux
+
+package commands
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// localSlurm starts a one-host Slurm with scripts/slurm-local.sh in a
+// fresh directory and returns its SLURM_CONF; it is stopped at the end.
+// It skips, with the reason, where Slurm is not installed or cannot start.
+func localSlurm(t *testing.T) (conf, dir string) {
+	t.Helper()
+	skipShort(t)
+	for _, p := range []string{"srun", "squeue", "scancel"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skipf("%s not found: install slurm-wlm and munge (make setup)", p)
+		}
+	}
+	if _, err := exec.LookPath("hipcc"); err != nil {
+		t.Skip("no ROCm toolchain (make setup)")
+	}
+	dir, err := os.MkdirTemp("", "rocmk-slurm-") // short: munged's socket path has a length limit
+	require.NoError(t, err)
+	script, err := filepath.Abs("../scripts/slurm-local.sh")
+	require.NoError(t, err)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command("bash", script, "start", dir)
+	cmd.Env = append(os.Environ(), "ROCMK_SLURM_PORT="+strconv.Itoa(port))
+	out, err := cmd.CombinedOutput()
+	t.Cleanup(func() {
+		exec.Command("bash", script, "stop", dir).Run()
+		os.RemoveAll(dir)
+	})
+	if err != nil {
+		t.Skipf("Slurm could not start here: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "slurm.conf"), dir
+}
+
+type slurmBuildDoc struct {
+	Jobs []struct {
+		Status string `json:"status"`
+		Where  string `json:"where"`
+	} `json:"jobs"`
+	Summary struct {
+		Jobs, Hits, Compiled, Failed int
+		Where                        map[string]int `json:"compiled_where"`
+	} `json:"summary"`
+}
+
+// slurmBuild runs the built rocmk on the bundled suite with env added.
+func slurmBuild(t *testing.T, env []string, cacheDir, out, arch string, extra ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	args := append([]string{"--json", "--cache-dir", cacheDir, "build", "--arch", arch, "-o", out}, extra...)
+	cmd := exec.Command(rocmkBinary(t), args...)
+	cmd.Dir = t.TempDir() // no rocmk.toml: the bundled suite
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	return cmd, &stdout, &stderr
+}
+
+func runSlurmBuild(t *testing.T, env []string, cacheDir, out, arch string, extra ...string) slurmBuildDoc {
+	t.Helper()
+	cmd, stdout, stderr := slurmBuild(t, env, cacheDir, out, arch, extra...)
+	require.NoError(t, cmd.Run(), stderr.String())
+	var doc slurmBuildDoc
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &doc), stdout.String())
+	require.Zero(t, doc.Summary.Failed, stderr.String())
+	return doc
+}
+
+func squeue(t *testing.T, conf string) string {
+	cmd := exec.Command("squeue", "-h", "-o", "%i %j %T")
+	cmd.Env = append(os.Environ(), "SLURM_CONF="+conf)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return strings.TrimSpace(string(out))
+}
+
+// TestSlurmExecutor is issue 26 with a real Slurm: the bundled suite for
+// two targets through srun jobs gives exactly the local build's objects,
+// a second build is all hits, a slurmd killed mid-plan still gives a
+// complete and correct build, and Ctrl-C leaves squeue empty.
+func TestSlurmExecutor(t *testing.T) {
+	conf, dir := localSlurm(t)
+	env := []string{"SLURM_CONF=" + conf}
+	tmp := t.TempDir()
+	const arch = "gfx90a,gfx1030"
+
+	local := runSlurmBuild(t, nil, filepath.Join(tmp, "cache-local"), filepath.Join(tmp, "local"), arch)
+	require.Nil(t, local.Summary.Where, "the local executor says nothing of where")
+	start := time.Now()
+	doc := runSlurmBuild(t, env, filepath.Join(tmp, "cache"), filepath.Join(tmp, "slurm"), arch, "--executor", "slurm")
+	t.Logf("slurm: %d jobs in %v", doc.Summary.Jobs, time.Since(start))
+	assert.Equal(t, doc.Summary.Jobs, doc.Summary.Compiled)
+	assert.Equal(t, map[string]int{"slurm": doc.Summary.Jobs}, doc.Summary.Where, "every compile ran on the cluster")
+	for _, j := range doc.Jobs {
+		assert.Regexp(t, `^slurm:\S+$`, j.Where)
+	}
+	want := hsacos(t, filepath.Join(tmp, "local"))
+	require.Len(t, want, doc.Summary.Jobs)
+	assert.Equal(t, want, hsacos(t, filepath.Join(tmp, "slurm")), "byte-identical to the local build")
+	assert.Empty(t, squeue(t, conf), "no job left")
+
+	again := runSlurmBuild(t, env, filepath.Join(tmp, "cache"), filepath.Join(tmp, "slurm2"), arch, "--executor", "slurm")
+	assert.Equal(t, again.Summary.Jobs, again.Summary.Hits, "the second build is all cache hits")
+	assert.Zero(t, again.Summary.Compiled)
+
+	t.Run("doctor probes the node", func(t *testing.T) {
+		cmd := exec.Command(rocmkBinary(t), "--json", "--cache-dir", filepath.Join(tmp, "cache"), "doctor", "--arch", "gfx90a")
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.Output()
+		require.NoError(t, err)
+		var d struct {
+			Executor struct {
+				Partitions     []string `json:"partitions"`
+				Node           string   `json:"node"`
+				ToolchainMatch *bool    `json:"toolchain_match"`
+				Error          string   `json:"error"`
+			} `json:"executor"`
+		}
+		require.NoError(t, json.Unmarshal(out, &d), "%s", out)
+		require.Len(t, d.Executor.Partitions, 1)
+		assert.Contains(t, d.Executor.Partitions[0], "rocmk")
+		require.NotNil(t, d.Executor.ToolchainMatch, d.Executor.Error)
+		assert.True(t, *d.Executor.ToolchainMatch)
+		assert.NotEmpty(t, d.Executor.Node)
+	})
+
+	t.Run("slurmd killed mid-plan", func(t *testing.T) {
+		cmd, stdout, stderr := slurmBuild(t, env, filepath.Join(tmp, "cache-kill"), filepath.Join(tmp, "kill"), "gfx90a", "--executor", "slurm")
+		require.NoError(t, cmd.Start())
+		waitFor(t, 60*time.Second, func() bool { return squeue(t, conf) != "" })
+		time.Sleep(2 * time.Second)
+		pid, err := os.ReadFile(filepath.Join(dir, "slurmd.pid"))
+		require.NoError(t, err)
+		p, err := strconv.Atoi(strings.TrimSpace(string(pid)))
+		require.NoError(t, err)
+		require.NoError(t, syscall.Kill(p, syscall.SIGKILL))
+		require.NoError(t, cmd.Wait(), stderr.String())
+		var doc slurmBuildDoc
+		require.NoError(t, json.Unmarshal(stdout.Bytes(), &doc))
+		assert.Zero(t, doc.Summary.Failed)
+		assert.Equal(t, doc.Summary.Jobs, doc.Summary.Compiled)
+		assert.Positive(t, doc.Summary.Where["local"], "the jobs the dead node could not take compiled here: %s", stderr)
+		t.Logf("after the kill: %v; stderr:\n%s", doc.Summary.Where, stderr)
+		got := hsacos(t, filepath.Join(tmp, "kill"))
+		for name, data := range got {
+			assert.True(t, bytes.Equal(want[name], data), "%s differs from the local build", name)
+		}
+		assert.Len(t, got, doc.Summary.Jobs)
+	})
+
+	t.Run("Ctrl-C cancels every job", func(t *testing.T) {
+		script, _ := filepath.Abs("../scripts/slurm-local.sh")
+		restart := exec.Command("bash", script, "start", dir)
+		restart.Env = append(os.Environ(), "ROCMK_SLURM_PORT="+portOf(t, conf))
+		out, err := restart.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		cmd, _, stderr := slurmBuild(t, env, filepath.Join(tmp, "cache-int"), filepath.Join(tmp, "int"), "gfx1030", "--executor", "slurm")
+		require.NoError(t, cmd.Start())
+		waitFor(t, 60*time.Second, func() bool { return squeue(t, conf) != "" })
+		require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+		err = cmd.Wait()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, stderr.String())
+		assert.Equal(t, 130, ee.ExitCode())
+		waitFor(t, 20*time.Second, func() bool { return squeue(t, conf) == "" })
+	})
+}
+
+// hsacos reads the code objects in dir by name.
+func hsacos(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.hsaco"))
+	require.NoError(t, err)
+	m := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		m[filepath.Base(f)] = b
+	}
+	return m
+}
+
+func waitFor(t *testing.T, d time.Duration, ok func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); !ok(); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("not within %v", d)
+		}
+	}
+}
+
+// portOf is the SlurmctldPort of a slurm.conf slurm-local.sh wrote.
+func portOf(t *testing.T, conf string) string {
+	data, err := os.ReadFile(conf)
+	require.NoError(t, err)
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "SlurmctldPort="); ok {
+			return v
+		}
+	}
+	t.Fatalf("no SlurmctldPort in %s", conf)
+	return ""
+}
