@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rocmk/rocmk/cache"
@@ -67,12 +66,13 @@ type Builder struct {
 	Remote *Remote
 
 	hashes fileHashes
-	paths  pathMemo                    // one stat per path per build
-	scans  scanMemo                    // include scans, while the file is unchanged
-	search searchMemo                  // the compiler's search path per command line, per build
-	groups groupMemo                   // shared deps groups checked, per build
-	libs   par.Cache[string, idResult] // device-library directory -> identity, per build
-	tcs    par.Cache[string, tcResult] // target -> toolchain, per build
+	paths  pathMemo                         // one stat per path per build
+	scans  scanMemo                         // include scans, while the file is unchanged
+	search par.Cache[string, searchResult]  // the compiler's search path per command line, per build
+	groups par.Cache[string, groupResult]   // shared deps groups checked (by name), per build
+	stored par.Cache[cache.ActionID, error] // shared deps groups stored (or found in the cache), per build
+	libs   par.Cache[string, idResult]      // device-library directory -> identity, per build
+	tcs    par.Cache[string, tcResult]      // target -> toolchain, per build
 }
 
 // tcResult is a target's toolchain and its identity, found once per build.
@@ -113,8 +113,9 @@ func (b *Builder) Build(ctx context.Context, r Request) (*Report, error) {
 	}
 	defer removeTmp()
 	b.paths.reset()
-	b.search.reset()
-	b.groups.reset()
+	b.search.Clear()
+	b.groups.Clear()
+	b.stored.Clear()
 	b.libs.Clear()
 	if b.For == nil {
 		// One toolchain: one that cannot say who it is stops the build.
@@ -604,105 +605,65 @@ func groupKey(id cache.ActionID) cache.ActionID {
 	return h.Sum()
 }
 
-// groupMemo checks, and stores, each shared group once per build.
-type groupMemo struct {
-	mu     sync.Mutex
-	m      map[string]*groupOnce         // checked: by name
-	stored map[cache.ActionID]*groupOnce // stored (or found in the cache)
-}
-
-type groupOnce struct {
-	once   sync.Once
+// groupResult is what checking a shared group found.
+type groupResult struct {
 	digest cache.ActionID
-	read   atomic.Bool // the entry was in the cache (its records may be stale)
+	read   bool // the entry was in the cache (its records may be stale)
 	err    error
-}
-
-func (s *groupMemo) reset() {
-	s.mu.Lock()
-	s.m, s.stored = nil, nil
-	s.mu.Unlock()
 }
 
 // currentGroup reads a shared group and returns the digest of its records'
 // current values (errStale if one no longer holds).
 func (b *Builder) currentGroup(id, baseDir string, roots []string) (cache.ActionID, error) {
-	b.groups.mu.Lock()
-	if b.groups.m == nil {
-		b.groups.m = map[string]*groupOnce{}
+	r := b.groups.Do(id, func() groupResult { return b.checkGroup(id, baseDir, roots) })
+	return r.digest, r.err
+}
+
+func (b *Builder) checkGroup(id, baseDir string, roots []string) groupResult {
+	var k cache.ActionID
+	if _, err := hex.Decode(k[:], []byte(id)); err != nil {
+		return groupResult{err: err}
 	}
-	o := b.groups.m[id]
-	if o == nil {
-		o = &groupOnce{}
-		b.groups.m[id] = o
+	data, err := get(b.Cache, groupKey(k))
+	if err != nil {
+		return groupResult{err: err}
 	}
-	b.groups.mu.Unlock()
-	o.once.Do(func() {
-		var k cache.ActionID
-		if _, err := hex.Decode(k[:], []byte(id)); err != nil {
-			o.err = err
-			return
-		}
-		data, err := get(b.Cache, groupKey(k))
-		if err != nil {
-			o.err = err
-			return
-		}
-		g, err := parseDepsEntry(data, groupMagic)
-		if err == nil && len(g.Alts) != 1 {
-			err = errors.New("bad deps group")
-		}
-		if err != nil {
-			o.err = err
-			return
-		}
-		o.read.Store(true)
-		if !recordsUnder(g.Alts[0].Files, baseDir, roots) {
-			o.err = errStale // see readRoots
-			return
-		}
-		cur, err := b.currentRecords(baseDir, g.Alts[0])
-		if err != nil {
-			o.err = err
-			return
-		}
-		o.digest = b.groupDigest(cur)
-	})
-	return o.digest, o.err
+	g, err := parseDepsEntry(data, groupMagic)
+	if err == nil && len(g.Alts) != 1 {
+		err = errors.New("bad deps group")
+	}
+	if err != nil {
+		return groupResult{err: err}
+	}
+	if !recordsUnder(g.Alts[0].Files, baseDir, roots) {
+		return groupResult{read: true, err: errStale} // see readRoots
+	}
+	cur, err := b.currentRecords(baseDir, g.Alts[0])
+	if err != nil {
+		return groupResult{read: true, err: err}
+	}
+	return groupResult{read: true, digest: b.groupDigest(cur)}
 }
 
 // groupFound reports whether a lookup of this build read the group from
 // the cache.
 func (b *Builder) groupFound(id cache.ActionID) bool {
-	b.groups.mu.Lock()
-	o := b.groups.m[id.String()]
-	b.groups.mu.Unlock()
-	return o != nil && o.read.Load() // a check still in progress says no: one more put
+	r, ok := b.groups.Get(id.String())
+	return ok && r.read // a check still in progress says no: one more put
 }
 
 // storeGroup stores a shared group unless the cache has it, once per build
 // (the jobs that share it would otherwise all write it, and upload it to a
 // remote cache, at once).
 func (b *Builder) storeGroup(id cache.ActionID, recs []depRecord, now int64, m cache.Meta) error {
-	b.groups.mu.Lock()
-	if b.groups.stored == nil {
-		b.groups.stored = map[cache.ActionID]*groupOnce{}
-	}
-	o := b.groups.stored[id]
-	if o == nil {
-		o = &groupOnce{}
-		b.groups.stored[id] = o
-	}
-	b.groups.mu.Unlock()
-	o.once.Do(func() {
+	return b.stored.Do(id, func() error {
 		if b.groupFound(id) {
-			return
+			return nil
 		}
 		m.Source, m.Target = "(shared)", "" // one group serves every source and target with these flags
 		g := depsEntry{Alts: []depsAlt{{Recorded: now, Files: recs}}}
-		o.err = put(b.Cache, groupKey(id), g.marshal(groupMagic), m)
+		return put(b.Cache, groupKey(id), g.marshal(groupMagic), m)
 	})
-	return o.err
 }
 
 // storeDeps stores a compile's records: the shared group (unless the cache
@@ -939,40 +900,21 @@ func (b *Builder) recordDeps(j toolchain.Job, g *includeGraph, sp *toolchain.Sea
 	return sortRecords(own), sortRecords(shared), ""
 }
 
-// searchMemo runs Toolchain.SearchPath once per command line per build.
-type searchMemo struct {
-	mu sync.Mutex
-	m  map[string]*searchOnce
-}
-
-type searchOnce struct {
-	once sync.Once
-	sp   *toolchain.SearchPath
-	err  error
-}
-
-func (s *searchMemo) reset() {
-	s.mu.Lock()
-	s.m = nil
-	s.mu.Unlock()
+// searchResult is Toolchain.SearchPath's answer for one command line.
+type searchResult struct {
+	sp  *toolchain.SearchPath
+	err error
 }
 
 func (b *Builder) searchPath(ctx context.Context, tc toolchain.Toolchain, j toolchain.Job) (*toolchain.SearchPath, error) {
 	tmpl := j
 	tmpl.Src, tmpl.Out, tmpl.DepFile = "SRC", "OUT", ""
 	k := j.Dir + "\x00" + strings.Join(tc.Argv(tmpl), "\x00")
-	b.search.mu.Lock()
-	if b.search.m == nil {
-		b.search.m = map[string]*searchOnce{}
-	}
-	o := b.search.m[k]
-	if o == nil {
-		o = &searchOnce{}
-		b.search.m[k] = o
-	}
-	b.search.mu.Unlock()
-	o.once.Do(func() { o.sp, o.err = tc.SearchPath(ctx, b.Run, j) })
-	return o.sp, o.err
+	r := b.search.Do(k, func() searchResult {
+		sp, err := tc.SearchPath(ctx, b.Run, j)
+		return searchResult{sp, err}
+	})
+	return r.sp, r.err
 }
 
 // locationFlag returns the first flag that makes an object depend on the

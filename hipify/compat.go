@@ -173,12 +173,12 @@ var compatRenames = map[string]string{
 
 // compatFor returns the pieces that provide name to a file targeting hv
 // (nil when HIP has it natively, or compat is off).
-func (t *translator) compatFor(name string) []*compatPiece {
-	if t.opt.NoCompat {
+func (f *file) compatFor(name string) []*compatPiece {
+	if f.opt.NoCompat {
 		return nil
 	}
 	has := func(since Version) bool { // the target HIP has it natively; zero target: the newest HIP
-		return !since.IsZero() && (t.opt.HIPVersion.IsZero() || !t.opt.HIPVersion.Less(since))
+		return !since.IsZero() && (f.opt.HIPVersion.IsZero() || !f.opt.HIPVersion.Less(since))
 	}
 	var ps []*compatPiece
 	for _, p := range compatByIdent[name] {
@@ -192,7 +192,7 @@ func (t *translator) compatFor(name string) []*compatPiece {
 // useCompat records that the file needs the pieces providing name, and
 // reports whether there were any. A file that defines one of a piece's
 // names itself (its own __vsubss4 for HIP) does not get that piece.
-func (t *translator) useCompat(name string) bool {
+func (t *pass) useCompat(name string) bool {
 	ps := t.compatFor(name)
 	for _, p := range ps {
 		if len(p.with) > 0 && !t.mentionsAny(p.with) || t.definesPiece(p) {
@@ -205,70 +205,60 @@ func (t *translator) useCompat(name string) bool {
 
 // definesPiece reports whether the file defines (as a function or a macro)
 // one of the names the piece provides.
-func (t *translator) definesPiece(p *compatPiece) bool {
-	if t.defines == nil {
-		t.defines = map[string]bool{}
-		for i := range t.toks {
-			tk := &t.toks[i]
-			if tk.kind != IDENT || tk.skip || compatByIdent[tk.lit] == nil {
-				continue
-			}
-			if tk.pp == "define" && !tk.inDefn {
-				t.defines[tk.lit] = true
-				continue
-			}
-			if tk.pp != "" || t.isMember(i) {
-				continue
-			}
-			pr := t.prev(i)
-			if pr < 0 || !(t.toks[pr].kind == IDENT || t.isPunct(pr, "*") || t.isPunct(pr, "&") || t.isPunct(pr, ">")) {
-				continue
-			}
-			o := t.next(i)
-			if !t.isPunct(o, "(") {
-				continue
-			}
-			if c := t.matching(o); c >= 0 {
-				n := t.next(c)
-				for n < len(t.toks) && t.toks[n].kind == IDENT && (t.toks[n].lit == "const" || t.toks[n].lit == "noexcept") {
-					n = t.next(n)
-				}
-				if t.isPunct(n, "{") {
-					t.defines[tk.lit] = true
-				}
-			}
-		}
-	}
+func (f *file) definesPiece(p *compatPiece) bool {
 	for id := range p.idents {
-		if t.defines[id] {
+		if f.defines[id] {
 			return true
 		}
 	}
 	return false
 }
 
-func (t *translator) needCompat(p *compatPiece) {
-	if t.compat == nil {
-		t.compat = map[string]bool{}
+// definesAt reports whether the identifier at i is defined there: the name
+// of a #define, or of a function definition.
+func (f *file) definesAt(i int) bool {
+	tk := &f.toks[i]
+	if tk.pp == "define" && !tk.inDefn {
+		return true
 	}
-	t.compat[p.name] = true
-	for _, n := range p.needs {
-		t.needCompat(compatByName[n])
+	if tk.pp != "" || f.isMember(i) {
+		return false
 	}
+	pr := f.prev(i)
+	if pr < 0 || !(f.toks[pr].kind == IDENT || f.isPunct(pr, "*") || f.isPunct(pr, "&") || f.isPunct(pr, ">")) {
+		return false
+	}
+	o := f.next(i)
+	if !f.isPunct(o, "(") {
+		return false
+	}
+	c := f.matching(o)
+	if c < 0 {
+		return false
+	}
+	n := f.next(c)
+	for n < len(f.toks) && f.toks[n].kind == IDENT && (f.toks[n].lit == "const" || f.toks[n].lit == "noexcept") {
+		n = f.next(n)
+	}
+	return f.isPunct(n, "{")
 }
 
-// mentionsAny reports whether the file names one of the identifiers.
-func (t *translator) mentionsAny(ids []string) bool {
-	if t.idents == nil {
-		t.idents = map[string]bool{}
-		for i := range t.toks {
-			if t.toks[i].kind == IDENT && !t.toks[i].skip {
-				t.idents[t.toks[i].lit] = true
-			}
+// compatWith are the identifiers the pieces' with lists name (file.idents).
+var compatWith = func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range compatPieces {
+		for _, id := range p.with {
+			m[id] = true
 		}
 	}
+	return m
+}()
+
+// mentionsAny reports whether the file names one of the identifiers (of a
+// with list).
+func (f *file) mentionsAny(ids []string) bool {
 	for _, id := range ids {
-		if t.idents[id] {
+		if f.idents[id] {
 			return true
 		}
 	}
@@ -277,29 +267,29 @@ func (t *translator) mentionsAny(ids []string) bool {
 
 // compatBlock is the text that enables the file's pieces and includes the
 // header (or the header itself, inlined).
-func (t *translator) compatBlock() string {
+func compatBlock(f *file, o *out) string {
 	var pieces []string
-	for n := range t.compat {
+	for n := range o.compat {
 		pieces = append(pieces, n)
 	}
 	sort.Strings(pieces)
-	t.rep.Compat = pieces
+	o.rep.Compat = pieces
 	var b strings.Builder
 	for _, n := range pieces {
 		p := compatByName[n]
 		v := "1"
 		if n == "cuda-arch" {
-			v = strconv.Itoa(t.cudaArch())
+			v = strconv.Itoa(f.cudaArch())
 		}
 		b.WriteString("#define " + p.macro + " " + v + "\n")
 	}
-	if t.opt.CompatInline {
+	if f.opt.CompatInline {
 		b.WriteString(compatInlineBegin + "\n")
 		b.Write(compatHeader)
 		b.WriteString(compatInlineEnd + "\n")
 		return b.String()
 	}
-	inc := t.opt.CompatInclude
+	inc := f.opt.CompatInclude
 	if inc == "" {
 		inc = CompatHeaderName
 	}

@@ -21,30 +21,30 @@ type condFrame struct {
 	taken        bool
 }
 
-// conditionals marks the tokens of inactive #if/#ifdef branches (only when
+// markInactive marks the tokens of inactive #if/#ifdef branches (only when
 // SkipExcluded is set; otherwise every branch is translated, as
 // hipify-clang does by default).
-func (t *translator) conditionals() {
-	if !t.opt.SkipExcluded {
+func (f *file) markInactive() {
+	if !f.opt.SkipExcluded {
 		return
 	}
 	defs := map[string]string{}
 	for k, v := range predefined {
 		defs[k] = v
 	}
-	for k, v := range t.opt.Defines {
+	for k, v := range f.opt.Defines {
 		defs[k] = v
 	}
 	var stack []condFrame
 	active := true
-	for i := 0; i < len(t.toks); i++ {
-		tk := &t.toks[i]
+	for i := 0; i < len(f.toks); i++ {
+		tk := &f.toks[i]
 		if tk.kind == HASH {
 			end := i + 1
-			for end < len(t.toks) && t.toks[end].kind != PPEND {
+			for end < len(f.toks) && f.toks[end].kind != PPEND {
 				end++
 			}
-			args := t.toks[i+1 : end]
+			args := f.toks[i+1 : end]
 			switch tk.lit {
 			case "#if", "#ifdef", "#ifndef":
 				val := false
@@ -55,54 +55,36 @@ func (t *translator) conditionals() {
 				// the directive itself belongs to the enclosing branch
 				tk.skip = !active
 				active = active && val
-				markRange(t.toks[i+1:end], !stack[len(stack)-1].parentActive)
+				markRange(f.toks[i+1:end], !stack[len(stack)-1].parentActive)
 				i = end
 				continue
 			case "#elif", "#elifdef", "#elifndef", "#else":
 				if len(stack) == 0 {
 					break
 				}
-				f := &stack[len(stack)-1]
-				val := false
-				if f.parentActive && !f.taken {
-					switch tk.lit {
-					case "#else":
-						val = true
-					case "#elifdef":
-						val = evalCond("#ifdef", args, defs)
-					case "#elifndef":
-						val = evalCond("#ifndef", args, defs)
-					default:
-						val = evalCond("#if", args, defs)
-					}
-				}
-				f.active = val
-				f.taken = f.taken || val
-				tk.skip = !f.parentActive
-				markRange(t.toks[i+1:end], !f.parentActive)
-				active = f.active
+				fr := &stack[len(stack)-1]
+				val := fr.parentActive && !fr.taken && elseValue(tk.lit, args, defs)
+				fr.active = val
+				fr.taken = fr.taken || val
+				tk.skip = !fr.parentActive
+				markRange(f.toks[i+1:end], !fr.parentActive)
+				active = fr.active
 				i = end
 				continue
 			case "#endif":
 				if len(stack) == 0 {
 					break
 				}
-				f := stack[len(stack)-1]
+				fr := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
-				active = f.parentActive
+				active = fr.parentActive
 				tk.skip = !active
-				markRange(t.toks[i+1:end], !active)
+				markRange(f.toks[i+1:end], !active)
 				i = end
 				continue
 			case "#define":
 				if active && len(args) > 0 && args[0].kind == IDENT {
-					var b strings.Builder
-					for _, a := range args[1:] {
-						if a.kind != COMMENT {
-							b.WriteString(a.lit)
-						}
-					}
-					defs[args[0].lit] = b.String()
+					defs[args[0].lit] = defineValue(args[1:])
 				}
 			case "#undef":
 				if active && len(args) > 0 {
@@ -112,6 +94,31 @@ func (t *translator) conditionals() {
 		}
 		tk.skip = !active
 	}
+}
+
+// elseValue says whether the #elif-like directive dir (or #else) takes its
+// branch, when no earlier branch was taken.
+func elseValue(dir string, args []token, defs map[string]string) bool {
+	switch dir {
+	case "#else":
+		return true
+	case "#elifdef":
+		return evalCond("#ifdef", args, defs)
+	case "#elifndef":
+		return evalCond("#ifndef", args, defs)
+	}
+	return evalCond("#if", args, defs)
+}
+
+// defineValue is the text a #define gives its macro: the body's tokens, no comments.
+func defineValue(body []token) string {
+	var b strings.Builder
+	for _, a := range body {
+		if a.kind != COMMENT {
+			b.WriteString(a.lit)
+		}
+	}
+	return b.String()
 }
 
 func markRange(ts []token, skip bool) {

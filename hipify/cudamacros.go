@@ -68,16 +68,16 @@ func ParseCUDAArch(s string) (int, bool) {
 	return n, true
 }
 
-func (t *translator) cudaArch() int {
-	if t.opt.CUDAArch > 0 {
-		return t.opt.CUDAArch
+func (f *file) cudaArch() int {
+	if f.opt.CUDAArch > 0 {
+		return f.opt.CUDAArch
 	}
 	return DefaultCUDAArch
 }
 
-func (t *translator) cudaVersion() Version {
-	if !t.opt.CUDAVersion.IsZero() {
-		return t.opt.CUDAVersion
+func (f *file) cudaVersion() Version {
+	if !f.opt.CUDAVersion.IsZero() {
+		return f.opt.CUDAVersion
 	}
 	return DefaultCUDAVersion
 }
@@ -173,20 +173,20 @@ var compilerMacros = map[string]string{
 }
 
 // classify is classifyMacro plus the project's ROCm switches.
-func (t *translator) classify(name string) macroKind {
+func (f *file) classify(name string) macroKind {
 	if k := classifyMacro(name); k != notCUDAMacro {
 		return k
 	}
-	if slices.Contains(t.rocmSwitches(), name) {
+	if slices.Contains(f.rocmSwitches(), name) {
 		return rocmSwitchMacro
 	}
 	return notCUDAMacro
 }
 
 // rocmSwitches are the options' ROCm switches, or the defaults.
-func (t *translator) rocmSwitches() []string {
-	if t.opt.ROCmSwitches != nil {
-		return t.opt.ROCmSwitches
+func (f *file) rocmSwitches() []string {
+	if f.opt.ROCmSwitches != nil {
+		return f.opt.ROCmSwitches
 	}
 	return DefaultROCmSwitches
 }
@@ -208,9 +208,9 @@ func classifyMacro(name string) macroKind {
 }
 
 // guardFor returns the HIP guard for a CUDA guard ("" when none).
-func (t *translator) guardFor(name string) string {
+func (f *file) guardFor(name string) string {
 	if name == "__CUDA_BF16_H__" || name == "__CUDA_BF16_HPP__" {
-		if hv := t.opt.HIPVersion; !hv.IsZero() && hv.Less(v60) {
+		if hv := f.opt.HIPVersion; !hv.IsZero() && hv.Less(v60) {
 			return "_HIP_BFLOAT16_H_" // hip/hip_bfloat16.h
 		}
 		return "_HIP_INCLUDE_HIP_AMD_DETAIL_HIP_BF16_H_"
@@ -222,8 +222,8 @@ func (t *translator) guardFor(name string) string {
 }
 
 // versionValue is the value a CUDA version macro takes under the mapping.
-func (t *translator) versionValue(name string) string {
-	v := t.cudaVersion()
+func (f *file) versionValue(name string) string {
+	v := f.cudaVersion()
 	switch name {
 	case "__CUDACC_VER_MAJOR__":
 		return strconv.Itoa(v.Major)
@@ -243,11 +243,20 @@ type macroEdit struct {
 	text       string
 }
 
-// cudaMacros maps (or, under MacrosKeep, only reports) the CUDA macros in
-// every active #if/#ifdef/#ifndef/#elif of the file.
-func (t *translator) cudaMacros() {
-	for i := 0; i < len(t.toks); i++ {
-		tk := &t.toks[i]
+// macroPass maps (or, under MacrosKeep, only reports) the CUDA macros in
+// the file's conditionals. Besides its edits it returns the tokens it
+// handled, which the token pass leaves alone.
+type macroPass struct {
+	pass
+	handled map[int]bool
+}
+
+// cudaMacros runs the macro pass over every active #if, #ifdef, #ifndef
+// and #elif of the file.
+func cudaMacros(f *file, o *out) ([]edit, map[int]bool) {
+	t := &macroPass{pass: pass{file: f, o: o}, handled: map[int]bool{}}
+	for i := 0; i < len(f.toks); i++ {
+		tk := &f.toks[i]
 		if tk.kind != HASH || tk.skip {
 			continue
 		}
@@ -257,15 +266,16 @@ func (t *translator) cudaMacros() {
 			continue
 		}
 		end := i + 1
-		for end < len(t.toks) && t.toks[end].kind != PPEND {
+		for end < len(f.toks) && f.toks[end].kind != PPEND {
 			end++
 		}
 		t.cudaConditional(i, end)
 		i = end
 	}
+	return t.edits, t.handled
 }
 
-func (t *translator) cudaConditional(h, end int) {
+func (t *macroPass) cudaConditional(h, end int) {
 	var args []int
 	// a conditional that tests __HIP__ already decides for HIP (and stays
 	// idempotent); the text is searched too, as a broken literal hides names
@@ -292,7 +302,7 @@ func (t *translator) cudaConditional(h, end int) {
 	orig := string(t.src[t.toks[h].pos.Offset:t.endOf(last)])
 	if t.opt.CUDAMacros == MacrosKeep {
 		for _, j := range args {
-			t.toks[j].done = true
+			t.handled[j] = true
 		}
 		why := "CUDA's macros are never defined under HIP"
 		if kind == rocmSwitchMacro {
@@ -317,8 +327,8 @@ func (t *translator) cudaConditional(h, end int) {
 
 // classifyIn classifies a macro named in a conditional: a ROCm switch in
 // one that tests __HIP__ (testsHIP) is no CUDA macro there.
-func (t *translator) classifyIn(name string, testsHIP bool) macroKind {
-	if k := t.classify(name); k != rocmSwitchMacro || !testsHIP {
+func (f *file) classifyIn(name string, testsHIP bool) macroKind {
+	if k := f.classify(name); k != rocmSwitchMacro || !testsHIP {
 		return k
 	}
 	return notCUDAMacro
@@ -326,7 +336,7 @@ func (t *translator) classifyIn(name string, testsHIP bool) macroKind {
 
 // ifdefEdits maps the macro (token a) of the #ifdef-like directive dir at
 // token h; ok is false when a is no identifier.
-func (t *translator) ifdefEdits(h int, dir string, a int, testsHIP bool) (edits []macroEdit, notes []string, ok bool) {
+func (t *macroPass) ifdefEdits(h int, dir string, a int, testsHIP bool) (edits []macroEdit, notes []string, ok bool) {
 	x := &t.toks[a]
 	if x.kind != IDENT {
 		return nil, nil, false
@@ -360,13 +370,13 @@ func (t *translator) ifdefEdits(h int, dir string, a int, testsHIP bool) (edits 
 			notes = append(notes, x.lit+" has no HIP equivalent: the branch is inactive under HIP")
 		}
 	}
-	x.done = true
+	t.handled[a] = true
 	return edits, notes, true
 }
 
 // ifEdits maps the CUDA macros, and the defined(...) of them, in the
 // condition (tokens args) of an #if or #elif.
-func (t *translator) ifEdits(args []int, testsHIP bool) (edits []macroEdit, notes []string) {
+func (t *macroPass) ifEdits(args []int, testsHIP bool) (edits []macroEdit, notes []string) {
 	for k := 0; k < len(args); k++ {
 		j := args[k]
 		x := &t.toks[j]
@@ -404,7 +414,7 @@ func (t *translator) ifEdits(args []int, testsHIP bool) (edits []macroEdit, note
 					notes = append(notes, y.lit+" has no HIP equivalent: false under HIP")
 				}
 			}
-			y.done = true
+			t.handled[args[n]] = true
 			k = closeIdx
 			continue
 		}
@@ -432,14 +442,14 @@ func (t *translator) ifEdits(args []int, testsHIP bool) (edits []macroEdit, note
 				notes = append(notes, x.lit+" has no HIP equivalent: 0 under HIP")
 			}
 		}
-		x.done = true
+		t.handled[j] = true
 	}
 	return edits, notes
 }
 
 // applyConditional makes the edits of the conditional at token h (its
 // condition tokens args, its text orig) and reports them and the notes.
-func (t *translator) applyConditional(h int, args []int, code, orig string, edits []macroEdit, notes []string) {
+func (t *macroPass) applyConditional(h int, args []int, code, orig string, edits []macroEdit, notes []string) {
 	msg := "`" + orig + "`"
 	if len(edits) > 0 {
 		var b strings.Builder
@@ -462,7 +472,7 @@ func (t *translator) applyConditional(h int, args []int, code, orig string, edit
 // foldArch folds `__CUDA_ARCH__ op N` (or `N op __CUDA_ARCH__`) at args[k]
 // when it is a whole operand: it is what it is for device code of the
 // chosen arch and for host code (where __CUDA_ARCH__ is undefined: 0).
-func (t *translator) foldArch(args []int, k int) (macroEdit, int, bool) {
+func (t *macroPass) foldArch(args []int, k int) (macroEdit, int, bool) {
 	isDelim := func(idx int) bool {
 		if idx < 0 || idx >= len(args) {
 			return true
@@ -522,14 +532,14 @@ func (t *translator) foldArch(args []int, k int) (macroEdit, int, bool) {
 	}
 	start, end := t.toks[args[first]].pos.Offset, t.endOf(args[lastIdx])
 	for i := first; i <= lastIdx; i++ {
-		t.toks[args[i]].done = true
+		t.handled[args[i]] = true
 	}
 	return macroEdit{start, end, val + " /* " + string(t.src[start:end]) + " */"}, lastIdx, true
 }
 
 // cudaMacroUse maps a CUDA macro outside a conditional (in a #define body or
 // in code). It reports whether it handled the token.
-func (t *translator) cudaMacroUse(i int) bool {
+func (t *pass) cudaMacroUse(i int) bool {
 	tk := &t.toks[i]
 	k := classifyMacro(tk.lit)
 	if k != archMacro && k != versionMacro {

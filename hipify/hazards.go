@@ -2,16 +2,6 @@ package hipify
 
 import "strings"
 
-// hazardOnce reports a hazard once per (code, name) per file.
-func (t *translator) hazardOnce(p Pos, code, name, msg string) {
-	k := code + "\x00" + name
-	if t.seenHz[k] {
-		return
-	}
-	t.seenHz[k] = true
-	t.diag(p, SevHazard, code, name, msg)
-}
-
 const wave64 = "AMD CDNA GPUs (gfx90a, gfx942) run 64-lane wavefronts: use warpSize, not 32"
 
 var halfTypes = map[string]string{
@@ -24,7 +14,7 @@ var halfTypes = map[string]string{
 }
 
 // identHazards looks for porting hazards at the identifier at i.
-func (t *translator) identHazards(i int) {
+func (t *pass) identHazards(i int) {
 	tk := &t.toks[i]
 	switch tk.lit {
 	case "asm", "__asm__", "__asm":
@@ -48,10 +38,10 @@ func (t *translator) identHazards(i int) {
 
 // ballotInto32 reports whether the statement holding the call at i declares
 // or casts to a 32-bit integer (unsigned, int, uint32_t) and no 64-bit one.
-func (t *translator) ballotInto32(i int) bool {
+func (f *file) ballotInto32(i int) bool {
 	has32 := false
-	for j := t.prev(i); j >= 0; j = t.prev(j) {
-		p := &t.toks[j]
+	for j := f.prev(i); j >= 0; j = f.prev(j) {
+		p := &f.toks[j]
 		if p.kind == PUNCT && (p.lit == ";" || p.lit == "{" || p.lit == "}") || p.kind == PPEND || p.kind == HASH {
 			break
 		}
@@ -69,7 +59,7 @@ func (t *translator) ballotInto32(i int) bool {
 }
 
 // numberHazards looks for warp-size-32 assumptions at the number at i.
-func (t *translator) numberHazards(i int) {
+func (t *pass) numberHazards(i int) {
 	tk := &t.toks[i]
 	lit := strings.ToLower(strings.TrimRight(tk.lit, "uUlL"))
 	switch lit {
@@ -114,9 +104,9 @@ func (t *translator) numberHazards(i int) {
 
 // laneContext reports whether the statement around i mentions threadIdx,
 // laneId-like or warp-like names.
-func (t *translator) laneContext(i int) bool {
+func (f *file) laneContext(i int) bool {
 	check := func(j int) (bool, bool) {
-		p := &t.toks[j]
+		p := &f.toks[j]
 		if p.kind == PUNCT && (p.lit == ";" || p.lit == "{" || p.lit == "}") || p.kind == PPEND {
 			return false, true
 		}
@@ -128,7 +118,7 @@ func (t *translator) laneContext(i int) bool {
 		}
 		return false, false
 	}
-	for j := t.prev(i); j >= 0; j = t.prev(j) {
+	for j := f.prev(i); j >= 0; j = f.prev(j) {
 		if ok, stop := check(j); stop {
 			if ok {
 				return true
@@ -136,7 +126,7 @@ func (t *translator) laneContext(i int) bool {
 			break
 		}
 	}
-	for j := t.next(i); j < len(t.toks); j = t.next(j) {
+	for j := f.next(i); j < len(f.toks); j = f.next(j) {
 		if ok, stop := check(j); stop {
 			return ok
 		}
@@ -155,17 +145,17 @@ const (
 // bound", "as a template argument", "as a case label", "in
 // __launch_bounds__"), or "", with the index of the static_assert,
 // constexpr or __launch_bounds__ that makes it one (-1: none).
-func (t *translator) constantContext(i int) (string, int) {
-	p, n := t.prev(i), t.next(i)
+func (f *file) constantContext(i int) (string, int) {
+	p, n := f.prev(i), f.next(i)
 	switch {
-	case t.isPunct(p, "<") && (t.isPunct(n, ">") || t.isPunct(n, ",")) && t.isIdent(t.prev(p)):
+	case f.isPunct(p, "<") && (f.isPunct(n, ">") || f.isPunct(n, ",")) && f.isIdent(f.prev(p)):
 		return "as a template argument", -1
-	case p >= 0 && t.toks[p].kind == IDENT && t.toks[p].lit == "case":
+	case p >= 0 && f.toks[p].kind == IDENT && f.toks[p].lit == "case":
 		return "as a case label", -1
 	}
 	depth, square := 0, 0
-	for j := p; j >= 0; j = t.prev(j) {
-		tk := &t.toks[j]
+	for j := p; j >= 0; j = f.prev(j) {
+		tk := &f.toks[j]
 		if tk.kind == PUNCT && (tk.lit == ";" || tk.lit == "{" || tk.lit == "}") || tk.kind == PPEND || tk.kind == HASH {
 			return "", -1
 		}
@@ -175,14 +165,14 @@ func (t *translator) constantContext(i int) (string, int) {
 		case tk.kind == PUNCT && tk.lit == "[" && square > 0:
 			square--
 		case tk.kind == PUNCT && tk.lit == "[":
-			if t.declarator(j) {
+			if f.declarator(j) {
 				return ctxArrayBound, -1 // T name[... warpSize ...]: a declaration, not an index
 			}
 		case tk.kind == PUNCT && tk.lit == ")":
 			depth++
 		case tk.kind == PUNCT && tk.lit == "(":
 			depth--
-		case tk.kind == IDENT && tk.lit == "constexpr" && t.isIdent(t.prev(j)) && t.toks[t.prev(j)].lit == "if":
+		case tk.kind == IDENT && tk.lit == "constexpr" && f.isIdent(f.prev(j)) && f.toks[f.prev(j)].lit == "if":
 			return "in an if constexpr", j
 		case tk.kind == IDENT && tk.lit == "constexpr":
 			return "in a constexpr declaration", j
@@ -197,22 +187,22 @@ func (t *translator) constantContext(i int) (string, int) {
 
 // declarator reports whether the [ at i follows "T name" or "T name[...]"
 // (a declaration, not an index: return a[i] is one).
-func (t *translator) declarator(i int) bool {
-	n := t.prev(i)
-	for t.isPunct(n, "]") { // T name[2][warpSize]
-		for n = t.prev(n); n >= 0 && !t.isPunct(n, "[") && !t.isPunct(n, ";"); n = t.prev(n) {
+func (f *file) declarator(i int) bool {
+	n := f.prev(i)
+	for f.isPunct(n, "]") { // T name[2][warpSize]
+		for n = f.prev(n); n >= 0 && !f.isPunct(n, "[") && !f.isPunct(n, ";"); n = f.prev(n) {
 		}
-		n = t.prev(n)
+		n = f.prev(n)
 	}
-	ty := t.prev(n)
-	if !t.isIdent(n) || !t.isIdent(ty) {
+	ty := f.prev(n)
+	if !f.isIdent(n) || !f.isIdent(ty) {
 		return false
 	}
-	switch t.toks[ty].lit {
+	switch f.toks[ty].lit {
 	case "return", "case", "sizeof", "throw", "co_return", "else", "do", "delete", "new":
 		return false
 	}
 	return true
 }
 
-func (t *translator) isIdent(i int) bool { return i >= 0 && i < len(t.toks) && t.toks[i].kind == IDENT }
+func (f *file) isIdent(i int) bool { return i >= 0 && i < len(f.toks) && f.toks[i].kind == IDENT }

@@ -14,33 +14,33 @@ type launchMacro struct {
 }
 
 // findLaunchMacros records #defines whose body is a kernel launch.
-func (t *translator) findLaunchMacros() map[string]*launchMacro {
+func (f *file) findLaunchMacros() map[string]*launchMacro {
 	var ms map[string]*launchMacro
-	for i := 0; i < len(t.toks); i++ {
-		if t.toks[i].kind != HASH || t.toks[i].lit != "#define" || t.toks[i].skip {
+	for i := 0; i < len(f.toks); i++ {
+		if f.toks[i].kind != HASH || f.toks[i].lit != "#define" || f.toks[i].skip {
 			continue
 		}
 		n := i + 1
-		if n >= len(t.toks) || t.toks[n].kind != IDENT {
+		if n >= len(f.toks) || f.toks[n].kind != IDENT {
 			continue
 		}
 		m := &launchMacro{}
 		j := n + 1
-		if j < len(t.toks) && t.isPunct(j, "(") && t.toks[j].pos.Offset == t.endOf(n) {
+		if j < len(f.toks) && f.isPunct(j, "(") && f.toks[j].pos.Offset == f.endOf(n) {
 			m.params = []string{}
-			for j++; j < len(t.toks) && !t.isPunct(j, ")") && t.toks[j].kind != PPEND; j++ {
+			for j++; j < len(f.toks) && !f.isPunct(j, ")") && f.toks[j].kind != PPEND; j++ {
 				switch {
-				case t.toks[j].kind == IDENT:
-					m.params = append(m.params, t.toks[j].lit)
-				case t.isPunct(j, "..."):
+				case f.toks[j].kind == IDENT:
+					m.params = append(m.params, f.toks[j].lit)
+				case f.isPunct(j, "..."):
 					m.variadic = true
 				}
 			}
 			j++
 		}
 		launches, bad := 0, false
-		for ; j < len(t.toks) && t.toks[j].kind != PPEND; j++ {
-			tk := t.toks[j]
+		for ; j < len(f.toks) && f.toks[j].kind != PPEND; j++ {
+			tk := f.toks[j]
 			if tk.kind == COMMENT {
 				continue
 			}
@@ -69,17 +69,18 @@ func (t *translator) findLaunchMacros() map[string]*launchMacro {
 		if ms == nil {
 			ms = map[string]*launchMacro{}
 		}
-		ms[t.toks[n].lit] = m
+		ms[f.toks[n].lit] = m
 	}
 	return ms
 }
 
 // expandLaunchMacros rewrites uses of launch macros, as hipify-clang does
 // at the expansion site: CALL(args) becomes hipLaunchKernelGGL(...).
-func (t *translator) expandLaunchMacros() {
-	ms := t.findLaunchMacros()
+func expandLaunchMacros(f *file, es *editList, o *out) []edit {
+	t := &pass{file: f, o: o, prior: es}
+	ms := f.findLaunchMacros()
 	if ms == nil {
-		return
+		return nil
 	}
 	for i := 0; i < len(t.toks); i++ {
 		tk := &t.toks[i]
@@ -122,19 +123,18 @@ func (t *translator) expandLaunchMacros() {
 		}
 		opt := *t.opt
 		opt.NoInclude, opt.NoHazards, opt.SkipExcluded = true, true, false
-		sub := &translator{name: t.name, src: []byte(b.String()), opt: &opt, rep: &Report{Replaced: map[string]int{}}, seenHz: map[string]bool{}}
-		sub.scan()
-		sub.templKernels = t.templKernels
-		sub.translateTokens()
-		out := string(sub.apply())
+		sub := newMacroFile(f, b.String(), &opt)
+		subEdits, fixed, _ := translateTokens(sub, nil, nil, newOut(f.name, &Report{Replaced: map[string]int{}}))
+		out := string(subEdits.apply(sub.src, fixed))
 		if !strings.HasPrefix(out, "hipLaunchKernelGGL(") {
 			continue
 		}
 		t.render(tk.pos.Offset, t.endOf(q))
-		t.addOuter(tk.pos.Offset, t.endOf(q), out)
-		t.rep.Replaced["launch"]++
+		t.addEdit(tk.pos.Offset, t.endOf(q), out)
+		t.o.rep.Replaced["launch"]++
 		i = q
 	}
+	return t.edits
 }
 
 // writeTokens writes tokens separated as C++ needs (a blank between words),

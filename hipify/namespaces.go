@@ -4,7 +4,7 @@ package hipify
 // counterpart puts under another name: cub:: is hipCUB's hipcub::, and
 // thrust's CUDA system (thrust::cuda::, thrust::system::cuda::) is
 // rocThrust's thrust::hip::. It reports whether token i was such a name.
-func (t *translator) libraryNamespace(i int) bool {
+func (t *pass) libraryNamespace(i int) bool {
 	tk := &t.toks[i]
 	if tk.pp == "if" || tk.pp == "elif" || t.isMember(i) {
 		return false
@@ -47,13 +47,13 @@ func (t *translator) libraryNamespace(i int) bool {
 	default:
 		return false
 	}
-	t.rep.Replaced["namespace"]++
+	t.o.rep.Replaced["namespace"]++
 	return true
 }
 
 // namespaceName reports whether the token before a name (at p) makes the
 // name a namespace: `using namespace N`, `namespace A = N`.
-func (t *translator) namespaceName(p int) bool {
+func (t *pass) namespaceName(p int) bool {
 	if p < 0 {
 		return false
 	}

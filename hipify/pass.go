@@ -6,184 +6,47 @@ import (
 	"strings"
 )
 
-// findTemplateKernels records __global__ function templates, and macros
-// whose body names one or has template arguments, so launches of them get
-// HIP_KERNEL_NAME(...).
-func (t *translator) findTemplateKernels() {
-	t.templKernels = map[string]bool{}
-	for i := range t.toks {
-		tk := &t.toks[i]
-		if tk.kind != IDENT || tk.lit != "__global__" || tk.pp != "" {
-			continue
-		}
-		isTemplate := false
-		for j := t.prev(i); j >= 0; j = t.prev(j) {
-			p := &t.toks[j]
-			if p.kind == PUNCT && (p.lit == ";" || p.lit == "{" || p.lit == "}") || p.kind == PPEND {
-				break
-			}
-			if p.kind == IDENT && p.lit == "template" {
-				isTemplate = true
-				break
-			}
-		}
-		if !isTemplate {
-			continue
-		}
-		for j := i + 1; j < len(t.toks); j++ {
-			if t.isPunct(j, "(") {
-				if k := t.prev(j); k > i && t.toks[k].kind == IDENT {
-					t.templKernels[t.toks[k].lit] = true
-				}
-				break
-			}
-			if t.isPunct(j, ";") || t.isPunct(j, "{") {
-				break
-			}
-		}
+// translateTokens runs the passes after the conditionals' (macros,
+// handled: see cudaMacros) up to the compat block. It returns the edit
+// list, the insertions no enclosing edit may consume (fixed) and the asm
+// statements translatePTX replaced. A launch macro's expansion runs
+// through it too (expandLaunchMacros).
+func translateTokens(f *file, macros []edit, handled map[int]bool, o *out) (es *editList, fixed []edit, ptxDone map[int]bool) {
+	incs, fixed, anchor := includes(f, o)
+	toks, perms := tokenPass(f, handled, o)
+	es = &editList{edits: append(append(macros, incs...), toks...)}
+	es.sort()
+	es.merge(applyPerms(f, es, perms, o))
+	if f.opt.KernelExecutionSyntax {
+		es.merge(expandLaunchMacros(f, es, o))
+		es.merge(launches(f, es, o))
 	}
-	for i := 0; i < len(t.toks); i++ {
-		tk := &t.toks[i]
-		if tk.kind != HASH || tk.lit != "#define" {
-			continue
-		}
-		n := i + 1
-		if n >= len(t.toks) || t.toks[n].kind != IDENT {
-			continue
-		}
-		name := t.toks[n].lit
-		for j := n + 1; j < len(t.toks) && t.toks[j].kind != PPEND; j++ {
-			b := &t.toks[j]
-			if b.kind == IDENT && t.templKernels[b.lit] || b.kind == PUNCT && b.lit == "<" {
-				t.templKernels[name] = true
-			}
-			if b.kind == LAUNCH || b.kind == PUNCT && b.lit == "(" && j == n+1 && b.pos.Offset == t.endOf(n) {
-				break // a launch macro or a function-like macro: not a kernel name
-			}
-		}
-	}
+	ptx, ptxDone := translatePTX(f, es, o)
+	es.merge(ptx)
+	return es, append(fixed, placeCompat(f, anchor, o)...), ptxDone
 }
 
-func (t *translator) translateTokens() {
-	haveRuntime := false
-	runtimeIncludes := 0
-	emitted := map[string]string{} // header -> the branch it was emitted in (see branchPath)
-	var branches branchPath
-	hazards := !t.opt.NoHazards
-	// first pass: includes, to know whether hip_runtime.h is already there
-	for i := 0; i < len(t.toks); i++ {
-		tk := &t.toks[i]
-		if tk.kind == HASH && !tk.skip {
-			branches.directive(tk.lit)
-		}
-		if tk.kind != HASH || tk.lit != "#include" || tk.skip {
-			continue
-		}
-		h := t.next(i)
-		if h >= len(t.toks) || t.toks[h].kind != HEADER && t.toks[h].kind != STRING {
-			continue
-		}
-		lit := t.toks[h].lit
-		if len(lit) < 2 {
-			continue
-		}
-		name := lit[1 : len(lit)-1]
-		if strings.HasPrefix(name, "cublas") || strings.HasPrefix(name, "cusparse") || strings.HasPrefix(name, "cusolver") {
-			t.rocLib = true
-		}
-		switch name {
-		case "cublas.h", "hipblas.h", "hipblas/hipblas.h":
-			// hipblas.h: an earlier run translated cublas.h; keep the legacy
-			// names alone again so the translation stays idempotent
-			t.cublasV1 = t.cublasV1 || !t.cublasV2
-		case "cublas_v2.h":
-			t.cublasV2, t.cublasV1 = true, false
-		}
-		end := i
-		for end+1 < len(t.toks) && t.toks[end+1].kind != PPEND {
-			end++
-		}
-		if name == hipRuntimeH {
-			runtimeIncludes++
-			haveRuntime = true
-			if _, ok := emitted[hipRuntimeH]; !ok {
-				emitted[hipRuntimeH] = branches.String()
-			}
-			t.anchorAfter(end)
-			continue
-		}
-		mapped, ok := mapHeader(name, t.opt)
-		if !ok {
-			if name == "cuda_fp8.h" && len(t.compatFor("__nv_fp8_e4m3")) > 0 {
-				// the compat header's fp8 piece, which the file's uses of fp8 ask for
-				t.addEdit(tk.pos.Offset, t.endOf(end), "")
-				t.rep.Replaced["include"]++
-				continue
-			}
-			if kind, why, ok := headerNote(name); ok {
-				if kind == "library" {
-					t.hazardOnce(t.toks[h].pos, "library", name, name+": provided by "+why+" under the same name; kept (install "+why+")")
-				} else {
-					t.diag(t.toks[h].pos, SevUnsupported, "unsupported-header", name, name+" has no HIP equivalent: "+why)
-				}
-			}
-			continue
-		}
-		if since, ok := headerSince[mapped]; ok && !t.opt.HIPVersion.IsZero() && t.opt.HIPVersion.Less(since) {
-			t.diag(t.toks[h].pos, SevUnsupported, "unsupported-header", name,
-				name+" needs HIP "+since.String()+" ("+mapped+"); target is HIP "+t.opt.HIPVersion.String())
-			continue
-		}
-		if mapped == "hip/hip_cooperative_groups.h" && !haveRuntime && !t.opt.NoInclude {
-			// hip_cooperative_groups.h needs hip_runtime.h first
-			ls := tk.pos.Offset - (tk.pos.Column - 1)
-			t.fixed = append(t.fixed, edit{start: ls, end: ls, text: "#include <" + hipRuntimeH + ">\n"})
-			haveRuntime = true
-			emitted[hipRuntimeH] = branches.String()
-			if t.anchor < 0 {
-				t.anchor, t.anchorNL = ls, false
-			}
-		}
-		mapped, flat := libraryInclude(mapped, t.opt.HIPVersion)
-		if at, ok := emitted[mapped]; mapped == "" || ok && branches.within(at) {
-			// drop the duplicate (or header-less) include, keep the line
-			t.addEdit(tk.pos.Offset, t.endOf(end), "")
-		} else if flat != "" {
-			// the library's directory where this HIP has it, else the old name
-			open, close := lit[:1], lit[len(lit)-1:]
-			t.addEdit(tk.pos.Offset, t.endOf(i), "#if __has_include("+open+mapped+close+")\n#include "+open+mapped+close+"\n#else\n"+tk.lit)
-			t.addEdit(t.toks[h].pos.Offset+1, t.toks[h].pos.Offset+len(lit)-1, flat)
-			t.addEdit(t.endOf(end), t.endOf(end), "\n#endif")
-			if _, ok := emitted[mapped]; !ok {
-				emitted[mapped] = branches.String()
-			}
-		} else {
-			t.addEdit(t.toks[h].pos.Offset+1, t.toks[h].pos.Offset+len(lit)-1, mapped)
-			if mapped == hipRuntimeH {
-				t.anchorAfter(end)
-			}
-			haveRuntime = haveRuntime || mapped == hipRuntimeH
-			if _, ok := emitted[mapped]; !ok {
-				emitted[mapped] = branches.String()
-			}
-		}
-		t.rep.Replaced["include"]++
-	}
-	if !haveRuntime && !t.opt.NoInclude {
-		t.insertRuntimeInclude()
-	}
-
-	for i := 0; i < len(t.toks); i++ {
-		tk := &t.toks[i]
+// tokenPass translates each token on its own: identifiers (API renames,
+// calls whose arguments change, library namespaces, CUDA macros in code,
+// compat names), string literals and numbers (hazards). It returns its
+// edits and the calls whose argument lists applyPerms rebuilds. handled
+// are the tokens cudaMacros translated.
+func tokenPass(f *file, handled map[int]bool, o *out) ([]edit, []pendingPerm) {
+	t := &pass{file: f, o: o}
+	var perms []pendingPerm
+	warp := newWarpUses(f)
+	hazards := !f.opt.NoHazards
+	for i := 0; i < len(f.toks); i++ {
+		tk := &f.toks[i]
 		if tk.skip {
 			continue
 		}
 		switch tk.kind {
 		case IDENT:
-			if tk.done {
+			if handled[i] {
 				continue
 			}
-			t.warpSizeUse(i)
+			t.warpSizeUse(warp, i)
 			if hazards {
 				t.identHazards(i)
 			}
@@ -195,7 +58,13 @@ func (t *translator) translateTokens() {
 			if _, ok := Lookup(tk.lit); !ok && tk.pp != "include" && (tk.pp == "if" || tk.pp == "elif" || !t.isMember(i)) {
 				t.useCompat(tk.lit) // not a CUDA name: already HIP (a translated file), or rocmk's
 			}
-			if t.libraryNamespace(i) || t.special(i) {
+			if t.libraryNamespace(i) {
+				continue
+			}
+			if done, perm := t.special(i); done {
+				if perm != nil {
+					perms = append(perms, *perm)
+				}
 				continue
 			}
 			t.ident(i)
@@ -210,67 +79,187 @@ func (t *translator) translateTokens() {
 			}
 		}
 	}
-	t.sortEdits()
-	t.applyPerms()
-	t.flushOuter()
-	if t.opt.KernelExecutionSyntax {
-		t.expandLaunchMacros()
-		t.flushOuter()
-		for i := range t.toks {
-			if t.toks[i].kind == LAUNCH && !t.toks[i].skip {
-				t.launch(i)
-			}
+	return t.edits, perms
+}
+
+// launches rewrites k<<<...>>>(args) to hipLaunchKernelGGL(...)
+// (--hip-kernel-execution-syntax).
+func launches(f *file, es *editList, o *out) []edit {
+	t := &pass{file: f, o: o, prior: es}
+	for i := range f.toks {
+		if f.toks[i].kind == LAUNCH && !f.toks[i].skip {
+			t.launch(i)
 		}
-		t.flushOuter()
 	}
-	t.translatePTX()
-	t.placeCompat()
+	return t.edits
+}
+
+// anchor is where a new compat block goes: at offset at (-1: not known
+// yet); nl says at is a line end, so the block starts with a newline.
+type anchor struct {
+	at int
+	nl bool
+}
+
+// includePass maps the file's #includes and adds hip_runtime.h where it is
+// missing. Besides its edits it finds the compat block's anchor (after
+// hip_runtime.h) and makes insertions no enclosing edit consumes (fixed).
+type includePass struct {
+	pass
+	fixed       []edit
+	anchor      anchor
+	haveRuntime bool
+	emitted     map[string]string // header -> the branch it was emitted in (see branchPath)
+	branches    branchPath
+}
+
+func includes(f *file, o *out) (es, fixed []edit, a anchor) {
+	t := &includePass{pass: pass{file: f, o: o}, anchor: anchor{at: -1}, emitted: map[string]string{}}
+	for i := 0; i < len(f.toks); i++ {
+		tk := &f.toks[i]
+		if tk.kind == HASH && !tk.skip {
+			t.branches.directive(tk.lit)
+		}
+		if tk.kind == HASH && tk.lit == "#include" && !tk.skip {
+			t.include(i)
+		}
+	}
+	if !t.haveRuntime && !f.opt.NoInclude {
+		t.insertRuntimeInclude()
+	}
+	return t.edits, t.fixed, t.anchor
+}
+
+// include maps the #include at token i.
+func (t *includePass) include(i int) {
+	tk := &t.toks[i]
+	h := t.next(i)
+	if h >= len(t.toks) || t.toks[h].kind != HEADER && t.toks[h].kind != STRING || len(t.toks[h].lit) < 2 {
+		return
+	}
+	lit := t.toks[h].lit
+	name := lit[1 : len(lit)-1]
+	end := i
+	for end+1 < len(t.toks) && t.toks[end+1].kind != PPEND {
+		end++
+	}
+	if name == hipRuntimeH {
+		t.haveRuntime = true
+		t.emit(hipRuntimeH)
+		t.anchorAfter(end)
+		return
+	}
+	mapped, ok := mapHeader(name, t.opt)
+	if !ok {
+		t.unmapped(i, h, end, name)
+		return
+	}
+	if since, ok := headerSince[mapped]; ok && !t.opt.HIPVersion.IsZero() && t.opt.HIPVersion.Less(since) {
+		t.diag(t.toks[h].pos, SevUnsupported, "unsupported-header", name,
+			name+" needs HIP "+since.String()+" ("+mapped+"); target is HIP "+t.opt.HIPVersion.String())
+		return
+	}
+	if mapped == "hip/hip_cooperative_groups.h" && !t.haveRuntime && !t.opt.NoInclude {
+		// hip_cooperative_groups.h needs hip_runtime.h first
+		ls := tk.pos.Offset - (tk.pos.Column - 1)
+		t.fixed = append(t.fixed, edit{start: ls, end: ls, text: "#include <" + hipRuntimeH + ">\n"})
+		t.haveRuntime = true
+		t.emitted[hipRuntimeH] = t.branches.String()
+		if t.anchor.at < 0 {
+			t.anchor = anchor{ls, false}
+		}
+	}
+	mapped, flat := libraryInclude(mapped, t.opt.HIPVersion)
+	if at, ok := t.emitted[mapped]; mapped == "" || ok && t.branches.within(at) {
+		// drop the duplicate (or header-less) include, keep the line
+		t.addEdit(tk.pos.Offset, t.endOf(end), "")
+	} else if flat != "" {
+		// the library's directory where this HIP has it, else the old name
+		open, close := lit[:1], lit[len(lit)-1:]
+		t.addEdit(tk.pos.Offset, t.endOf(i), "#if __has_include("+open+mapped+close+")\n#include "+open+mapped+close+"\n#else\n"+tk.lit)
+		t.addEdit(t.toks[h].pos.Offset+1, t.toks[h].pos.Offset+len(lit)-1, flat)
+		t.addEdit(t.endOf(end), t.endOf(end), "\n#endif")
+		t.emit(mapped)
+	} else {
+		t.addEdit(t.toks[h].pos.Offset+1, t.toks[h].pos.Offset+len(lit)-1, mapped)
+		if mapped == hipRuntimeH {
+			t.anchorAfter(end)
+		}
+		t.haveRuntime = t.haveRuntime || mapped == hipRuntimeH
+		t.emit(mapped)
+	}
+	t.o.rep.Replaced["include"]++
+}
+
+// emit notes that header is included in the current branch, unless it was before.
+func (t *includePass) emit(header string) {
+	if _, ok := t.emitted[header]; !ok {
+		t.emitted[header] = t.branches.String()
+	}
+}
+
+// unmapped handles an #include (tokens i to end, header token h) of a
+// header HIP has no name for.
+func (t *includePass) unmapped(i, h, end int, name string) {
+	if name == "cuda_fp8.h" && len(t.compatFor("__nv_fp8_e4m3")) > 0 {
+		// the compat header's fp8 piece, which the file's uses of fp8 ask for
+		t.addEdit(t.toks[i].pos.Offset, t.endOf(end), "")
+		t.o.rep.Replaced["include"]++
+		return
+	}
+	if kind, why, ok := headerNote(name); ok {
+		if kind == "library" {
+			t.hazardOnce(t.toks[h].pos, "library", name, name+": provided by "+why+" under the same name; kept (install "+why+")")
+		} else {
+			t.diag(t.toks[h].pos, SevUnsupported, "unsupported-header", name, name+" has no HIP equivalent: "+why)
+		}
+	}
 }
 
 // anchorAfter makes the end of the directive ending at token end the place
 // for the compat block, unless one was found already.
-func (t *translator) anchorAfter(end int) {
-	if t.anchor >= 0 {
+func (t *includePass) anchorAfter(end int) {
+	if t.anchor.at >= 0 {
 		return
 	}
-	t.anchor, t.anchorNL = len(t.src), true
+	t.anchor = anchor{len(t.src), true}
 	if end+1 < len(t.toks) {
-		t.anchor = t.toks[end+1].pos.Offset // the PPEND: the directive's newline
+		t.anchor.at = t.toks[end+1].pos.Offset // the PPEND: the directive's newline
 	}
 }
 
 // insertPoint is where #include <hip/hip_runtime.h> goes: after #pragma once
 // or an include guard's #ifndef (a line end), else before the first line of
 // code. ok is false for a file without tokens.
-func (t *translator) insertPoint() (at int, lineEnd, ok bool) {
-	first := t.next(-1)
-	for first < len(t.toks) && t.toks[first].skip {
-		first = t.next(first)
+func (f *file) insertPoint() (at int, lineEnd, ok bool) {
+	first := f.next(-1)
+	for first < len(f.toks) && f.toks[first].skip {
+		first = f.next(first)
 	}
-	if first >= len(t.toks) {
+	if first >= len(f.toks) {
 		return 0, false, false
 	}
-	tk := &t.toks[first]
-	if tk.kind == HASH && (tk.lit == "#pragma" && t.next(first) < len(t.toks) && t.toks[t.next(first)].lit == "once" ||
-		tk.lit == "#ifndef" && t.isGuard(first)) {
+	tk := &f.toks[first]
+	if tk.kind == HASH && (tk.lit == "#pragma" && f.next(first) < len(f.toks) && f.toks[f.next(first)].lit == "once" ||
+		tk.lit == "#ifndef" && f.isGuard(first)) {
 		i := first
-		for i < len(t.toks) && t.toks[i].kind != PPEND {
+		for i < len(f.toks) && f.toks[i].kind != PPEND {
 			i++
 		}
-		if i < len(t.toks) {
-			return t.toks[i].pos.Offset, true, true
+		if i < len(f.toks) {
+			return f.toks[i].pos.Offset, true, true
 		}
-		return len(t.src), true, true
+		return len(f.src), true, true
 	}
 	start := tk.pos.Offset - (tk.pos.Column - 1)
-	if len(bytes.TrimSpace(t.src[start:tk.pos.Offset])) > 0 {
+	if len(bytes.TrimSpace(f.src[start:tk.pos.Offset])) > 0 {
 		start = tk.pos.Offset // the line starts inside a comment: insert right before the code
 	}
 	return start, false, true
 }
 
 // insertRuntimeInclude adds #include <hip/hip_runtime.h> at insertPoint.
-func (t *translator) insertRuntimeInclude() {
+func (t *includePass) insertRuntimeInclude() {
 	const inc = "#include <hip/hip_runtime.h>"
 	at, lineEnd, ok := t.insertPoint()
 	if !ok {
@@ -281,62 +270,62 @@ func (t *translator) insertRuntimeInclude() {
 		text = "\n" + inc
 	}
 	t.fixed = append(t.fixed, edit{start: at, end: at, text: text})
-	if t.anchor < 0 {
-		t.anchor, t.anchorNL = at, lineEnd
+	if t.anchor.at < 0 {
+		t.anchor = anchor{at, lineEnd}
 	}
-	t.rep.Replaced["include"]++
+	t.o.rep.Replaced["include"]++
 }
 
-// placeCompat writes, updates or removes the file's compat block.
-func (t *translator) placeCompat() {
-	b0, b1 := t.compatBlock0[0], t.compatBlock0[1]
-	if len(t.compat) == 0 && b0 < 0 {
-		return
+// placeCompat writes, updates or removes the file's compat block: the
+// pieces the passes asked for (o.compat), at the anchor the include pass found.
+func placeCompat(f *file, a anchor, o *out) []edit {
+	b0, b1 := f.compatBlock[0], f.compatBlock[1]
+	if len(o.compat) == 0 && b0 < 0 {
+		return nil
 	}
 	text := ""
-	if len(t.compat) > 0 {
-		text = t.compatBlock()
+	if len(o.compat) > 0 {
+		text = compatBlock(f, o)
 	}
 	if b0 >= 0 {
-		if string(t.src[b0:b1]) != text {
-			t.fixed = append(t.fixed, edit{start: b0, end: b1, text: text})
+		if string(f.src[b0:b1]) != text {
+			return []edit{{start: b0, end: b1, text: text}}
 		}
-		return
+		return nil
 	}
-	at, nl := t.anchor, t.anchorNL
+	at, nl := a.at, a.nl
 	if at < 0 {
 		var ok bool
-		if at, nl, ok = t.insertPoint(); !ok {
-			at, nl = len(t.src), false
+		if at, nl, ok = f.insertPoint(); !ok {
+			at, nl = len(f.src), false
 		}
 	}
 	if nl {
 		text = "\n" + strings.TrimSuffix(text, "\n")
 	}
-	t.fixed = append(t.fixed, edit{start: at, end: at, text: text})
+	return []edit{{start: at, end: at, text: text}}
 }
 
 // findCompatBlock finds the block an earlier translation wrote (the
 // ROCMK_COMPAT_* defines and the include, or the inlined header) and marks
 // it so that nothing in it is translated again.
-func (t *translator) findCompatBlock() {
-	t.compatBlock0 = [2]int{-1, -1}
+func (f *file) findCompatBlock() [2]int {
 	lineEnd := func(i int) (int, int) { // index of the PPEND ending the directive at i, offset after its newline
-		for i < len(t.toks) && t.toks[i].kind != PPEND {
+		for i < len(f.toks) && f.toks[i].kind != PPEND {
 			i++
 		}
-		if i >= len(t.toks) {
-			return i, len(t.src)
+		if i >= len(f.toks) {
+			return i, len(f.src)
 		}
-		off := t.toks[i].pos.Offset
-		if off < len(t.src) && t.src[off] == '\n' {
+		off := f.toks[i].pos.Offset
+		if off < len(f.src) && f.src[off] == '\n' {
 			off++
 		}
 		return i, off
 	}
-	for i := 0; i < len(t.toks); i++ {
-		tk := &t.toks[i]
-		if tk.kind != HASH || tk.lit != "#define" || i+1 >= len(t.toks) || !strings.HasPrefix(t.toks[i+1].lit, "ROCMK_COMPAT_") {
+	for i := 0; i < len(f.toks); i++ {
+		tk := &f.toks[i]
+		if tk.kind != HASH || tk.lit != "#define" || i+1 >= len(f.toks) || !strings.HasPrefix(f.toks[i+1].lit, "ROCMK_COMPAT_") {
 			continue
 		}
 		start := tk.pos.Offset - (tk.pos.Column - 1)
@@ -344,48 +333,107 @@ func (t *translator) findCompatBlock() {
 		for {
 			e, _ := lineEnd(j)
 			j = e + 1 // the next line's first token: a comment counts (the inlined header's marker)
-			if j < len(t.toks) && t.toks[j].kind == HASH && t.toks[j].lit == "#define" && j+1 < len(t.toks) &&
-				strings.HasPrefix(t.toks[j+1].lit, "ROCMK_COMPAT_") {
+			if j < len(f.toks) && f.toks[j].kind == HASH && f.toks[j].lit == "#define" && j+1 < len(f.toks) &&
+				strings.HasPrefix(f.toks[j+1].lit, "ROCMK_COMPAT_") {
 				continue
 			}
 			break
 		}
-		if j >= len(t.toks) {
-			return
+		if j >= len(f.toks) {
+			return [2]int{-1, -1}
 		}
 		var end int
 		switch {
-		case t.toks[j].kind == HASH && t.toks[j].lit == "#include" && j+1 < len(t.toks) && t.toks[j+1].kind == STRING &&
-			strings.HasSuffix(t.toks[j+1].lit, CompatHeaderName+"\""):
+		case f.toks[j].kind == HASH && f.toks[j].lit == "#include" && j+1 < len(f.toks) && f.toks[j+1].kind == STRING &&
+			strings.HasSuffix(f.toks[j+1].lit, CompatHeaderName+"\""):
 			_, end = lineEnd(j)
-		case t.toks[j].kind == COMMENT && t.toks[j].lit == compatInlineBegin:
+		case f.toks[j].kind == COMMENT && f.toks[j].lit == compatInlineBegin:
 			k := j
-			for k < len(t.toks) && !(t.toks[k].kind == COMMENT && t.toks[k].lit == compatInlineEnd) {
+			for k < len(f.toks) && !(f.toks[k].kind == COMMENT && f.toks[k].lit == compatInlineEnd) {
 				k++
 			}
-			if k >= len(t.toks) {
-				return
+			if k >= len(f.toks) {
+				return [2]int{-1, -1}
 			}
-			end = t.endOf(k)
-			if end < len(t.src) && t.src[end] == '\n' {
+			end = f.endOf(k)
+			if end < len(f.src) && f.src[end] == '\n' {
 				end++
 			}
 		default:
-			return
+			return [2]int{-1, -1}
 		}
-		t.compatBlock0 = [2]int{start, end}
-		for k := i; k < len(t.toks) && t.toks[k].pos.Offset < end; k++ {
-			t.toks[k].skip = true
+		for k := i; k < len(f.toks) && f.toks[k].pos.Offset < end; k++ {
+			f.toks[k].skip = true
 		}
-		return
+		return [2]int{start, end}
 	}
+	return [2]int{-1, -1}
+}
+
+// findTemplateKernels finds __global__ function templates, and macros
+// whose body names one or has template arguments, so launches of them get
+// HIP_KERNEL_NAME(...).
+func (f *file) findTemplateKernels() map[string]bool {
+	templ := map[string]bool{}
+	for i := range f.toks {
+		tk := &f.toks[i]
+		if tk.kind != IDENT || tk.lit != "__global__" || tk.pp != "" {
+			continue
+		}
+		isTemplate := false
+		for j := f.prev(i); j >= 0; j = f.prev(j) {
+			p := &f.toks[j]
+			if p.kind == PUNCT && (p.lit == ";" || p.lit == "{" || p.lit == "}") || p.kind == PPEND {
+				break
+			}
+			if p.kind == IDENT && p.lit == "template" {
+				isTemplate = true
+				break
+			}
+		}
+		if !isTemplate {
+			continue
+		}
+		for j := i + 1; j < len(f.toks); j++ {
+			if f.isPunct(j, "(") {
+				if k := f.prev(j); k > i && f.toks[k].kind == IDENT {
+					templ[f.toks[k].lit] = true
+				}
+				break
+			}
+			if f.isPunct(j, ";") || f.isPunct(j, "{") {
+				break
+			}
+		}
+	}
+	for i := 0; i < len(f.toks); i++ {
+		tk := &f.toks[i]
+		if tk.kind != HASH || tk.lit != "#define" {
+			continue
+		}
+		n := i + 1
+		if n >= len(f.toks) || f.toks[n].kind != IDENT {
+			continue
+		}
+		name := f.toks[n].lit
+		for j := n + 1; j < len(f.toks) && f.toks[j].kind != PPEND; j++ {
+			b := &f.toks[j]
+			if b.kind == IDENT && templ[b.lit] || b.kind == PUNCT && b.lit == "<" {
+				templ[name] = true
+			}
+			if b.kind == LAUNCH || b.kind == PUNCT && b.lit == "(" && j == n+1 && b.pos.Offset == f.endOf(n) {
+				break // a launch macro or a function-like macro: not a kernel name
+			}
+		}
+	}
+	return templ
 }
 
 // dropTokens are CUDA calling-convention macros (empty on Linux) that HIP
 // neither has nor needs: the translation removes them.
 var dropTokens = map[string]bool{"CUDART_CB": true, "CUDARTAPI": true, "CUDAAPI": true}
 
-func (t *translator) dropToken(i int) bool {
+func (t *pass) dropToken(i int) bool {
 	tk := &t.toks[i]
 	if !dropTokens[tk.lit] || tk.pp != "" && tk.pp != "define" || t.isMember(i) {
 		return false
@@ -398,52 +446,52 @@ func (t *translator) dropToken(i int) bool {
 		end++
 	}
 	t.addEdit(tk.pos.Offset, end, "")
-	t.rep.Replaced["runtime"]++
+	t.o.rep.Replaced["runtime"]++
 	return true
 }
 
 // isGuard reports whether the #ifndef X at i is followed by #define X.
-func (t *translator) isGuard(i int) bool {
-	n := t.next(i)
-	if n >= len(t.toks) || t.toks[n].kind != IDENT {
+func (f *file) isGuard(i int) bool {
+	n := f.next(i)
+	if n >= len(f.toks) || f.toks[n].kind != IDENT {
 		return false
 	}
-	name := t.toks[n].lit
-	j := t.next(n)
-	for j < len(t.toks) && t.toks[j].kind == PPEND {
-		j = t.next(j)
+	name := f.toks[n].lit
+	j := f.next(n)
+	for j < len(f.toks) && f.toks[j].kind == PPEND {
+		j = f.next(j)
 	}
-	for j < len(t.toks) && t.toks[j].kind == HASH && t.toks[j].lit == "#pragma" {
-		for j < len(t.toks) && t.toks[j].kind != PPEND {
+	for j < len(f.toks) && f.toks[j].kind == HASH && f.toks[j].lit == "#pragma" {
+		for j < len(f.toks) && f.toks[j].kind != PPEND {
 			j++
 		}
-		j = t.next(j)
+		j = f.next(j)
 	}
-	if j >= len(t.toks) || t.toks[j].kind != HASH || t.toks[j].lit != "#define" {
+	if j >= len(f.toks) || f.toks[j].kind != HASH || f.toks[j].lit != "#define" {
 		return false
 	}
-	k := t.next(j)
-	return k < len(t.toks) && t.toks[k].lit == name
+	k := f.next(j)
+	return k < len(f.toks) && f.toks[k].lit == name
 }
 
 // target returns the name a CUDA entry translates to under the options, or
 // "" with a reason when it must stay.
-func (t *translator) target(e *Entry) (string, string) {
-	if t.opt.Roc {
+func (f *file) target(e *Entry) (string, string) {
+	if f.opt.Roc {
 		if to, ok := rocComplex[e.CUDA]; ok {
 			return to, ""
 		}
-		if to, ok := rocLibTypes[e.CUDA]; ok && t.rocLib {
+		if to, ok := rocLibTypes[e.CUDA]; ok && f.rocLib {
 			return to, ""
 		}
 	}
-	if t.opt.MIOpen && e.CUDA == "cudaStream_t" {
+	if f.opt.MIOpen && e.CUDA == "cudaStream_t" {
 		return "miopenAcceleratorQueue_t", ""
 	}
 	name, added, removed, exp := e.HIP, e.HIPAdded, e.HIPRemoved, e.HIPExperimental
-	hipData := t.opt.UseHIPDataTypes && isLibraryDataType(e.CUDA)
+	hipData := f.opt.UseHIPDataTypes && isLibraryDataType(e.CUDA)
 	for a := e; a != nil && !hipData; a = a.Next {
-		if a.Alt != "" && (t.opt.MIOpen && a.Family == "dnn" || t.opt.Roc && a.Family != "dnn") {
+		if a.Alt != "" && (f.opt.MIOpen && a.Family == "dnn" || f.opt.Roc && a.Family != "dnn") {
 			name, added, removed, exp = a.Alt, a.AltAdded, a.AltRemoved, a.AltExperimental
 			break
 		}
@@ -451,10 +499,10 @@ func (t *translator) target(e *Entry) (string, string) {
 	if name == "" {
 		return "", "has no HIP equivalent"
 	}
-	if exp && !t.opt.Experimental {
+	if exp && !f.opt.Experimental {
 		return "", "is experimental in HIP (" + name + "); pass --experimental to translate it"
 	}
-	if hv := t.opt.HIPVersion; !hv.IsZero() {
+	if hv := f.opt.HIPVersion; !hv.IsZero() {
 		if !added.IsZero() && hv.Less(added) {
 			return "", "needs HIP " + added.String() + " (" + name + "); target is HIP " + hv.String()
 		}
@@ -487,13 +535,13 @@ var rocLibTypes = map[string]string{
 	"__nv_bfloat16": "rocblas_bfloat16",
 }
 
-func (t *translator) isMember(i int) bool {
-	p := t.prev(i)
-	return p >= 0 && t.toks[p].kind == PUNCT && (t.toks[p].lit == "." || t.toks[p].lit == "->")
+func (f *file) isMember(i int) bool {
+	p := f.prev(i)
+	return p >= 0 && f.toks[p].kind == PUNCT && (f.toks[p].lit == "." || f.toks[p].lit == "->")
 }
 
 // ident translates the identifier at i.
-func (t *translator) ident(i int) {
+func (t *pass) ident(i int) {
 	tk := &t.toks[i]
 	if tk.pp == "include" {
 		return
@@ -516,7 +564,7 @@ func (t *translator) ident(i int) {
 			if r, ok := compatRenames[tk.lit]; ok {
 				to = r
 				t.addEdit(tk.pos.Offset, tk.pos.Offset+len(tk.lit), r)
-				t.rep.Replaced[e.Family]++
+				t.o.rep.Replaced[e.Family]++
 			}
 			t.useCompat(to)
 			return
@@ -534,13 +582,13 @@ func (t *translator) ident(i int) {
 	}
 	if to != tk.lit {
 		t.addEdit(tk.pos.Offset, tk.pos.Offset+len(tk.lit), to)
-		t.rep.Replaced[e.Family]++
+		t.o.rep.Replaced[e.Family]++
 	}
 	t.useCompat(to) // the name written: a translated file asks for the same pieces again
 }
 
 // stringLit renames whole words in a string literal that are CUDA API names.
-func (t *translator) stringLit(i int) {
+func (t *pass) stringLit(i int) {
 	tk := &t.toks[i]
 	lit := tk.lit
 	if !strings.Contains(lit, "cu") && !strings.Contains(lit, "CU") {
@@ -569,7 +617,7 @@ func (t *translator) stringLit(i int) {
 				b.WriteString(to)
 				last = k
 				changed = true
-				t.rep.Replaced[e.Family]++
+				t.o.rep.Replaced[e.Family]++
 			}
 		}
 		j = k
@@ -581,7 +629,7 @@ func (t *translator) stringLit(i int) {
 }
 
 // launch rewrites the kernel launch whose <<< is at i.
-func (t *translator) launch(i int) {
+func (t *pass) launch(i int) {
 	j, depth := i, 0
 	for ; j < len(t.toks); j++ {
 		switch t.toks[j].kind {
@@ -655,13 +703,13 @@ func (t *translator) launch(i int) {
 	}
 	b.WriteString(")")
 	t.render(t.toks[i].pos.Offset, t.endOf(q)) // drop inner edits: they are in the pieces
-	t.addOuter(t.toks[ks].pos.Offset, t.endOf(q), b.String())
-	t.rep.Replaced["launch"]++
+	t.addEdit(t.toks[ks].pos.Offset, t.endOf(q), b.String())
+	t.o.rep.Replaced["launch"]++
 }
 
 // argText renders an argument range trimmed; dim wraps it in dim3(...)
 // unless it already is one.
-func (t *translator) argText(r [2]int, dim bool) string {
+func (t *pass) argText(r [2]int, dim bool) string {
 	if r[0] >= r[1] {
 		return ""
 	}
@@ -685,16 +733,16 @@ func (t *translator) argText(r [2]int, dim bool) string {
 
 // kernelNameStart walks back from the <<< at i over a possibly qualified,
 // possibly templated kernel name and returns its first token, or -1.
-func (t *translator) kernelNameStart(i int) int {
-	j := t.prev(i)
+func (f *file) kernelNameStart(i int) int {
+	j := f.prev(i)
 	for {
 		if j < 0 {
 			return -1
 		}
-		if t.toks[j].kind == PUNCT && (t.toks[j].lit == ">" || t.toks[j].lit == ">>") {
+		if f.toks[j].kind == PUNCT && (f.toks[j].lit == ">" || f.toks[j].lit == ">>") {
 			depth := 0
 			for ; j >= 0; j-- {
-				tk := &t.toks[j]
+				tk := &f.toks[j]
 				if tk.kind == PUNCT {
 					switch tk.lit {
 					case ">":
@@ -711,18 +759,18 @@ func (t *translator) kernelNameStart(i int) int {
 					break
 				}
 			}
-			j = t.prev(j)
+			j = f.prev(j)
 		}
-		if j < 0 || t.toks[j].kind != IDENT {
+		if j < 0 || f.toks[j].kind != IDENT {
 			return -1
 		}
 		start := j
-		p := t.prev(j)
-		if !t.isPunct(p, "::") {
+		p := f.prev(j)
+		if !f.isPunct(p, "::") {
 			return start
 		}
-		pp := t.prev(p)
-		if pp < 0 || t.toks[pp].kind != IDENT && !(t.toks[pp].kind == PUNCT && t.toks[pp].lit == ">") {
+		pp := f.prev(p)
+		if pp < 0 || f.toks[pp].kind != IDENT && !(f.toks[pp].kind == PUNCT && f.toks[pp].lit == ">") {
 			return p // leading ::
 		}
 		j = pp

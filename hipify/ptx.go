@@ -149,20 +149,23 @@ type asmStmt struct {
 
 // translatePTX rewrites the asm statements whose one instruction ptxOps
 // knows. It runs after the identifier pass (operand expressions are
-// rendered with its edits) and before the compat block is placed.
-func (t *translator) translatePTX() {
-	if t.opt.NoCompat {
-		return
+// rendered with its edits) and before the compat block is placed. It
+// returns its edits and the asm tokens it replaced (for ptxFallbacks).
+func translatePTX(f *file, es *editList, o *out) ([]edit, map[int]bool) {
+	if f.opt.NoCompat {
+		return nil, nil
 	}
+	t := &pass{file: f, o: o, prior: es}
+	done := map[int]bool{}
 	// render (in ptxCall) needs sorted edits. Sort once here: the loop adds
-	// only outer edits, and sorting per statement made the pass quadratic.
-	t.sortEdits()
-	for i := range t.toks {
-		tk := &t.toks[i]
+	// only its own edits, and sorting per statement made the pass quadratic.
+	es.sort()
+	for i := range f.toks {
+		tk := &f.toks[i]
 		if tk.skip || tk.kind != IDENT {
 			continue
 		}
-		st, ok := t.parseAsm(i)
+		st, ok := f.parseAsm(i)
 		if !ok {
 			continue
 		}
@@ -170,94 +173,84 @@ func (t *translator) translatePTX() {
 		if !ok {
 			continue
 		}
-		t.addOuter(tk.pos.Offset, t.endOf(st.close), text)
-		t.ptxDone(i)
+		t.addEdit(tk.pos.Offset, f.endOf(st.close), text)
+		done[i] = true
 		t.needCompat(compatByName["ptx"])
-		t.rep.Replaced["ptx"]++
+		o.rep.Replaced["ptx"]++
 		msg := "inline PTX `" + strings.TrimSuffix(op, " unpack") + "` -> " + fn + " (rocmk_hip_compat.h), with the instruction's semantics"
 		if strings.Contains(op, ".approx") {
 			msg += "; the approximation is computed exactly"
 		}
 		t.hazardOnce(tk.pos, "ptx", op, msg)
 	}
-	t.flushOuter()
-}
-
-// ptxDone marks the asm token at i as translated: ptxFallbacks no longer
-// counts it, and its inline-asm hazard goes (dropPTXHazards).
-func (t *translator) ptxDone(i int) {
-	if t.ptxTranslated == nil {
-		t.ptxTranslated = map[int]bool{}
-	}
-	t.ptxTranslated[i] = true
-	t.noPTXHazard([]int{i})
+	return t.edits, done
 }
 
 // parseAsm reads asm [volatile] ( "..." ["..."] [: outs [: ins [: clobbers]]] ).
-func (t *translator) parseAsm(i int) (asmStmt, bool) {
+func (f *file) parseAsm(i int) (asmStmt, bool) {
 	var st asmStmt
-	if !t.isAsm(i) {
+	if !f.isAsm(i) {
 		return st, false
 	}
-	n := t.next(i)
-	for n < len(t.toks) && isVolatile(t.toks[n].lit) {
-		n = t.next(n)
+	n := f.next(i)
+	for n < len(f.toks) && isVolatile(f.toks[n].lit) {
+		n = f.next(n)
 	}
-	if !t.isPunct(n, "(") {
+	if !f.isPunct(n, "(") {
 		return st, false
 	}
-	st.close = t.matching(n)
+	st.close = f.matching(n)
 	if st.close < 0 {
 		return st, false
 	}
-	j := t.next(n)
+	j := f.next(n)
 	var tmpl strings.Builder
-	for j < st.close && t.toks[j].kind == STRING {
-		s, ok := cString(t.toks[j].lit)
+	for j < st.close && f.toks[j].kind == STRING {
+		s, ok := cString(f.toks[j].lit)
 		if !ok {
 			return st, false
 		}
 		tmpl.WriteString(s)
-		j = t.next(j)
+		j = f.next(j)
 	}
 	st.template = tmpl.String()
 	section := 0 // 0 template, 1 outputs, 2 inputs, 3 clobbers
 	for j < st.close {
 		switch {
-		case t.isPunct(j, ":"):
+		case f.isPunct(j, ":"):
 			section++
-			j = t.next(j)
+			j = f.next(j)
 			continue
-		case t.isPunct(j, "::"):
+		case f.isPunct(j, "::"):
 			section += 2
-			j = t.next(j)
+			j = f.next(j)
 			continue
-		case t.isPunct(j, ","):
-			j = t.next(j)
+		case f.isPunct(j, ","):
+			j = f.next(j)
 			continue
 		}
-		if section == 0 || section > 3 || t.toks[j].kind != STRING {
+		if section == 0 || section > 3 || f.toks[j].kind != STRING {
 			return st, false
 		}
 		if section == 3 { // clobbers: "memory", "cc"
-			j = t.next(j)
+			j = f.next(j)
 			continue
 		}
-		p := t.next(j)
-		if !t.isPunct(p, "(") {
+		p := f.next(j)
+		if !f.isPunct(p, "(") {
 			return st, false
 		}
-		q := t.matching(p)
+		q := f.matching(p)
 		if q < 0 || q > st.close {
 			return st, false
 		}
-		c, _ := cString(t.toks[j].lit)
+		c, _ := cString(f.toks[j].lit)
 		st.constraints = append(st.constraints, c)
-		st.operands = append(st.operands, [2]int{t.next(p), q})
+		st.operands = append(st.operands, [2]int{f.next(p), q})
 		if section == 1 {
 			st.outputs++
 		}
-		j = t.next(q)
+		j = f.next(q)
 	}
 	return st, true
 }
@@ -277,7 +270,7 @@ func cString(lit string) (string, bool) {
 // ptxCall returns the C++ that replaces st, the instruction's name, and
 // whether st is one instruction ptxOps knows with the operands it expects.
 // Nothing is rendered (so no edit is consumed) until st is known good.
-func (t *translator) ptxCall(st asmStmt) (text, name, fn string, ok bool) {
+func (t *pass) ptxCall(st asmStmt) (text, name, fn string, ok bool) {
 	ins := strings.TrimSpace(st.template)
 	ins = strings.TrimSpace(strings.TrimSuffix(ins, ";"))
 	if ins == "" || strings.ContainsAny(ins, ";@") || strings.Contains(ins, "%%") {
@@ -381,12 +374,12 @@ func ptxOperands(s string) []string {
 }
 
 // isAsm reports whether the identifier at i starts an asm statement.
-func (t *translator) isAsm(i int) bool {
-	if lit := t.toks[i].lit; t.toks[i].kind != IDENT || lit != "asm" && lit != "__asm__" && lit != "__asm" {
+func (f *file) isAsm(i int) bool {
+	if lit := f.toks[i].lit; f.toks[i].kind != IDENT || lit != "asm" && lit != "__asm__" && lit != "__asm" {
 		return false
 	}
-	n := t.next(i)
-	return n < len(t.toks) && (t.isPunct(n, "(") || isVolatile(t.toks[n].lit))
+	n := f.next(i)
+	return n < len(f.toks) && (f.isPunct(n, "(") || isVolatile(f.toks[n].lit))
 }
 
 func isVolatile(lit string) bool {

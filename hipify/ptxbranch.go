@@ -52,9 +52,18 @@ func isTrapName(s string) bool {
 // hipDeciders are the names by which a conditional tests for HIP.
 var hipDeciders = map[string]bool{hipLanguage: true, "__HIP_PLATFORM_AMD__": true, "__HIP_PLATFORM_HCC__": true}
 
+// fallbackPass routes HIP around inline PTX. Besides its edits it returns
+// the asm tokens it routed around, whose inline-asm hazards go.
+type fallbackPass struct {
+	pass
+	translated map[int]bool // asm statements translatePTX replaced: no longer PTX
+	routed     []int
+}
+
 // ptxFallbacks routes HIP around inline PTX where a fallback exists. It
 // runs last, over the edits of the other passes.
-func (t *translator) ptxFallbacks() {
+func ptxFallbacks(f *file, es *editList, translated map[int]bool, o *out) ([]edit, []int) {
+	t := &fallbackPass{pass: pass{file: f, o: o, prior: es}, translated: translated}
 	var stack []*ptxGroup
 	cur := func() *ptxBranch {
 		if len(stack) == 0 {
@@ -63,7 +72,7 @@ func (t *translator) ptxFallbacks() {
 		g := stack[len(stack)-1]
 		return g.branches[len(g.branches)-1]
 	}
-	t.sortEdits()
+	es.sort()
 	for i := 0; i < len(t.toks); i++ {
 		tk := &t.toks[i]
 		if tk.skip {
@@ -102,40 +111,41 @@ func (t *translator) ptxFallbacks() {
 			continue
 		}
 		switch {
-		case t.isAsm(i) && !t.ptxTranslated[i]:
+		case t.isAsm(i) && !t.translated[i]:
 			b.asm = append(b.asm, i)
 		case isTrapName(tk.lit):
 			b.trap = true
 		}
 	}
+	return t.edits, t.routed
 }
 
 // markDecided notes a directive at h that tests HIP itself.
-func (t *translator) markDecided(g *ptxGroup, h int) {
+func (f *file) markDecided(g *ptxGroup, h int) {
 	j := h + 1
-	for ; j < len(t.toks) && t.toks[j].kind != PPEND; j++ {
-		if lit := t.toks[j].lit; t.toks[j].kind == IDENT && (hipDeciders[lit] || t.classify(lit) == rocmSwitchMacro) {
+	for ; j < len(f.toks) && f.toks[j].kind != PPEND; j++ {
+		if lit := f.toks[j].lit; f.toks[j].kind == IDENT && (hipDeciders[lit] || f.classify(lit) == rocmSwitchMacro) {
 			g.decided = true
 		}
 	}
-	if end := t.directiveEnd(j); bytes.Contains(t.src[t.toks[h].pos.Offset:end], []byte(hipLanguage)) {
+	if end := f.directiveEnd(j); bytes.Contains(f.src[f.toks[h].pos.Offset:end], []byte(hipLanguage)) {
 		g.decided = true // also where a broken literal hid the name from the scanner
 	}
 }
 
 // directiveEnd is the source offset where the directive ending at token j
 // (its PPEND, or len(toks)) ends.
-func (t *translator) directiveEnd(j int) int {
-	if j < len(t.toks) {
-		return t.toks[j].pos.Offset
+func (f *file) directiveEnd(j int) int {
+	if j < len(f.toks) {
+		return f.toks[j].pos.Offset
 	}
-	return len(t.src)
+	return len(f.src)
 }
 
 // routePTX rewrites a closed group's branches that hold PTX when it ends
 // in a real #else; otherwise it returns the PTX tokens, for the branch
 // around it.
-func (t *translator) routePTX(g *ptxGroup) []int {
+func (t *fallbackPass) routePTX(g *ptxGroup) []int {
 	if g.decided {
 		return nil
 	}
@@ -155,13 +165,13 @@ func (t *translator) routePTX(g *ptxGroup) []int {
 			t.notOnHIP(b, last)
 		}
 	}
-	t.noPTXHazard(asm)
+	t.routed = append(t.routed, asm...)
 	return nil
 }
 
 // notOnHIP adds `&& !defined(__HIP__)` to the condition of b's directive,
 // as the other passes left it.
-func (t *translator) notOnHIP(b, fallback *ptxBranch) {
+func (t *pass) notOnHIP(b, fallback *ptxBranch) {
 	h := b.hash
 	last := -1
 	for j := h + 1; j < len(t.toks) && t.toks[j].kind != PPEND; j++ {
@@ -192,34 +202,31 @@ func (t *translator) notOnHIP(b, fallback *ptxBranch) {
 		return
 	}
 	out += " && !defined(" + hipLanguage + ")"
-	t.addOuter(start, end, out)
+	t.addEdit(start, end, out)
 	t.diag(t.toks[h].pos, SevConditional, "ptx-fallback", "", "`"+orig+"` -> `"+out+"`: the branch has inline PTX (line "+
 		strconv.Itoa(t.position(t.toks[b.asm[0]].pos).Line)+"), which HIP cannot compile; HIP takes the #else at line "+
 		strconv.Itoa(t.position(t.toks[fallback.hash].pos).Line))
 }
 
-// noPTXHazard notes asm tokens that HIP no longer compiles (translated, or
-// routed around); dropPTXHazards removes their inline-asm hazards.
-func (t *translator) noPTXHazard(asm []int) {
-	if t.ptxNoHazard == nil {
-		t.ptxNoHazard = map[int]bool{}
-	}
-	for _, i := range asm {
-		t.ptxNoHazard[t.toks[i].pos.Offset] = true
-	}
-}
-
-// dropPTXHazards removes the hazards noPTXHazard noted, in one pass at the
-// end: filtering the list at each statement was quadratic (issue 19).
-func (t *translator) dropPTXHazards() {
-	if len(t.ptxNoHazard) == 0 {
+// dropPTXHazards removes the inline-asm hazards of the asm statements
+// translated or routed around, in one pass at the end: filtering the list
+// at each statement was quadratic (issue 19).
+func dropPTXHazards(f *file, rep *Report, translated map[int]bool, routed []int) {
+	if len(translated) == 0 && len(routed) == 0 {
 		return
 	}
-	kept := t.rep.Hazards[:0]
-	for _, d := range t.rep.Hazards {
-		if d.Code != "inline-asm" || !t.ptxNoHazard[d.Pos.Offset] {
+	gone := map[int]bool{}
+	for i := range translated {
+		gone[f.toks[i].pos.Offset] = true
+	}
+	for _, i := range routed {
+		gone[f.toks[i].pos.Offset] = true
+	}
+	kept := rep.Hazards[:0]
+	for _, d := range rep.Hazards {
+		if d.Code != "inline-asm" || !gone[d.Pos.Offset] {
 			kept = append(kept, d)
 		}
 	}
-	t.rep.Hazards = kept
+	rep.Hazards = kept
 }

@@ -1,8 +1,3 @@
-// Package hipify translates CUDA C++ sources to HIP. It works on tokens, not
-// on raw text: a go/scanner-style Scanner splits the source into comments,
-// string/char/raw-string literals, numbers, identifiers, punctuation and
-// preprocessor directives, and Translate rewrites only what the mapping
-// tables (generated from ROCm/HIPIFY's CUDA-to-HIP tables) name.
 package hipify
 
 import (
@@ -11,8 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// Token is the kind of a lexical token (a byte: the translator keeps one
-// per token of a file).
+// Token is the kind of a lexical token (a byte: a file keeps one per
+// token).
 type Token uint8
 
 // The token kinds.

@@ -82,24 +82,24 @@ var callRules = map[string][]callRule{
 }
 
 // special applies a call rule to the identifier at i, if one matches.
-func (t *translator) special(i int) bool {
+func (t *pass) special(i int) (bool, *pendingPerm) {
 	tk := &t.toks[i]
 	rules, ok := callRules[tk.lit]
 	if !ok || t.isMember(i) {
-		return false
+		return false, nil
 	}
 	p := t.next(i)
 	if !t.isPunct(p, "(") {
-		return false
+		return false, nil
 	}
 	q := t.matching(p)
 	if q < 0 {
-		return false
+		return false, nil
 	}
 	args := t.splitArgsTemplates(p, q)
 	for _, a := range args {
 		if a[0] >= a[1] || t.rangeEmpty(a) {
-			return false // an empty argument: not a call we can rewrite
+			return false, nil // an empty argument: not a call we can rewrite
 		}
 	}
 	for _, r := range rules {
@@ -108,7 +108,7 @@ func (t *translator) special(i int) bool {
 		}
 		for _, op := range r.ops {
 			if op.i > len(args) || op.kind != 'i' && op.i >= len(args) {
-				return false
+				return false, nil
 			}
 		}
 		to := r.to
@@ -120,62 +120,69 @@ func (t *translator) special(i int) bool {
 				to, why = t.target(e)
 				if to == "" {
 					t.diag(tk.pos, SevUnsupported, "unsupported-api", tk.lit, tk.lit+" "+why)
-					return true
+					return true, nil
 				}
 			}
 		}
 		if to == "" {
-			return false
+			return false, nil
 		}
 		t.addEdit(tk.pos.Offset, tk.pos.Offset+len(tk.lit), to)
-		t.rep.Replaced[family]++
+		t.o.rep.Replaced[family]++
 		t.useCompat(to)
 		if r.hazard != "" && !t.opt.NoHazards {
 			t.diag(tk.pos, SevHazard, r.hcode, tk.lit, tk.lit+" -> "+to+": "+r.hazard)
 		}
+		var perm *pendingPerm
 		if r.perm != "" {
-			t.perms = append(t.perms, pendingPerm{open: p, close: q, args: args, perm: r.perm})
+			perm = &pendingPerm{open: p, close: q, args: args, perm: r.perm}
 		}
 		for _, op := range r.ops {
-			switch op.kind {
-			case 'w':
-				a := args[op.i]
-				start, end := t.toks[a[0]].pos.Offset, t.endOf(a[1]-1)
-				inner := strings.TrimSpace(string(t.src[start:end]))
-				lead := len(t.src[start:end]) - len(strings.TrimLeft(string(t.src[start:end]), " \t\r\n"))
-				if strings.HasPrefix(inner, strings.SplitN(op.text, "%s", 2)[0]) {
-					continue // already wrapped
-				}
-				t.addEdit(start+lead, start+lead, strings.SplitN(op.text, "%s", 2)[0])
-				t.addEdit(start+lead+len(inner), start+lead+len(inner), strings.SplitN(op.text, "%s", 2)[1])
-			case 'd':
-				a := args[op.i]
-				// delete the argument and the comma after it (or before it, for the last)
-				if op.i+1 < len(args) {
-					t.addEdit(t.toks[a[0]].pos.Offset, t.toks[args[op.i+1][0]].pos.Offset, "")
-				} else if op.i > 0 {
-					t.addEdit(t.endOf(args[op.i-1][1]-1), t.endOf(a[1]-1), "")
-				} else {
-					t.addEdit(t.toks[a[0]].pos.Offset, t.endOf(a[1]-1), "")
-				}
-			case 'i':
-				if op.i == len(args) {
-					t.addEdit(t.toks[q].pos.Offset, t.toks[q].pos.Offset, ", "+op.text)
-				} else {
-					at := t.firstTok(args[op.i])
-					t.addEdit(at, at, op.text+", ")
-				}
-			case 'r':
-				a := args[op.i]
-				t.addEdit(t.firstTok(a), t.endOf(a[1]-1), op.text)
-			}
+			t.argEdit(op, args, q)
 		}
-		return true
+		return true, perm
 	}
-	return false
+	return false, nil
 }
 
-func (t *translator) firstTok(r [2]int) int { return t.toks[r[0]].pos.Offset }
+// argEdit makes the edits of op on the arguments args of the call whose
+// closing parenthesis is token q.
+func (t *pass) argEdit(op argOp, args [][2]int, q int) {
+	switch op.kind {
+	case 'w':
+		a := args[op.i]
+		start, end := t.toks[a[0]].pos.Offset, t.endOf(a[1]-1)
+		inner := strings.TrimSpace(string(t.src[start:end]))
+		lead := len(t.src[start:end]) - len(strings.TrimLeft(string(t.src[start:end]), " \t\r\n"))
+		if strings.HasPrefix(inner, strings.SplitN(op.text, "%s", 2)[0]) {
+			return // already wrapped
+		}
+		t.addEdit(start+lead, start+lead, strings.SplitN(op.text, "%s", 2)[0])
+		t.addEdit(start+lead+len(inner), start+lead+len(inner), strings.SplitN(op.text, "%s", 2)[1])
+	case 'd':
+		a := args[op.i]
+		// delete the argument and the comma after it (or before it, for the last)
+		if op.i+1 < len(args) {
+			t.addEdit(t.toks[a[0]].pos.Offset, t.toks[args[op.i+1][0]].pos.Offset, "")
+		} else if op.i > 0 {
+			t.addEdit(t.endOf(args[op.i-1][1]-1), t.endOf(a[1]-1), "")
+		} else {
+			t.addEdit(t.toks[a[0]].pos.Offset, t.endOf(a[1]-1), "")
+		}
+	case 'i':
+		if op.i == len(args) {
+			t.addEdit(t.toks[q].pos.Offset, t.toks[q].pos.Offset, ", "+op.text)
+		} else {
+			at := t.firstTok(args[op.i])
+			t.addEdit(at, at, op.text+", ")
+		}
+	case 'r':
+		a := args[op.i]
+		t.addEdit(t.firstTok(a), t.endOf(a[1]-1), op.text)
+	}
+}
+
+func (f *file) firstTok(r [2]int) int { return f.toks[r[0]].pos.Offset }
 
 type pendingPerm struct {
 	open, close int
@@ -183,10 +190,12 @@ type pendingPerm struct {
 	perm        string
 }
 
-// applyPerms rebuilds the argument lists of calls whose arguments move; it
-// runs after the token pass so the arguments' own translations are kept.
-func (t *translator) applyPerms() {
-	for _, pp := range t.perms {
+// applyPerms rebuilds the argument lists of calls whose arguments move
+// (perms, which the token pass found); it runs after the token pass so the
+// arguments' own translations are kept.
+func applyPerms(f *file, es *editList, perms []pendingPerm, o *out) []edit {
+	t := &pass{file: f, o: o, prior: es}
+	for _, pp := range perms {
 		texts := make([]string, len(pp.args))
 		for k, a := range pp.args {
 			texts[k] = t.argString(a)
@@ -207,28 +216,29 @@ func (t *translator) applyPerms() {
 		}
 		start, end := t.toks[pp.open].pos.Offset, t.endOf(pp.close)
 		t.render(start, end)
-		t.addOuter(start, end, "("+strings.Join(out, ", ")+")")
+		t.addEdit(start, end, "("+strings.Join(out, ", ")+")")
 	}
+	return t.edits
 }
 
 // splitArgsTemplates is splitArgs where the commas of template arguments
 // (kernel<half, 128, 64>) do not split: a '<' after an identifier opens
 // them when a matching '>' comes before the argument list ends.
-func (t *translator) splitArgsTemplates(open, close int) [][2]int {
-	args := t.splitArgs(open, close)
+func (f *file) splitArgsTemplates(open, close int) [][2]int {
+	args := f.splitArgs(open, close)
 	for k := 0; k+1 < len(args); k++ {
 		depth := 0
 		for j := args[k][0]; j < args[k][1]; j++ {
 			switch {
-			case t.isPunct(j, "<") && j > args[k][0] && t.toks[t.prev(j)].kind == IDENT:
+			case f.isPunct(j, "<") && j > args[k][0] && f.toks[f.prev(j)].kind == IDENT:
 				depth++
-			case t.isPunct(j, ">") && depth > 0:
+			case f.isPunct(j, ">") && depth > 0:
 				depth--
-			case t.isPunct(j, ">>") && depth > 0:
+			case f.isPunct(j, ">>") && depth > 0:
 				depth = max(0, depth-2)
 			}
 		}
-		if depth == 0 || !t.closesTemplate(args[k+1][0], close, depth) {
+		if depth == 0 || !f.closesTemplate(args[k+1][0], close, depth) {
 			continue
 		}
 		args[k][1] = args[k+1][1] // the comma was inside the template arguments
@@ -240,19 +250,19 @@ func (t *translator) splitArgsTemplates(open, close int) [][2]int {
 
 // closesTemplate reports whether depth '>' come between from and close at
 // bracket depth 0, before anything that cannot be in template arguments.
-func (t *translator) closesTemplate(from, close, depth int) bool {
+func (f *file) closesTemplate(from, close, depth int) bool {
 	paren := 0
 	for j := from; j < close; j++ {
 		switch {
-		case t.isPunct(j, "(") || t.isPunct(j, "["):
+		case f.isPunct(j, "(") || f.isPunct(j, "["):
 			paren++
-		case t.isPunct(j, ")") || t.isPunct(j, "]"):
+		case f.isPunct(j, ")") || f.isPunct(j, "]"):
 			paren--
-		case paren == 0 && (t.isPunct(j, ";") || t.isPunct(j, "{") || t.isPunct(j, "&&") || t.isPunct(j, "||")):
+		case paren == 0 && (f.isPunct(j, ";") || f.isPunct(j, "{") || f.isPunct(j, "&&") || f.isPunct(j, "||")):
 			return false
-		case paren == 0 && t.isPunct(j, ">"):
+		case paren == 0 && f.isPunct(j, ">"):
 			depth--
-		case paren == 0 && t.isPunct(j, ">>"):
+		case paren == 0 && f.isPunct(j, ">>"):
 			depth -= 2
 		}
 		if depth <= 0 {

@@ -6,7 +6,10 @@
 // compile/runner's, which runs programs).
 package par
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Cache runs a function once per key and remembers its result. The zero
 // value is ready; a Cache must not be copied after first use.
@@ -16,6 +19,7 @@ type Cache[K comparable, V any] struct {
 
 type entry[V any] struct {
 	once sync.Once
+	done atomic.Bool
 	v    V
 }
 
@@ -27,8 +31,23 @@ func (c *Cache[K, V]) Do(key K, f func() V) V {
 		v, _ = c.m.LoadOrStore(key, new(entry[V]))
 	}
 	e := v.(*entry[V])
-	e.once.Do(func() { e.v = f() })
+	e.once.Do(func() { e.v = f(); e.done.Store(true) })
 	return e.v
+}
+
+// Get returns key's value if a Do for key has finished; it does not wait
+// for one in progress (cmd/go's par.Cache.Get).
+func (c *Cache[K, V]) Get(key K) (V, bool) {
+	var zero V
+	v, ok := c.m.Load(key)
+	if !ok {
+		return zero, false
+	}
+	e := v.(*entry[V])
+	if !e.done.Load() {
+		return zero, false
+	}
+	return e.v, true
 }
 
 // Forget drops key's value, so the next Do computes it again (a failure

@@ -35,3 +35,23 @@ func TestCacheForgetComputesAgain(t *testing.T) {
 	c.Forget("k")
 	assert.Equal(t, 2, c.Do("k", func() int { return 2 }), "forgotten: computed again")
 }
+
+func TestCacheGetWaitsForNothing(t *testing.T) {
+	var c Cache[string, int]
+	_, ok := c.Get("k")
+	assert.False(t, ok, "no Do yet")
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan int)
+	go func() { done <- c.Do("k", func() int { close(started); <-release; return 7 }) }()
+	<-started
+	_, ok = c.Get("k")
+	assert.False(t, ok, "a Do in progress: Get does not wait and says no")
+	close(release)
+	assert.Equal(t, 7, <-done)
+	v, ok := c.Get("k")
+	assert.True(t, ok, "after Do")
+	assert.Equal(t, 7, v)
+	c.Forget("k")
+	_, ok = c.Get("k")
+	assert.False(t, ok, "forgotten")
+}
