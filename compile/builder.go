@@ -441,26 +441,34 @@ func (b *Builder) do(ctx context.Context, j toolchain.Job, res *Result) {
 		return
 	}
 	if b.Cache != nil {
-		var own, shared []depRecord
-		if why == "" {
-			var list []string
-			if df, err := safefile.Read(j.DepFile, maxScanSize); err != nil {
-				why = err.Error()
-			} else if list, err = tc.Deps(df); err != nil {
-				why = err.Error()
-			} else {
-				own, shared, why = b.recordDeps(j, g, sp, list, started)
-			}
-		}
-		if why != "" {
-			// Logged with ROCMK_DEBUG=cachehash=1, next to the keys.
-			cache.NewHash("not stored "+j.Src+" "+j.Target.String()).Line("reason %s", why)
-		} else {
-			b.storeDeps(base, prev, own, shared, data, meta)
-		}
+		b.storeCompiled(tc, j, g, sp, why, started, base, prev, data, meta)
 	}
 	res.Status = StatusCompiled
 	b.finish(res, co)
+}
+
+// storeCompiled stores a compiled object with its dependencies, or logs why
+// it is not stored (why: the include scan failed; or the dependency file
+// could not be read or recorded).
+func (b *Builder) storeCompiled(tc toolchain.Toolchain, j toolchain.Job, g *includeGraph, sp *toolchain.SearchPath, why string, started int64,
+	base cache.ActionID, prev *depsEntry, data []byte, meta cache.Meta) {
+	var own, shared []depRecord
+	if why == "" {
+		var list []string
+		if df, err := safefile.Read(j.DepFile, maxScanSize); err != nil {
+			why = err.Error()
+		} else if list, err = tc.Deps(df); err != nil {
+			why = err.Error()
+		} else {
+			own, shared, why = b.recordDeps(j, g, sp, list, started)
+		}
+	}
+	if why != "" {
+		// Logged with ROCMK_DEBUG=cachehash=1, next to the keys.
+		cache.NewHash("not stored "+j.Src+" "+j.Target.String()).Line("reason %s", why)
+		return
+	}
+	b.storeDeps(base, prev, own, shared, data, meta)
 }
 
 // finish places a code object and fills the result from its one parse.

@@ -580,11 +580,42 @@ func (t *pass) ident(i int) {
 	if e.HIPExperimental && !t.opt.NoHazards {
 		t.hazardOnce(tk.pos, "experimental", tk.lit, tk.lit+" -> "+to+" is experimental in HIP: check its behaviour")
 	}
+	if to != tk.lit && t.aliasDefine(i, to) {
+		return // the project's own alias of the HIP name: renaming it would define the HIP name as itself
+	}
 	if to != tk.lit {
 		t.addEdit(tk.pos.Offset, tk.pos.Offset+len(tk.lit), to)
 		t.o.rep.Replaced[e.Family]++
 	}
 	t.useCompat(to) // the name written: a translated file asks for the same pieces again
+}
+
+// aliasDefine reports whether the token at i is the name a #define gives to
+// the HIP name to: "#define cudaEventDisableTiming hipEventDisableTiming", or
+// "#define cudaFree(p) hipFree(p)", as projects' own HIP headers write them
+// (ggml's vendors/hip.h, 120 of them). Renamed, it would read "#define
+// hipEventDisableTiming hipEventDisableTiming", which replaces HIP's own
+// macro (0x2) by an identifier nothing declares. Uses elsewhere are renamed
+// anyway, so the alias is left as written.
+func (f *file) aliasDefine(i int, to string) bool {
+	tk := &f.toks[i]
+	if tk.pp != "define" || tk.inDefn {
+		return false
+	}
+	b := f.next(i)
+	fn := f.isPunct(b, "(") && f.toks[b].pos.Offset == tk.pos.Offset+len(tk.lit)
+	if fn {
+		c := f.matching(b)
+		if c < 0 {
+			return false
+		}
+		b = f.next(c)
+	}
+	if b >= len(f.toks) || f.toks[b].kind != IDENT || f.toks[b].lit != to {
+		return false
+	}
+	end := f.next(b)
+	return fn || end >= len(f.toks) || f.toks[end].kind == PPEND || f.toks[end].kind == EOF
 }
 
 // stringLit renames whole words in a string literal that are CUDA API names.
