@@ -44,6 +44,9 @@ type compatPiece struct {
 	// not needed from there on, whatever idents say.
 	native Version
 	needs  []string
+	// guarded: the header leaves out each function whose ROCMK_HAS_<name>
+	// is defined, so the project's own definition of a name wins.
+	guarded bool
 }
 
 var (
@@ -77,7 +80,7 @@ func simdNames() []string {
 
 var compatPieces = []*compatPiece{
 	{name: "cuda-arch", macro: "ROCMK_COMPAT_CUDA_ARCH", idents: names(Version{}, "ROCMK_CUDA_ARCH")},
-	{name: "vsimd", macro: "ROCMK_COMPAT_VSIMD", idents: names(Version{}, simdNames()...)},
+	{name: "vsimd", macro: "ROCMK_COMPAT_VSIMD", guarded: true, idents: names(Version{}, simdNames()...)},
 	{name: "hmaxmin", macro: "ROCMK_COMPAT_HMAXMIN", idents: mergeNames(names(v55, "__hmax", "__hmin"),
 		names(Version{}, "__hmax_nan", "__hmin_nan", "__hmax2", "__hmin2", "__hmax2_nan", "__hmin2_nan"))},
 	{name: "half-shfl", macro: "ROCMK_COMPAT_HALF_SHFL", with: halfTypes16,
@@ -107,8 +110,8 @@ var compatPieces = []*compatPiece{
 		"__nv_cvt_double_to_fp8", "__nv_cvt_float_to_fp8", "__nv_cvt_double2_to_fp8x2", "__nv_cvt_float2_to_fp8x2",
 		"__nv_cvt_halfraw_to_fp8", "__nv_cvt_halfraw2_to_fp8x2", "__nv_cvt_bfloat16raw_to_fp8", "__nv_cvt_bfloat16raw2_to_fp8x2",
 		"__nv_cvt_fp8_to_halfraw", "__nv_cvt_fp8x2_to_halfraw2")},
-	{name: "trap", macro: "ROCMK_COMPAT_TRAP", idents: names(Version{}, "__trap", "__brkpt")},
-	{name: "dp4a", macro: "ROCMK_COMPAT_DP4A", idents: names(Version{}, "__dp4a", "__dp2a_lo", "__dp2a_hi")},
+	{name: "trap", macro: "ROCMK_COMPAT_TRAP", guarded: true, idents: names(Version{}, "__trap", "__brkpt")},
+	{name: "dp4a", macro: "ROCMK_COMPAT_DP4A", guarded: true, idents: names(Version{}, "__dp4a", "__dp2a_lo", "__dp2a_hi")},
 	{name: "reduce", macro: "ROCMK_COMPAT_REDUCE", idents: names(Version{}, "__reduce_add_sync", "__reduce_min_sync",
 		"__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync")},
 	{name: "cvta", macro: "ROCMK_COMPAT_CVTA", idents: names(Version{},
@@ -191,9 +194,13 @@ func (f *file) compatFor(name string) []*compatPiece {
 
 // useCompat records that the file needs the pieces providing name, and
 // reports whether there were any. A file that defines one of a piece's
-// names itself (its own __vsubss4 for HIP) does not get that piece.
+// names itself (its own __vsubss4 for HIP) does not get that piece; a name
+// a file it includes defines (Options.ProjectDefines) asks for nothing.
 func (t *pass) useCompat(name string) bool {
 	ps := t.compatFor(name)
+	if t.opt.ProjectDefines[name] {
+		return len(ps) > 0
+	}
 	for _, p := range ps {
 		if len(p.with) > 0 && !t.mentionsAny(p.with) || t.definesPiece(p) {
 			continue
@@ -275,6 +282,7 @@ func compatBlock(f *file, o *out) string {
 	sort.Strings(pieces)
 	o.rep.Compat = pieces
 	var b strings.Builder
+	b.WriteString(projectHas(f, pieces))
 	for _, n := range pieces {
 		p := compatByName[n]
 		v := "1"
@@ -294,6 +302,28 @@ func compatBlock(f *file, o *out) string {
 		inc = CompatHeaderName
 	}
 	b.WriteString("#include \"" + inc + "\"\n")
+	return b.String()
+}
+
+// projectHas defines ROCMK_HAS_<name> for the names of the guarded pieces
+// that the project defines itself, so the header leaves them out whichever
+// comes first in the translation unit.
+func projectHas(f *file, pieces []string) string {
+	var ns []string
+	for _, n := range pieces {
+		if p := compatByName[n]; p.guarded {
+			for id := range p.idents {
+				if f.opt.ProjectDefines[id] {
+					ns = append(ns, id)
+				}
+			}
+		}
+	}
+	sort.Strings(ns)
+	var b strings.Builder
+	for _, id := range ns {
+		b.WriteString("#define ROCMK_HAS_" + id + " 1\n")
+	}
 	return b.String()
 }
 

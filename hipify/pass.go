@@ -306,6 +306,11 @@ func placeCompat(f *file, a anchor, o *out) []edit {
 	return []edit{{start: at, end: at, text: text}}
 }
 
+// isBlockMacro reports whether a macro is one a compat block defines.
+func isBlockMacro(name string) bool {
+	return strings.HasPrefix(name, "ROCMK_COMPAT_") || strings.HasPrefix(name, "ROCMK_HAS_")
+}
+
 // findCompatBlock finds the block an earlier translation wrote (the
 // ROCMK_COMPAT_* defines and the include, or the inlined header) and marks
 // it so that nothing in it is translated again.
@@ -325,7 +330,7 @@ func (f *file) findCompatBlock() [2]int {
 	}
 	for i := 0; i < len(f.toks); i++ {
 		tk := &f.toks[i]
-		if tk.kind != HASH || tk.lit != "#define" || i+1 >= len(f.toks) || !strings.HasPrefix(f.toks[i+1].lit, "ROCMK_COMPAT_") {
+		if tk.kind != HASH || tk.lit != "#define" || i+1 >= len(f.toks) || !isBlockMacro(f.toks[i+1].lit) {
 			continue
 		}
 		start := tk.pos.Offset - (tk.pos.Column - 1)
@@ -334,7 +339,7 @@ func (f *file) findCompatBlock() [2]int {
 			e, _ := lineEnd(j)
 			j = e + 1 // the next line's first token: a comment counts (the inlined header's marker)
 			if j < len(f.toks) && f.toks[j].kind == HASH && f.toks[j].lit == "#define" && j+1 < len(f.toks) &&
-				strings.HasPrefix(f.toks[j+1].lit, "ROCMK_COMPAT_") {
+				isBlockMacro(f.toks[j+1].lit) {
 				continue
 			}
 			break

@@ -54,6 +54,10 @@ type Options struct {
 	// CompatInline writes the header into the file instead of including it
 	// (for output to stdout).
 	CompatInline bool
+	// ProjectDefines are compat names that files this one includes define
+	// themselves (RunTree finds them): the project's definition wins, so
+	// they never ask for a piece, and a guarded piece leaves them out.
+	ProjectDefines map[string]bool
 }
 
 // Diagnostic severities.

@@ -262,6 +262,7 @@ func renameExt(p string, m map[string]string, def string) string {
 func RunTree(ctx context.Context, jobs []Job, o TreeOptions, progress func()) ([]Result, error) {
 	Entries() // load the tables outside the per-file timings
 	results := make([]Result, len(jobs))
+	defs := projectDefines(o, jobs)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < min(max(1, o.Jobs), len(jobs)); w++ {
@@ -269,7 +270,7 @@ func RunTree(ctx context.Context, jobs []Job, o TreeOptions, progress func()) ([
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = translateOne(o, jobs[i])
+				results[i] = translateOne(o, jobs[i], defs[i])
 				progress()
 			}
 		}()
@@ -290,7 +291,7 @@ func RunTree(ctx context.Context, jobs []Job, o TreeOptions, progress func()) ([
 }
 
 // translateOne translates and writes one job.
-func translateOne(o TreeOptions, j Job) Result {
+func translateOne(o TreeOptions, j Job, defs map[string]bool) Result {
 	r := Result{Job: j}
 	src := j.Data
 	var mode fs.FileMode = 0o644
@@ -307,7 +308,9 @@ func translateOne(o TreeOptions, j Job) Result {
 		}
 	}
 	r.In = src
-	r.Out, r.Report, r.Err = Translate(j.Name, src, compatOptions(o, j))
+	topt := compatOptions(o, j)
+	topt.ProjectDefines = defs
+	r.Out, r.Report, r.Err = Translate(j.Name, src, topt)
 	if r.Err == nil && o.Parity {
 		p := CheckParity(j.Name, src, r.Out, o.Translate, nil)
 		r.Parity = &p

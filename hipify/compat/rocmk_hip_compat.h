@@ -9,6 +9,10 @@
 // Each piece is compiled once per translation unit, however many files ask
 // for it; a piece nobody asks for costs nothing.
 //
+// The functions of the VSIMD, DP4A and TRAP pieces are each skipped where
+// ROCMK_HAS_<name> is defined (#define ROCMK_HAS___vsub4 1): hipify defines it
+// in the compat block of a file that includes the project's own definition.
+//
 // Pieces (macro: what it provides):
 //   ROCMK_COMPAT_CUDA_ARCH=N  ROCMK_CUDA_ARCH: N in device code, 0 in host code
 //                            (what __CUDA_ARCH__ arithmetic becomes; N is hipify's --cuda-arch)
@@ -217,21 +221,255 @@ ROCMK_VSAD(vsadu4, 8, rocmk_vu)
 #undef ROCMK_VSAD
 
 #ifndef ROCMK_COMPAT_IMPL_ONLY
+// each name only where the project does not define it itself (ROCMK_HAS_<name>, see hipify)
 #define ROCMK_VALIAS1(n) ROCMK_HD unsigned int __##n(unsigned int a) { return rocmk_##n(a, 0); }
 #define ROCMK_VALIAS2(n) ROCMK_HD unsigned int __##n(unsigned int a, unsigned int b) { return rocmk_##n(a, b); }
-#define ROCMK_VALIAS(n) ROCMK_VALIAS2(n##2) ROCMK_VALIAS2(n##4)
-ROCMK_VALIAS1(vabs2) ROCMK_VALIAS1(vabs4) ROCMK_VALIAS1(vabsss2) ROCMK_VALIAS1(vabsss4)
-ROCMK_VALIAS1(vneg2) ROCMK_VALIAS1(vneg4) ROCMK_VALIAS1(vnegss2) ROCMK_VALIAS1(vnegss4)
-ROCMK_VALIAS(vabsdiffs) ROCMK_VALIAS(vabsdiffu) ROCMK_VALIAS(vadd) ROCMK_VALIAS(vaddss) ROCMK_VALIAS(vaddus)
-ROCMK_VALIAS(vavgs) ROCMK_VALIAS(vavgu) ROCMK_VALIAS(vhaddu)
-ROCMK_VALIAS(vcmpeq) ROCMK_VALIAS(vcmpges) ROCMK_VALIAS(vcmpgeu) ROCMK_VALIAS(vcmpgts) ROCMK_VALIAS(vcmpgtu)
-ROCMK_VALIAS(vcmples) ROCMK_VALIAS(vcmpleu) ROCMK_VALIAS(vcmplts) ROCMK_VALIAS(vcmpltu) ROCMK_VALIAS(vcmpne)
-ROCMK_VALIAS(vmaxs) ROCMK_VALIAS(vmaxu) ROCMK_VALIAS(vmins) ROCMK_VALIAS(vminu)
-ROCMK_VALIAS(vsads) ROCMK_VALIAS(vsadu)
-ROCMK_VALIAS(vseteq) ROCMK_VALIAS(vsetges) ROCMK_VALIAS(vsetgeu) ROCMK_VALIAS(vsetgts) ROCMK_VALIAS(vsetgtu)
-ROCMK_VALIAS(vsetles) ROCMK_VALIAS(vsetleu) ROCMK_VALIAS(vsetlts) ROCMK_VALIAS(vsetltu) ROCMK_VALIAS(vsetne)
-ROCMK_VALIAS(vsub) ROCMK_VALIAS(vsubss) ROCMK_VALIAS(vsubus)
-#undef ROCMK_VALIAS
+#ifndef ROCMK_HAS___vabs2
+ROCMK_VALIAS1(vabs2)
+#endif
+#ifndef ROCMK_HAS___vabs4
+ROCMK_VALIAS1(vabs4)
+#endif
+#ifndef ROCMK_HAS___vabsss2
+ROCMK_VALIAS1(vabsss2)
+#endif
+#ifndef ROCMK_HAS___vabsss4
+ROCMK_VALIAS1(vabsss4)
+#endif
+#ifndef ROCMK_HAS___vabsdiffs2
+ROCMK_VALIAS2(vabsdiffs2)
+#endif
+#ifndef ROCMK_HAS___vabsdiffs4
+ROCMK_VALIAS2(vabsdiffs4)
+#endif
+#ifndef ROCMK_HAS___vabsdiffu2
+ROCMK_VALIAS2(vabsdiffu2)
+#endif
+#ifndef ROCMK_HAS___vabsdiffu4
+ROCMK_VALIAS2(vabsdiffu4)
+#endif
+#ifndef ROCMK_HAS___vadd2
+ROCMK_VALIAS2(vadd2)
+#endif
+#ifndef ROCMK_HAS___vadd4
+ROCMK_VALIAS2(vadd4)
+#endif
+#ifndef ROCMK_HAS___vaddss2
+ROCMK_VALIAS2(vaddss2)
+#endif
+#ifndef ROCMK_HAS___vaddss4
+ROCMK_VALIAS2(vaddss4)
+#endif
+#ifndef ROCMK_HAS___vaddus2
+ROCMK_VALIAS2(vaddus2)
+#endif
+#ifndef ROCMK_HAS___vaddus4
+ROCMK_VALIAS2(vaddus4)
+#endif
+#ifndef ROCMK_HAS___vavgs2
+ROCMK_VALIAS2(vavgs2)
+#endif
+#ifndef ROCMK_HAS___vavgs4
+ROCMK_VALIAS2(vavgs4)
+#endif
+#ifndef ROCMK_HAS___vavgu2
+ROCMK_VALIAS2(vavgu2)
+#endif
+#ifndef ROCMK_HAS___vavgu4
+ROCMK_VALIAS2(vavgu4)
+#endif
+#ifndef ROCMK_HAS___vhaddu2
+ROCMK_VALIAS2(vhaddu2)
+#endif
+#ifndef ROCMK_HAS___vhaddu4
+ROCMK_VALIAS2(vhaddu4)
+#endif
+#ifndef ROCMK_HAS___vcmpeq2
+ROCMK_VALIAS2(vcmpeq2)
+#endif
+#ifndef ROCMK_HAS___vcmpeq4
+ROCMK_VALIAS2(vcmpeq4)
+#endif
+#ifndef ROCMK_HAS___vcmpges2
+ROCMK_VALIAS2(vcmpges2)
+#endif
+#ifndef ROCMK_HAS___vcmpges4
+ROCMK_VALIAS2(vcmpges4)
+#endif
+#ifndef ROCMK_HAS___vcmpgeu2
+ROCMK_VALIAS2(vcmpgeu2)
+#endif
+#ifndef ROCMK_HAS___vcmpgeu4
+ROCMK_VALIAS2(vcmpgeu4)
+#endif
+#ifndef ROCMK_HAS___vcmpgts2
+ROCMK_VALIAS2(vcmpgts2)
+#endif
+#ifndef ROCMK_HAS___vcmpgts4
+ROCMK_VALIAS2(vcmpgts4)
+#endif
+#ifndef ROCMK_HAS___vcmpgtu2
+ROCMK_VALIAS2(vcmpgtu2)
+#endif
+#ifndef ROCMK_HAS___vcmpgtu4
+ROCMK_VALIAS2(vcmpgtu4)
+#endif
+#ifndef ROCMK_HAS___vcmples2
+ROCMK_VALIAS2(vcmples2)
+#endif
+#ifndef ROCMK_HAS___vcmples4
+ROCMK_VALIAS2(vcmples4)
+#endif
+#ifndef ROCMK_HAS___vcmpleu2
+ROCMK_VALIAS2(vcmpleu2)
+#endif
+#ifndef ROCMK_HAS___vcmpleu4
+ROCMK_VALIAS2(vcmpleu4)
+#endif
+#ifndef ROCMK_HAS___vcmplts2
+ROCMK_VALIAS2(vcmplts2)
+#endif
+#ifndef ROCMK_HAS___vcmplts4
+ROCMK_VALIAS2(vcmplts4)
+#endif
+#ifndef ROCMK_HAS___vcmpltu2
+ROCMK_VALIAS2(vcmpltu2)
+#endif
+#ifndef ROCMK_HAS___vcmpltu4
+ROCMK_VALIAS2(vcmpltu4)
+#endif
+#ifndef ROCMK_HAS___vcmpne2
+ROCMK_VALIAS2(vcmpne2)
+#endif
+#ifndef ROCMK_HAS___vcmpne4
+ROCMK_VALIAS2(vcmpne4)
+#endif
+#ifndef ROCMK_HAS___vmaxs2
+ROCMK_VALIAS2(vmaxs2)
+#endif
+#ifndef ROCMK_HAS___vmaxs4
+ROCMK_VALIAS2(vmaxs4)
+#endif
+#ifndef ROCMK_HAS___vmaxu2
+ROCMK_VALIAS2(vmaxu2)
+#endif
+#ifndef ROCMK_HAS___vmaxu4
+ROCMK_VALIAS2(vmaxu4)
+#endif
+#ifndef ROCMK_HAS___vmins2
+ROCMK_VALIAS2(vmins2)
+#endif
+#ifndef ROCMK_HAS___vmins4
+ROCMK_VALIAS2(vmins4)
+#endif
+#ifndef ROCMK_HAS___vminu2
+ROCMK_VALIAS2(vminu2)
+#endif
+#ifndef ROCMK_HAS___vminu4
+ROCMK_VALIAS2(vminu4)
+#endif
+#ifndef ROCMK_HAS___vneg2
+ROCMK_VALIAS1(vneg2)
+#endif
+#ifndef ROCMK_HAS___vneg4
+ROCMK_VALIAS1(vneg4)
+#endif
+#ifndef ROCMK_HAS___vnegss2
+ROCMK_VALIAS1(vnegss2)
+#endif
+#ifndef ROCMK_HAS___vnegss4
+ROCMK_VALIAS1(vnegss4)
+#endif
+#ifndef ROCMK_HAS___vsads2
+ROCMK_VALIAS2(vsads2)
+#endif
+#ifndef ROCMK_HAS___vsads4
+ROCMK_VALIAS2(vsads4)
+#endif
+#ifndef ROCMK_HAS___vsadu2
+ROCMK_VALIAS2(vsadu2)
+#endif
+#ifndef ROCMK_HAS___vsadu4
+ROCMK_VALIAS2(vsadu4)
+#endif
+#ifndef ROCMK_HAS___vseteq2
+ROCMK_VALIAS2(vseteq2)
+#endif
+#ifndef ROCMK_HAS___vseteq4
+ROCMK_VALIAS2(vseteq4)
+#endif
+#ifndef ROCMK_HAS___vsetges2
+ROCMK_VALIAS2(vsetges2)
+#endif
+#ifndef ROCMK_HAS___vsetges4
+ROCMK_VALIAS2(vsetges4)
+#endif
+#ifndef ROCMK_HAS___vsetgeu2
+ROCMK_VALIAS2(vsetgeu2)
+#endif
+#ifndef ROCMK_HAS___vsetgeu4
+ROCMK_VALIAS2(vsetgeu4)
+#endif
+#ifndef ROCMK_HAS___vsetgts2
+ROCMK_VALIAS2(vsetgts2)
+#endif
+#ifndef ROCMK_HAS___vsetgts4
+ROCMK_VALIAS2(vsetgts4)
+#endif
+#ifndef ROCMK_HAS___vsetgtu2
+ROCMK_VALIAS2(vsetgtu2)
+#endif
+#ifndef ROCMK_HAS___vsetgtu4
+ROCMK_VALIAS2(vsetgtu4)
+#endif
+#ifndef ROCMK_HAS___vsetles2
+ROCMK_VALIAS2(vsetles2)
+#endif
+#ifndef ROCMK_HAS___vsetles4
+ROCMK_VALIAS2(vsetles4)
+#endif
+#ifndef ROCMK_HAS___vsetleu2
+ROCMK_VALIAS2(vsetleu2)
+#endif
+#ifndef ROCMK_HAS___vsetleu4
+ROCMK_VALIAS2(vsetleu4)
+#endif
+#ifndef ROCMK_HAS___vsetlts2
+ROCMK_VALIAS2(vsetlts2)
+#endif
+#ifndef ROCMK_HAS___vsetlts4
+ROCMK_VALIAS2(vsetlts4)
+#endif
+#ifndef ROCMK_HAS___vsetltu2
+ROCMK_VALIAS2(vsetltu2)
+#endif
+#ifndef ROCMK_HAS___vsetltu4
+ROCMK_VALIAS2(vsetltu4)
+#endif
+#ifndef ROCMK_HAS___vsetne2
+ROCMK_VALIAS2(vsetne2)
+#endif
+#ifndef ROCMK_HAS___vsetne4
+ROCMK_VALIAS2(vsetne4)
+#endif
+#ifndef ROCMK_HAS___vsub2
+ROCMK_VALIAS2(vsub2)
+#endif
+#ifndef ROCMK_HAS___vsub4
+ROCMK_VALIAS2(vsub4)
+#endif
+#ifndef ROCMK_HAS___vsubss2
+ROCMK_VALIAS2(vsubss2)
+#endif
+#ifndef ROCMK_HAS___vsubss4
+ROCMK_VALIAS2(vsubss4)
+#endif
+#ifndef ROCMK_HAS___vsubus2
+ROCMK_VALIAS2(vsubus2)
+#endif
+#ifndef ROCMK_HAS___vsubus4
+ROCMK_VALIAS2(vsubus4)
+#endif
 #undef ROCMK_VALIAS1
 #undef ROCMK_VALIAS2
 #endif
@@ -867,8 +1105,12 @@ static inline __device__ unsigned int __reduce_xor_sync(unsigned int m, unsigned
 // in the device pass too, where nvcc does not look.
 #if defined(ROCMK_COMPAT_TRAP) && !defined(ROCMK_COMPAT_TRAP_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
 #define ROCMK_COMPAT_TRAP_DONE 1
+#ifndef ROCMK_HAS___trap
 static inline __host__ __device__ void __trap() { __builtin_trap(); }
+#endif
+#ifndef ROCMK_HAS___brkpt
 static inline __host__ __device__ void __brkpt() { __builtin_debugtrap(); }
+#endif
 #endif
 
 // ---------------------------------------------------------------------------
@@ -897,6 +1139,7 @@ ROCMK_HD unsigned int rocmk_dp2a_u(unsigned int a, unsigned int b, unsigned int 
   return c;
 }
 #ifndef ROCMK_COMPAT_IMPL_ONLY
+#ifndef ROCMK_HAS___dp4a
 static inline __host__ __device__ int __dp4a(int a, int b, int c) { return rocmk_dp4a_s(a, b, c); }
 static inline __host__ __device__ unsigned int __dp4a(unsigned int a, unsigned int b, unsigned int c) { return rocmk_dp4a_u(a, b, c); }
 static inline __host__ __device__ int __dp4a(char4 a, char4 b, int c) {
@@ -906,10 +1149,15 @@ static inline __host__ __device__ int __dp4a(char4 a, char4 b, int c) {
 static inline __host__ __device__ unsigned int __dp4a(uchar4 a, uchar4 b, unsigned int c) {
   return rocmk_dp4a_u(a.x | a.y << 8 | a.z << 16 | (unsigned int)a.w << 24, b.x | b.y << 8 | b.z << 16 | (unsigned int)b.w << 24, c);
 }
+#endif
+#ifndef ROCMK_HAS___dp2a_lo
 static inline __host__ __device__ int __dp2a_lo(int a, int b, int c) { return rocmk_dp2a_s(a, b, c, false); }
-static inline __host__ __device__ int __dp2a_hi(int a, int b, int c) { return rocmk_dp2a_s(a, b, c, true); }
 static inline __host__ __device__ unsigned int __dp2a_lo(unsigned int a, unsigned int b, unsigned int c) { return rocmk_dp2a_u(a, b, c, false); }
+#endif
+#ifndef ROCMK_HAS___dp2a_hi
+static inline __host__ __device__ int __dp2a_hi(int a, int b, int c) { return rocmk_dp2a_s(a, b, c, true); }
 static inline __host__ __device__ unsigned int __dp2a_hi(unsigned int a, unsigned int b, unsigned int c) { return rocmk_dp2a_u(a, b, c, true); }
+#endif
 #endif
 #endif
 
