@@ -329,10 +329,13 @@ func (ib *ImageBuilder) remember(failKey cache.ActionID, msg, name, arch string)
 }
 
 // nvrtc compiles with NVRTC, given rocmk's HIP headers and the C and C++
-// headers it lacks in memory, and the CUDA toolkit's include directory
-// (for cuda_fp16.h and the like).
+// headers it lacks in memory, the source's own (s.Headers), and the CUDA
+// toolkit's include directory (for cuda_fp16.h and the like).
 func (ib *ImageBuilder) nvrtc(arch string, s ImageSource) (Image, error) {
 	name := s.Name
+	if _, err := s.headerNames(); err != nil {
+		return Image{}, err
+	}
 	if ib.NVRTC == nil {
 		return Image{}, fmt.Errorf("%w: no nvcc and no NVRTC to compile %s for %s", toolchain.ErrToolchainNotFound, name, arch)
 	}
@@ -375,7 +378,11 @@ func (ib *ImageBuilder) nvrtc(arch string, s ImageSource) (Image, error) {
 		for _, d := range cudaInc {
 			all = append(all, "-I"+d)
 		}
-		cubin, log, err := ib.NVRTC.Compile(name, s.Data, nvrtcHeaders(), all)
+		headers := nvrtcHeaders()
+		for n, text := range s.Headers { // the source's own; its name wins
+			headers[n] = text
+		}
+		cubin, log, err := ib.NVRTC.Compile(name, s.Data, headers, all)
 		if err != nil {
 			return nil, fmt.Errorf("# %s [%s] (NVRTC)\n%s%w", s.Name, arch, log, err)
 		}

@@ -31,10 +31,11 @@ type imageRunner struct {
 	object    []byte
 	header    string
 	nvccFails bool
-	failInc   string       // an nvcc compile given -I failInc fails
-	compiles  []string     // argv[0] of each compile
-	cmds      []runner.Cmd // each compile
-	probes    int          // toolchain probes (probe.hip)
+	failInc   string           // an nvcc compile given -I failInc fails
+	compiles  []string         // argv[0] of each compile
+	cmds      []runner.Cmd     // each compile
+	probes    int              // toolchain probes (probe.hip)
+	onCompile func(runner.Cmd) // called in each compile, while its files exist
 }
 
 func (r *imageRunner) Run(ctx context.Context, c runner.Cmd) (runner.Output, error) {
@@ -53,6 +54,9 @@ func (r *imageRunner) Run(ctx context.Context, c runner.Cmd) (runner.Output, err
 	} else {
 		r.compiles = append(r.compiles, filepath.Base(c.Argv[0]))
 		r.cmds = append(r.cmds, c)
+		if r.onCompile != nil {
+			r.onCompile(c)
+		}
 	}
 	var out, dep string
 	for i, a := range c.Argv {
@@ -215,6 +219,62 @@ func TestImageNVCCRebuildsAfterUpgradeOrHeaderChange(t *testing.T) {
 	writeTool(t, filepath.Join(inc, "hip", "nvidia_detail", "nvidia_hip_runtime.h"), "// HIP on NVIDIA, 6.2\n")
 	assert.False(t, build().Cached, "new HIP headers rebuild")
 	assert.Len(t, run.ran(), 3)
+}
+
+// A source's in-memory headers reach nvcc: written beside the source in
+// its private directory, found with -I., removed afterwards; a changed
+// header is a new key. A header name leaving the directory is refused.
+func TestImageNVCCGetsSourceHeaders(t *testing.T) {
+	_, _, getenv := nvidiaSetup(t)
+	_, store := openTestCache(t)
+	var seen, dirs []string
+	run := &imageRunner{version: "Cuda compilation tools, release 12.4", onCompile: func(c runner.Cmd) {
+		b, err := os.ReadFile(filepath.Join(c.Dir, "sub", "scale.h"))
+		require.NoError(t, err, "the header is in the compile's directory")
+		seen, dirs = append(seen, string(b)), append(dirs, c.Dir)
+		assert.Contains(t, c.Argv, "-I.")
+	}}
+	build := func(scale string) Image {
+		t.Helper()
+		ib := &ImageBuilder{Run: run, Cache: store, Getenv: getenv, TreeRoot: t.TempDir()}
+		img, err := ib.BuildSource(context.Background(), NVIDIA, "sm_90", ImageSource{Name: "scale.hip", Data: []byte(`#include "sub/scale.h"`),
+			Headers: map[string]string{"sub/scale.h": "#define SCALE " + scale}})
+		require.NoError(t, err)
+		return img
+	}
+	assert.False(t, build("2").Cached)
+	assert.True(t, build("2").Cached)
+	assert.False(t, build("3").Cached, "a changed header is a miss")
+	assert.Equal(t, []string{"#define SCALE 2", "#define SCALE 3"}, seen)
+	for _, d := range dirs {
+		assert.NoDirExists(t, d, "the private include directory is removed")
+	}
+	ib := &ImageBuilder{Run: run, Cache: store, Getenv: getenv, NVRTC: &fakeNVRTC{id: "x"}, NoNVCC: true}
+	_, err := ib.BuildSource(context.Background(), NVIDIA, "sm_90", ImageSource{Name: "scale.hip", Data: []byte("src"), Headers: map[string]string{"../x.h": ""}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `scale.hip: header "../x.h"`)
+}
+
+// A source's in-memory headers reach NVRTC beside rocmk's, and are in the
+// key: a changed header compiles again.
+func TestImageNVRTCGetsSourceHeaders(t *testing.T) {
+	_, store := openTestCache(t)
+	nv := &fakeNVRTC{id: "12.4 libnvrtc 1 2 3"}
+	build := func(scale string) Image {
+		t.Helper()
+		ib := &ImageBuilder{Run: &imageRunner{}, Cache: store, Getenv: func(string) string { return "" }, NVRTC: nv, NoNVCC: true}
+		img, err := ib.BuildSource(context.Background(), NVIDIA, "sm_90", ImageSource{Name: "scale.hip", Data: []byte(`#include "scale.h"`),
+			Headers: map[string]string{"scale.h": "#define SCALE " + scale}})
+		require.NoError(t, err)
+		return img
+	}
+	assert.False(t, build("2").Cached)
+	assert.Equal(t, "#define SCALE 2", nv.headers["scale.h"])
+	assert.Contains(t, nv.headers, "hip/hip_runtime.h", "rocmk's headers still there")
+	assert.True(t, build("2").Cached)
+	assert.False(t, build("3").Cached, "a changed header is a miss")
+	assert.Equal(t, "#define SCALE 3", nv.headers["scale.h"])
+	assert.Equal(t, 2, nv.compiles)
 }
 
 // cudaToolkit writes the part of a CUDA toolkit NVRTC builds need: its

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"sort"
 
 	"github.com/rocmk/rocmk/cache/safefile"
 )
@@ -17,6 +18,28 @@ type ImageSource struct {
 	Data []byte // its text
 	Tree *Tree  // the placed tree it belongs to (nil: none)
 	Rel  string // its path in Tree
+	// Headers are in-memory headers the source includes (include name ->
+	// text), a run-time compile's gpu.Code.Headers: NVRTC gets them as
+	// header sources; nvcc and clang find them in the source's private
+	// directory, given with -I. Only for a source that is not in a Tree.
+	Headers map[string]string
+}
+
+// headerNames are s.Headers' include names, sorted; a name that would
+// leave the source's directory (absolute, "..") is an error naming it.
+func (s ImageSource) headerNames() ([]string, error) {
+	names := make([]string, 0, len(s.Headers))
+	for n := range s.Headers {
+		if !filepath.IsLocal(filepath.FromSlash(n)) {
+			return nil, fmt.Errorf("%s: header %q: an include name must be a relative path inside the source's directory", s.Name, n)
+		}
+		names = append(names, n)
+	}
+	if len(names) > 0 && s.Tree != nil {
+		return nil, fmt.Errorf("%s: in-memory headers are for a source outside a tree (put them in the tree)", s.Name)
+	}
+	sort.Strings(names)
+	return names, nil
 }
 
 // identity is the source's part of an image key: the text, or the tree's
@@ -25,13 +48,23 @@ func (s ImageSource) identity() string {
 	if s.Tree != nil {
 		return fmt.Sprintf("tree %s\nsrc %s", s.Tree.Hash, s.Rel)
 	}
-	return fmt.Sprintf("src %s\nsrchash %x", filepath.Base(s.Name), sha256.Sum256(s.Data))
+	id := fmt.Sprintf("src %s\nsrchash %x", filepath.Base(s.Name), sha256.Sum256(s.Data))
+	names, _ := s.headerNames() // a bad name fails open before anything is built
+	for _, n := range names {
+		id += fmt.Sprintf("\nheader %q %x", n, sha256.Sum256([]byte(s.Headers[n])))
+	}
+	return id
 }
 
 // open returns the directory a compiler runs in, the source's name and
 // -I flags relative to it (so keys do not name the directory), and done,
-// which removes what open made.
+// which removes what open made. Headers are written beside the source,
+// and "-I." makes <name> includes find them too.
 func (s ImageSource) open() (dir, file string, flags []string, done func(), err error) {
+	names, err := s.headerNames()
+	if err != nil {
+		return "", "", nil, nil, err
+	}
 	if s.Tree != nil {
 		flags = []string{"-I" + path.Dir(s.Rel)} // "" includes, for compilers that look only in -I
 		for _, d := range s.Tree.Includes {
@@ -48,7 +81,16 @@ func (s ImageSource) open() (dir, file string, flags []string, done func(), err 
 		done()
 		return "", "", nil, nil, err
 	}
-	return dir, file, nil, done, nil
+	for _, n := range names {
+		if err := safefile.Write(filepath.Join(dir, filepath.FromSlash(n)), []byte(s.Headers[n]), safefile.Options{}); err != nil {
+			done()
+			return "", "", nil, nil, err
+		}
+	}
+	if len(names) > 0 {
+		flags = []string{"-I."}
+	}
+	return dir, file, flags, done, nil
 }
 
 // absFlags makes open's -I flags absolute under dir (for NVRTC, which has

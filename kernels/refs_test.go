@@ -278,3 +278,20 @@ func TestIndexingRefsHandPicked(t *testing.T) {
 	assert.Equal(t, float64(3*indexCols+2), verify.Decode(verify.F32, gout, 3*indexCols+7))
 	assert.Equal(t, float64(5*indexCols), verify.Decode(verify.F32, gout, 5*indexCols+9), "idx 0: column 0 of row 5")
 }
+
+// TestLookup: an exact name is its Spec (module and family); an unknown
+// one, even a family or glob that Match accepts, is an error listing the
+// suite's kernels.
+func TestLookup(t *testing.T) {
+	s, err := Lookup("softmax_bf16")
+	require.NoError(t, err)
+	assert.Equal(t, "softmax.hip", s.Module)
+	assert.Equal(t, verify.BF16, s.DType)
+	for _, bad := range []string{"binary", "binary_*", "softmax_f64", ""} {
+		_, err := Lookup(bad)
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), "no kernel \""+bad+"\" in the suite")
+		assert.Contains(t, err.Error(), "binary_add_f32, binary_add_f32_strided,")
+		assert.Contains(t, err.Error(), "rope_i_bf16")
+	}
+}

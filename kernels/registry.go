@@ -129,6 +129,19 @@ func Select(o Options, patterns []string, dts []verify.DType) []*verify.Case {
 	return cs
 }
 
+// Lookup is the suite's kernel name, exactly; an unknown name is an error
+// listing every kernel of the suite.
+func Lookup(name string) (Spec, error) {
+	var names []string
+	for _, s := range Registry() {
+		if s.Name == name {
+			return s, nil
+		}
+		names = append(names, s.Name)
+	}
+	return Spec{}, fmt.Errorf("no kernel %q in the suite; its %d kernels are: %s", name, len(names), strings.Join(names, ", "))
+}
+
 // Specs are the registry's kernels whose name matches one of patterns (all
 // when empty) and whose dtype is in dts (all when empty).
 func Specs(patterns []string, dts []verify.DType) []Spec {

@@ -209,8 +209,9 @@ type pendingCase struct {
 	finish func()
 }
 
-// plan is what the runner runs for c, whose reference is refs.
-func (c *Case) plan(refs [][]byte) *Plan {
+// Plan is what a Runner runs for c, whose reference is refs (c.Ref of its
+// generated buffers, for one case run alone).
+func (c *Case) Plan(refs [][]byte) *Plan {
 	return &Plan{Name: c.Name, Buffers: c.Buffers, Want: refs, Bytes: c.Bytes, Ref: c.Ref,
 		Launches: []Launch{{Kernel: c.Kernel, Grid: c.Grid, Block: c.Block, Shared: c.Shared, Args: c.Args}}}
 }
@@ -224,7 +225,7 @@ func (s *suiteRun) runOne(ctx context.Context, p prepared, inputWait time.Durati
 	var finish func()
 	if err == nil {
 		t0 := time.Now()
-		finish, err = s.r.start(ctx, mod, c.plan(p.refs), &res.Outcome)
+		finish, err = s.r.start(ctx, mod, c.Plan(p.refs), &res.Outcome)
 		res.RunTime = time.Since(t0)
 	}
 	if err != nil {

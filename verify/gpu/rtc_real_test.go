@@ -72,6 +72,26 @@ func TestHIPRTCReal(t *testing.T) {
 	}
 }
 
+// TestHIPRTCHeadersReal: the code's headers reach libhiprtc, a quoted one
+// and one in a subdirectory included with <>: the kernel's name comes from
+// a header, and the object has that kernel.
+func TestHIPRTCHeadersReal(t *testing.T) {
+	h := realHIPRTC(t)
+	code := Code{Name: "named.hip", Src: []byte("#include <hip/hip_runtime.h>\n#include \"name.h\"\n#include <sub/body.h>\n" +
+		"extern \"C\" __global__ void KNAME(float* x) { BODY; }\n"),
+		Headers: map[string]string{"name.h": "#define KNAME from_user_header\n", "sub/body.h": "#define BODY x[threadIdx.x] += 1.0f\n"}}
+	obj, _, err := (&RTC{Compiler: h}).Build(code, "gfx1100")
+	require.NoError(t, err)
+	f, err := inspect.Parse("named.co", obj)
+	require.NoError(t, err)
+	require.NotEmpty(t, f.Objects)
+	var names []string
+	for _, k := range f.Objects[0].Kernels {
+		names = append(names, k.Name)
+	}
+	assert.Equal(t, []string{"from_user_header"}, names)
+}
+
 // TestHIPRTCCompileErrorReal: a compile error comes back with hipRTC's log.
 func TestHIPRTCCompileErrorReal(t *testing.T) {
 	h := realHIPRTC(t)

@@ -162,6 +162,30 @@ func (f *Function) Launch(ctx context.Context, grid, block verify.Dim3, sharedBy
 	return f.d.store.Do(func(verify.Runtime) error { return f.mod.Launch(ctx, f.Name, grid, block, sharedBytes, args...) })
 }
 
+// Run runs a verify Plan (a suite case's, [verify.Case.Plan]) with
+// module's kernels through verify's Runner, the one that launches for
+// `rocmk verify`: uploads, launches, timing, and the comparison of every
+// output with the plan's expected bytes. A mismatch is no error: see
+// out.OK.
+func (d *Device) Run(ctx context.Context, module string, p *verify.Plan, o verify.RunnerOptions) (out *verify.Outcome, err error) {
+	var f *Function
+	for _, l := range p.Launches { // loads the module, checks each kernel is there
+		if f, err = d.Function(module, l.Kernel); err != nil {
+			return nil, err
+		}
+	}
+	if f == nil {
+		return nil, fmt.Errorf("plan %q: no launches", p.Name)
+	}
+	err = d.store.Do(func(rt verify.Runtime) error {
+		r := verify.NewRunner(rt, o)
+		defer r.Close()
+		out, err = r.Run(ctx, f.mod, p)
+		return err
+	})
+	return out, err
+}
+
 // Alloc allocates n bytes of device memory.
 func (d *Device) Alloc(n int) (p verify.DevPtr, err error) {
 	err = d.store.Do(func(rt verify.Runtime) error { p, err = rt.Alloc(n); return err })

@@ -2,7 +2,9 @@ package gpu
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -81,10 +83,11 @@ func TestLaunchAndMemory(t *testing.T) {
 // countingCompiler stands in for hipRTC: it counts compiles and fails on
 // a source that says so.
 type countingCompiler struct {
-	id   string
-	n    atomic.Int32
-	opts [][]string
-	mu   sync.Mutex
+	id      string
+	n       atomic.Int32
+	opts    [][]string
+	headers []map[string]string
+	mu      sync.Mutex
 }
 
 func (c *countingCompiler) ID() (string, error) { return c.id, nil }
@@ -93,6 +96,7 @@ func (c *countingCompiler) Compile(name string, src []byte, headers map[string]s
 	c.n.Add(1)
 	c.mu.Lock()
 	c.opts = append(c.opts, opts)
+	c.headers = append(c.headers, headers)
 	c.mu.Unlock()
 	if string(src) == "bad" {
 		return nil, name + ":1:1: error: expected expression", errors.New("HIPRTC_ERROR_COMPILATION")
@@ -117,6 +121,7 @@ func TestRunTimeCompileFallback(t *testing.T) {
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, comp.n.Load())
 	assert.Equal(t, []string{"-O3", "--offload-arch=gfx942:sramecc+:xnack-"}, comp.opts[0])
+	assert.Equal(t, map[string]string{"h.h": "1"}, comp.headers[0], "the code's headers reach the compiler")
 	assert.Contains(t, d.Explain("k"), "no code object fits")
 	assert.Contains(t, d.Explain("k"), "run-time compile of k.hip for gfx942:sramecc+:xnack- (compiled now)")
 	assert.Equal(t, 1, rt.Loads)
@@ -208,4 +213,42 @@ func TestFunctionChecksKernelNames(t *testing.T) {
 	_, err = d.Function("m", "no_such_kernel")
 	assert.ErrorContains(t, err, `module "m" has no kernel "no_such_kernel" (it has `+name)
 	assert.Nil(t, kernelsOf([]byte("a cubin, say")))
+}
+
+// TestRunPlan: Device.Run loads the plan's module, runs it through verify's
+// Runner and compares; a wrong kernel is a mismatch (no error), a kernel
+// the module lacks is an error before anything runs.
+func TestRunPlan(t *testing.T) {
+	rt := fakeAMD("gfx90a:sramecc+:xnack-")
+	d := New(rt, nil)
+	d.Add("double", Source{Objects: objs("gfx90a")})
+	x := make([]byte, 4*8)
+	for i := range 8 {
+		binary.LittleEndian.PutUint32(x[4*i:], math.Float32bits(float32(i)))
+	}
+	c := &verify.Case{Name: "double_f32", Module: "double", Kernel: "double_f32", DType: verify.F32,
+		Grid: verify.D1(1), Block: verify.D1(8), Args: []verify.Arg{verify.Buf(0), verify.Buf(1)},
+		Buffers: []verify.Buffer{{Name: "x", DType: verify.F32, Data: x}, {Name: "y", DType: verify.F32, Len: 8, Out: true}},
+		Ref: func(b []verify.Buffer) [][]byte {
+			y := make([]byte, len(b[0].Data))
+			for i := 0; i < len(y); i += 4 {
+				binary.LittleEndian.PutUint32(y[i:], math.Float32bits(2*math.Float32frombits(binary.LittleEndian.Uint32(b[0].Data[i:]))))
+			}
+			return [][]byte{y}
+		}}
+	out, err := d.Run(context.Background(), "double", c.Plan(c.Ref(c.Buffers)), verify.RunnerOptions{Repeats: 2})
+	require.NoError(t, err)
+	assert.True(t, out.OK(), "%+v", out)
+	require.NotNil(t, out.Time)
+	assert.Equal(t, 1, rt.Loads)
+	assert.Contains(t, d.Explain("double"), "gfx90a")
+
+	rt.Wrong = map[string]verify.FakeWrong{"double_f32": {Index: 3, Value: 99}}
+	out, err = d.Run(context.Background(), "double", c.Plan(c.Ref(c.Buffers)), verify.RunnerOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, verify.StatusMismatch, out.Status)
+	assert.Equal(t, 1, rt.Loads, "the module is loaded once")
+
+	_, err = d.Run(context.Background(), "nope", c.Plan(nil), verify.RunnerOptions{})
+	assert.ErrorContains(t, err, `module "nope": not added`)
 }
