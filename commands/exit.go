@@ -18,6 +18,8 @@ const (
 	ExitUsage       = 2   // bad flags, arguments or target names
 	ExitMismatch    = 3   // kernels ran but gave wrong numbers
 	ExitEnvMissing  = 4   // no toolchain, GPU or runtime library
+	ExitBuildFailed = 5   // port --run: the original or the translation did not build
+	ExitRunFailed   = 6   // port --run: a program could not be run, or the original failed
 	ExitInterrupted = 130 // SIGINT/SIGTERM
 )
 
@@ -28,6 +30,8 @@ const exitCodeTable = `EXIT STATUS:
    2    usage error (bad flag, argument or target ID)
    3    verification mismatch: kernels ran, numbers were wrong
    4    environment missing: no ROCm toolchain, GPU or runtime library
+   5    port --run: the original or its translation did not build
+   6    port --run: a program could not be run (or the reference itself failed)
    130  interrupted`
 
 // usagef returns a usage error (exit code 2): safefile.UsageError, the one

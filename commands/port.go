@@ -19,8 +19,8 @@ import (
 func portCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "port",
-		Usage:     "hipify a CUDA file, build it for AMD targets and verify its kernels on a GPU against a spec",
-		ArgsUsage: "FILE.cu --spec SPEC.toml",
+		Usage:     "hipify a CUDA file, build it for AMD targets and verify its kernels on a GPU against a spec; or, with --run, build and run a whole program and its translation and compare them",
+		ArgsUsage: "FILE.cu --spec SPEC.toml | --run PROGRAM [-- ARGS]",
 		Description: `port checks a CUDA port in one go: it translates FILE (.cu; a .hip file is
 used as is) with hipify and reports hazards, builds the translation for the
 --arch targets through the build cache, checks each spec'd kernel against the
@@ -35,8 +35,23 @@ specs whose source names another file are skipped.
 Examples:
    rocmk port softmax.cu --spec softmax.toml --arch gfx90a,gfx1100
    rocmk port kernels.cu --spec rocmk.toml --kernel softmax_rows --json
-   rocmk port kernels.cu --spec kernels.toml --arch gfx90a --no-verify`,
-		Flags: []cli.Flag{
+   rocmk port kernels.cu --spec kernels.toml --arch gfx90a --no-verify
+
+With --run, PROGRAM (a .cu file, or a directory whose .cu/.cpp units are
+linked together) is translated, the CUDA original built with nvcc and the
+translation with hipcc (AMD) or nvcc through HIP's NVIDIA platform, both run
+with ARGS in fresh copies of the program's directory, and their exit
+statuses, outputs and --file files compared line by line (numbers within
+--rtol/--atol; times, bandwidths, pointers and device names masked, each
+rule reported when it fires). The program's rocmk.toml [port] table gives
+the same rules. Exit 0: same result; 3: they differ; 5: a build failed; 6: a
+run failed; 4: no GPU (or nvcc) to go further. See docs/port-report.md.
+
+   rocmk port --run Samples/vectorAdd -I Common
+   rocmk port --run prog.cu --record prog.rec.json -- 1024   (NVIDIA)
+   rocmk port --run prog.cu --against prog.rec.json -- 1024  (AMD)
+   rocmk port --run prog.cu --against prog.rec.json --got-output out.txt`,
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "spec", Aliases: []string{"s"}, Usage: "kernel spec file (TOML with [[verify]] tables); required"},
 			&cli.StringSliceFlag{Name: "kernel", Aliases: []string{"k"}, Usage: "only the specs with this name or kernel (repeatable)"},
 			&cli.StringSliceFlag{Name: "arch", Aliases: []string{"a"}, Usage: "AMD targets to build for (gfx90a,gfx1100:xnack-...)"},
@@ -48,8 +63,11 @@ Examples:
 			&cli.BoolFlag{Name: "no-nvcc", Usage: "NVIDIA: compile with NVRTC even when nvcc and the HIP headers are found"},
 			&cli.StringFlag{Name: "hip-include", Usage: "NVIDIA: directory holding hip/hip_runtime.h and hip/nvidia_detail"},
 			&cli.StringSliceFlag{Name: "I", Usage: "an include directory of the source (repeatable)"},
-		},
+		}, portRunFlags()...),
 		Action: func(c *cli.Context) error {
+			if c.Bool("run") {
+				return runPortProgram(c)
+			}
 			o, err := portOptionsOf(c)
 			if err != nil {
 				return err
