@@ -65,7 +65,7 @@ func (r *run) originalArgv(out string) ([]string, string, error) {
 		argv = append(argv, "-I"+i)
 	}
 	argv = append(append(argv, r.units...), "-o", out)
-	return append(argv, linkFlags(r.rep.Libraries, false)...), "nvcc", nil
+	return append(append(argv, libDirFlags(t.CUDALibDirs)...), linkFlags(r.rep.Libraries, false)...), "nvcc", nil
 }
 
 // translationArgv builds the translation: nvcc through HIP's NVIDIA
@@ -78,7 +78,7 @@ func (r *run) translationArgv(out string) ([]string, string, error) {
 		units[i] = r.tree.Path(rel)
 	}
 	switch {
-	case t.Platform == PlatformNVIDIA || t.Platform == "" && t.HIPCC == "" && t.NVCC != "":
+	case t.translationPlatform() == PlatformNVIDIA:
 		if t.NVCC == "" {
 			return nil, "nvcc (HIP's NVIDIA platform)", errors.New("no nvcc here: HIP's NVIDIA platform builds with nvcc")
 		}
@@ -92,7 +92,7 @@ func (r *run) translationArgv(out string) ([]string, string, error) {
 		}
 		argv = append(append(append(argv, "-D__HIP_PLATFORM_NVIDIA__", "-Wno-deprecated-gpu-targets"), inc...), r.tree.IncludeFlags()...)
 		argv = append(append(append(argv, "-x", "cu"), units...), "-o", out)
-		return append(argv, linkFlags(r.rep.Libraries, true)...), "nvcc (HIP's NVIDIA platform)", nil
+		return append(append(argv, libDirFlags(t.CUDALibDirs)...), linkFlags(r.rep.Libraries, true)...), "nvcc (HIP's NVIDIA platform)", nil
 	case t.HIPCC == "":
 		return nil, "hipcc", errors.New("no hipcc here: install ROCm (hipcc) to build the translation for AMD")
 	}
@@ -101,11 +101,16 @@ func (r *run) translationArgv(out string) ([]string, string, error) {
 		argv = append(argv, "--offload-arch="+t.Arch)
 	}
 	argv = append(append(argv, r.tree.IncludeFlags()...), units...)
-	argv = append(argv, "-o", out)
-	for _, d := range t.HIPLibDirs {
-		argv = append(argv, "-L"+d)
-	}
+	argv = append(append(argv, "-o", out), libDirFlags(t.HIPLibDirs)...)
 	return append(argv, linkFlags(r.rep.Libraries, true)...), "hipcc", nil
+}
+
+func libDirFlags(dirs []string) []string {
+	out := make([]string, len(dirs))
+	for i, d := range dirs {
+		out[i] = "-L" + d
+	}
+	return out
 }
 
 // hipnvIncludes are the include flags of HIP's NVIDIA platform: HIP's own

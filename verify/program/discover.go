@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/rocmk/rocmk/compile/toolchain"
 )
@@ -20,7 +21,10 @@ func Discover(o toolchain.FindOptions, hipInclude string) Toolchains {
 	t := Toolchains{HIPInclude: hipInclude}
 	if gpus, _ := toolchain.DetectGPUs(o); len(gpus) > 0 {
 		g := gpus[0]
-		t.Arch, t.Device = g.Arch, g.Vendor+" "+g.Name
+		t.Arch, t.Device = g.Arch, g.Name
+		if !strings.HasPrefix(g.Name, g.Vendor) {
+			t.Device = g.Vendor + " " + g.Name
+		}
 		t.Platform = PlatformNVIDIA
 		if g.Vendor == "AMD" {
 			t.Platform = PlatformAMD

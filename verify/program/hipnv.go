@@ -52,7 +52,9 @@ func reverseNames() map[string]string {
 		return r
 	}
 	hipify.Each(func(e *hipify.Entry) {
-		if _, ok := nameFamilies[e.Family]; !ok || e.HIP == "" || e.HIP == e.CUDA || !isIdent(e.HIP) || !isIdent(e.CUDA) {
+		// only HIP's own names: a table row whose "HIP name" is a C type
+		// (cusolver_int_t -> int) must not redefine the language
+		if _, ok := nameFamilies[e.Family]; !ok || !strings.HasPrefix(strings.ToLower(e.HIP), "hip") || e.HIP == e.CUDA || !isIdent(e.HIP) || !isIdent(e.CUDA) {
 			return
 		}
 		if b := best[e.HIP]; b == nil || rank(e) < rank(b) || rank(e) == rank(b) && e.CUDA < b.CUDA {

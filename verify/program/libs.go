@@ -155,7 +155,8 @@ func CUDALibDirs(nvcc string, getenv func(string) string) []string {
 			nvcc = p
 		}
 		root := filepath.Dir(filepath.Dir(nvcc))
-		dirs = append(dirs, filepath.Join(root, "lib64"), filepath.Join(root, "targets", "x86_64-linux", "lib"))
+		dirs = append(dirs, filepath.Join(root, "lib64"), filepath.Join(root, "targets", "x86_64-linux", "lib"),
+			filepath.Join(root, "lib64", "stubs")) // libcuda.so to link against; the driver's is loaded at run time
 	}
 	return existing(append(dirs, "/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu"))
 }

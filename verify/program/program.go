@@ -43,6 +43,19 @@ type Toolchains struct {
 	HIPLibDirs  []string
 }
 
+// translationPlatform is the platform the translation is built for: the
+// GPU's, or with none, AMD where hipcc is (a replay builds as far as it
+// can) and else NVIDIA.
+func (t Toolchains) translationPlatform() string {
+	switch {
+	case t.Platform != "":
+		return t.Platform
+	case t.HIPCC != "":
+		return PlatformAMD
+	}
+	return PlatformNVIDIA
+}
+
 // Options say what to build, run and compare.
 type Options struct {
 	Program  string   // a .cu file or a directory
@@ -189,7 +202,7 @@ func (r *run) prepare() error {
 		}
 	}
 	r.rep.Libraries = DetectLibraries(srcs)
-	resolve(r.rep.Libraries, o.Tools.Platform, o.Tools.CUDALibDirs, o.Tools.HIPLibDirs)
+	resolve(r.rep.Libraries, o.Tools.translationPlatform(), o.Tools.CUDALibDirs, o.Tools.HIPLibDirs)
 	return nil
 }
 

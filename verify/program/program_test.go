@@ -264,6 +264,13 @@ func TestNamesHeader(t *testing.T) {
 	} {
 		assert.Contains(t, text, want)
 	}
+	// the H200 run: hipsolver's row cusolver_int_t -> int redefined int
+	assert.NotContains(t, text, "#define int ")
+	for _, l := range strings.Split(text, "\n") {
+		if n, ok := strings.CutPrefix(l, "#define "); ok {
+			assert.Regexp(t, `^(?i)hip`, n)
+		}
+	}
 	dir := t.TempDir()
 	require.NoError(t, writeShims(dir))
 	b, err := os.ReadFile(filepath.Join(dir, "hipblas", "hipblas.h"))
