@@ -61,7 +61,7 @@ func (r *run) originalArgv(out string) ([]string, string, error) {
 	if strings.HasPrefix(t.Arch, "sm_") {
 		argv = append(argv, "-arch="+t.Arch)
 	}
-	for _, i := range r.o.Includes {
+	for _, i := range r.includes {
 		argv = append(argv, "-I"+i)
 	}
 	argv = append(append(argv, r.units...), "-o", out)

@@ -30,6 +30,7 @@ var libSpecs = []libSpec{
 	{"NVRTC", []string{"nvrtc.h"}, []string{"nvrtc"}, []string{"hiprtc"}},
 	{"CUDA driver API", []string{"cuda.h"}, []string{"cuda"}, []string{}},
 	{"NPP", []string{"npp.h", "nppi*", "npps*", "nppcore.h"}, []string{"nppc", "nppial", "nppicc", "nppidei", "nppif", "nppig", "nppim", "nppist", "nppisu", "nppitc", "npps"}, nil},
+	{"nvJitLink", []string{"nvJitLink.h"}, []string{"nvJitLink"}, nil},
 	{"nvJPEG", []string{"nvjpeg.h"}, []string{"nvjpeg"}, nil},
 	{"cuDNN", []string{"cudnn.h"}, []string{"cudnn"}, []string{"MIOpen"}},
 }

@@ -107,12 +107,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 }
 
 type run struct {
-	o       Options
-	rep     *Report
-	units   []string // the program's compilation units
-	dataDir string   // the directory whose files each run gets a copy of
-	tree    *compile.Tree
-	ref     *outcmp.Recording
+	o        Options
+	rep      *Report
+	prog     string   // the program, absolute
+	includes []string // -I, absolute
+	units    []string // the program's compilation units
+	dataDir  string   // the directory whose files each run gets a copy of
+	tree     *compile.Tree
+	ref      *outcmp.Recording
 }
 
 // pipeline is the steps after prepare, stopping at the first that leaves
@@ -159,17 +161,29 @@ func (r *run) pipeline(ctx context.Context) {
 // prepare finds the units and data, reads the recording and translates.
 func (r *run) prepare() error {
 	o := r.o
-	fi, err := os.Stat(o.Program)
+	// compilers run in their own directories: every path absolute
+	prog, err := filepath.Abs(o.Program)
+	if err != nil {
+		return err
+	}
+	incs := make([]string, len(o.Includes))
+	for i, inc := range o.Includes {
+		if incs[i], err = filepath.Abs(inc); err != nil {
+			return err
+		}
+	}
+	r.prog, r.includes = prog, incs
+	fi, err := os.Stat(prog)
 	if err != nil {
 		return err
 	}
 	if fi.IsDir() {
-		r.dataDir = o.Program
-		if r.units, err = unitsOf(o.Program); err != nil {
+		r.dataDir = prog
+		if r.units, err = unitsOf(prog); err != nil {
 			return err
 		}
 	} else {
-		r.dataDir, r.units = filepath.Dir(o.Program), []string{o.Program}
+		r.dataDir, r.units = filepath.Dir(prog), []string{prog}
 	}
 	if o.Against != "" {
 		rec, err := outcmp.ReadRecording(o.Against)
@@ -183,7 +197,7 @@ func (r *run) prepare() error {
 		return errors.New("--got-output compares a stored output with a recording: give --against FILE too")
 	}
 	srcs := map[string][]byte{}
-	tree, err := compile.TranslateTree(compile.TreeRequest{Sources: r.units, Includes: o.Includes,
+	tree, err := compile.TranslateTree(compile.TreeRequest{Sources: r.units, Includes: incs,
 		Options: hipify.Options{HIPVersion: o.HIPVersion}})
 	if err != nil {
 		return fmt.Errorf("translating %s: %w", o.Program, err)

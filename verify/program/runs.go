@@ -42,12 +42,19 @@ func (r *run) translated(ctx context.Context) *outcmp.Run {
 // runSide runs a built side in a fresh copy of the program's data.
 func (r *run) runSide(ctx context.Context, s *Side) *outcmp.Run {
 	dir := filepath.Join(r.o.Work, "run-"+s.Name)
-	if err := copyData(r.dataDir, dir, r.units[0] != r.o.Program); err != nil {
+	if err := copyData(r.dataDir, dir, r.units[0] != r.prog); err != nil {
+		s.RunError = err.Error()
+		return nil
+	}
+	// both run as ./NAME: programs print argv[0] (the H200 run: "[.../original/prog]
+	// - Starting..." against ".../translation/prog")
+	name := strings.TrimSuffix(filepath.Base(r.prog), filepath.Ext(r.prog))
+	if err := copyFile(s.Binary, filepath.Join(dir, name)); err != nil {
 		s.RunError = err.Error()
 		return nil
 	}
 	r.o.Info("%s: running the %s (time limit %s)", r.o.Program, s.Name, r.o.Timeout)
-	res, err := r.o.Exec.Run(ctx, Cmd{Argv: append([]string{s.Binary}, r.o.Args...), Dir: dir, Timeout: r.o.Timeout})
+	res, err := r.o.Exec.Run(ctx, Cmd{Argv: append([]string{"./" + name}, r.o.Args...), Dir: dir, Timeout: r.o.Timeout})
 	if err != nil {
 		s.RunError = err.Error()
 		return nil
@@ -111,10 +118,19 @@ func copyData(from, to string, recursive bool) error {
 		if total += fi.Size(); total > maxDataBytes {
 			return fmt.Errorf("%s: more than %d MiB of data to copy for each run", from, maxDataBytes>>20)
 		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, fi.Mode().Perm()|0o200)
+		return copyFile(p, dst)
 	})
+}
+
+// copyFile copies a regular file with its permissions (and write for us).
+func copyFile(from, to string) error {
+	fi, err := os.Stat(from)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, fi.Mode().Perm()|0o200)
 }
