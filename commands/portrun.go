@@ -53,6 +53,9 @@ func runPortProgram(c *cli.Context) error {
 	if o.Record != "" && o.Against != "" {
 		return usagef("--record and --against are exclusive")
 	}
+	if o.GotOutput != "" && o.Against == "" {
+		return usagef("--got-output compares a stored output with a recording: give --against FILE too")
+	}
 	ui := newUI(env, g)
 	o.Info = ui.Infof
 	fo := toolchain.FindOptions{Getenv: env.Getenv, LookPath: env.LookPath, Root: env.Root, Run: env.Runner}

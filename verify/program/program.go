@@ -124,7 +124,10 @@ func (r *run) pipeline(ctx context.Context) {
 	if o.Against == "" {
 		rep.Original = r.build(ctx, "original", r.originalArgv)
 	}
-	if o.Record == "" {
+	switch {
+	case o.GotOutput != "": // nothing to build: the output is stored
+		rep.Translation = &Side{Name: "translation", Toolchain: "stored output", Stored: o.GotOutput}
+	case o.Record == "":
 		rep.Translation = r.build(ctx, "translation", r.translationArgv)
 	}
 	if rep.Stage = StageBuildFailed; !rep.Original.built() || !rep.Translation.built() {

@@ -69,7 +69,7 @@ type Side struct {
 
 // built says whether a side is ready to run (a side not built at all, nil,
 // is one the mode does without).
-func (s *Side) built() bool { return s == nil || s.Built }
+func (s *Side) built() bool { return s == nil || s.Built || s.Stored != "" }
 
 // Err is the report as an error for the exit status: nil when the results
 // are the same or the recording was written.
@@ -91,7 +91,10 @@ func (r *Report) Err() error {
 func (r *Report) Headline() string {
 	switch r.Stage {
 	case StageSame:
-		return fmt.Sprintf("SAME RESULT: both built, both ran (%s), %s", r.Translation.Status, r.Verdict.Reason)
+		if r.Translation.Stored != "" {
+			return "SAME RESULT: the stored output and the recording, " + r.Verdict.Reason
+		}
+		return fmt.Sprintf("SAME RESULT: both built, both ran (%s), %s", r.Verdict.GotStatus, r.Verdict.Reason)
 	case StageDiffer:
 		return "DIFFER: " + r.Verdict.Reason
 	case StageRecorded:
@@ -160,10 +163,10 @@ func libWords(l []string) string {
 func (s *Side) words() string {
 	out := s.Toolchain
 	switch {
-	case !s.Built:
-		return out + ", build failed: " + s.BuildError
 	case s.Stored != "":
 		return "stored output " + s.Stored
+	case !s.Built:
+		return out + ", build failed: " + s.BuildError
 	}
 	out += fmt.Sprintf(", built in %s", s.BuildTime.Round(10*time.Millisecond))
 	switch {
