@@ -36,6 +36,12 @@ var libraryShims = map[string]string{
 	"hip/hiprtc.h": "nvrtc.h", "hip/hip_complex.h": "cuComplex.h",
 }
 
+// hipnvFunctions are functions of rocmk's headers: a macro of the same
+// name would send the call to CUDA's template overload (see
+// compile/hipnv/hip/hip_runtime_api.h).
+var hipnvFunctions = map[string]bool{"hipMemcpyToSymbol": true, "hipMemcpyFromSymbol": true, "hipMemcpyToSymbolAsync": true,
+	"hipMemcpyFromSymbolAsync": true, "hipGetSymbolAddress": true, "hipGetSymbolSize": true}
+
 // reverseNames maps each HIP name of the host tables to one CUDA name: of
 // several CUDA names for one HIP name, the one CUDA still has, of the
 // runtime before the driver API.
@@ -63,7 +69,9 @@ func reverseNames() map[string]string {
 	})
 	out := make(map[string]string, len(best))
 	for h, e := range best {
-		out[h] = e.CUDA
+		if !hipnvFunctions[h] {
+			out[h] = e.CUDA
+		}
 	}
 	return out
 }
