@@ -248,7 +248,8 @@ func (c *comparison) equalTokens(w, g []token) (same, tolerated bool, detail str
 		a, b := w[i], g[i]
 		switch {
 		case a.isNum != b.isNum || !a.isNum && a.text != b.text:
-			return false, false, fmt.Sprintf("%s vs %s", shown(a.text), shown(b.text))
+			x, y := differingWords(a.text, b.text)
+			return false, false, fmt.Sprintf("%s vs %s", shown(x), shown(y))
 		case a.isNum && !closeEnough(a, b, c.rules):
 			return false, false, fmt.Sprintf("%s vs %s: beyond rtol %g, atol %g", a.text, b.text, c.rules.RelTol, c.rules.AbsTol)
 		case a.isNum && a.text != b.text:
@@ -259,6 +260,27 @@ func (c *comparison) equalTokens(w, g []token) (same, tolerated bool, detail str
 		return false, false, "the lines end differently"
 	}
 	return true, tolerated, ""
+}
+
+// differingWords trims the words two texts share at both ends, so the
+// detail shows "PASS" vs "FAIL" rather than two whole lines.
+func differingWords(a, b string) (string, string) {
+	p := 0
+	for p < min(len(a), len(b)) && a[p] == b[p] {
+		p++
+	}
+	for p > 0 && a[p-1] != ' ' {
+		p--
+	}
+	a, b = a[p:], b[p:]
+	q := 0
+	for q < min(len(a), len(b)) && a[len(a)-1-q] == b[len(b)-1-q] {
+		q++
+	}
+	for q > 0 && a[len(a)-q] != ' ' {
+		q--
+	}
+	return a[:len(a)-q], b[:len(b)-q]
 }
 
 // shown quotes masked text for a detail line.

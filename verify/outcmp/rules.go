@@ -52,7 +52,7 @@ var builtins = []builtin{
 	{name: "device", whole: true, re: regexp.MustCompile(`(?i)(?:\bGPU Device\b|\bDevice\s*\d*\s*:|\bdevice name\b|\bcompute capability\b|\bCUDA Capability\b|\bDriver Version\b|\bRuntime Version\b|\bgcnArchName\b|\busing (?:CUDA |HIP )?(?:GPU|device)\b|\bPCI (?:Bus|Domain|Device) ID\b|\bUUID\b)`)},
 	{name: "date", re: regexp.MustCompile(`(\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d\d:\d\d:\d\d(?: [A-Z]{3,5})? \d{4}\b|\b\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)?\b|\b\d\d:\d\d:\d\d(?:\.\d+)?\b)`)},
 	{name: "pointer", re: regexp.MustCompile(`\b(0[xX][0-9a-fA-F]{9,16})\b`)},
-	{name: "bandwidth", re: regexp.MustCompile(`(?i)(?:(` + num + `)\s*(?:[a-z]+/s(?:ec)?\b|[kmgtp]?flops\b)|\b(?:bandwidth|throughput|performance)\s*[=:]\s*(` + num + `))`)},
+	{name: "bandwidth", re: regexp.MustCompile(`(?i)(?:(` + num + `)\s*(?:[a-z]+/s(?:ec)?\b|[kmgtp]?flops\b)|\b(?:bandwidth|throughput|performance|per second)\s*[=:]\s*(` + num + `))`)},
 	{name: "time", re: regexp.MustCompile(`(?i)(?:(` + num + `)\s*(?:ms|msecs?|milliseconds?|us|usecs?|µs|microseconds?|ns|nsecs?|nanoseconds?|s|secs?|seconds?|mins?|minutes?)\b|\b(?:time|elapsed|took|duration)\b\s*[=:]?\s*(` + num + `))`)},
 	{name: "pid", re: regexp.MustCompile(`(?i)\b(?:pid|process id)\b\s*[=:#]?\s*(\d+)`)},
 }
