@@ -13,6 +13,7 @@ type token struct {
 	isNum bool
 	val   float64
 	unit  float64 // one unit in the last printed digit; 0 for an integer
+	exact bool    // hex: a bit pattern (a checksum, a mask), not a quantity
 }
 
 // numberRE finds number candidates: hex and decimal integers, decimals with
@@ -101,7 +102,7 @@ func parseNumber(s string) (token, bool) {
 		if err != nil {
 			return t, false
 		}
-		t.val = float64(u)
+		t.val, t.exact = float64(u), true
 	default:
 		v, err := strconv.ParseFloat(body, 64)
 		if err != nil && !isRangeErr(err) {
@@ -143,13 +144,15 @@ func lastDigitUnit(s string) float64 {
 	return math.Pow(10, float64(exp-dec))
 }
 
-// closeEnough compares two numbers: NaN equals NaN (of either sign), an
+// closeEnough compares two numbers: hex exactly, NaN equals NaN (of either sign), an
 // infinity only itself, and finite numbers within the tolerance plus half
 // a printed unit for each side (two values within tolerance may round to
 // neighbouring last digits).
 func closeEnough(a, b token, r Rules) bool {
 	x, y := a.val, b.val
 	switch {
+	case a.exact || b.exact:
+		return a.exact && b.exact && x == y
 	case math.IsNaN(x) || math.IsNaN(y):
 		return math.IsNaN(x) && math.IsNaN(y)
 	case math.IsInf(x, 0) || math.IsInf(y, 0):
