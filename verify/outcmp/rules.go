@@ -41,6 +41,9 @@ type builtin struct {
 	name  string
 	re    *regexp.Regexp
 	whole bool
+	// hints: re can only match a line whose lower case holds one of these
+	// (a cheap test before the regular expression).
+	hints []string
 }
 
 // num is a decimal number as printf writes one.
@@ -49,12 +52,12 @@ const num = `[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?`
 // builtins in the order they are applied: whole-line masks first, then the
 // longer spans (a bandwidth's "/s" is not a time).
 var builtins = []builtin{
-	{name: "device", whole: true, re: regexp.MustCompile(`(?i)(?:\bGPU Device\b|\bDevice\s*\d*\s*:|\bdevice name\b|\bcompute capability\b|\bCUDA Capability\b|\bDriver Version\b|\bRuntime Version\b|\bgcnArchName\b|\busing (?:CUDA |HIP )?(?:GPU|device)\b|\bPCI (?:Bus|Domain|Device) ID\b|\bUUID\b)`)},
-	{name: "date", re: regexp.MustCompile(`(\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d\d:\d\d:\d\d(?: [A-Z]{3,5})? \d{4}\b|\b\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)?\b|\b\d\d:\d\d:\d\d(?:\.\d+)?\b)`)},
-	{name: "pointer", re: regexp.MustCompile(`\b(0[xX][0-9a-fA-F]{9,16})\b`)},
-	{name: "bandwidth", re: regexp.MustCompile(`(?i)(?:(` + num + `)\s*(?:[a-z]+/s(?:ec)?\b|[kmgtp]?flops\b)|\b(?:bandwidth|throughput|performance|per second)\s*[=:]\s*(` + num + `))`)},
-	{name: "time", re: regexp.MustCompile(`(?i)(?:(` + num + `)\s*(?:ms|msecs?|milliseconds?|us|usecs?|µs|microseconds?|ns|nsecs?|nanoseconds?|s|secs?|seconds?|mins?|minutes?)\b|\b(?:time|elapsed|took|duration)\b\s*[=:]?\s*(` + num + `))`)},
-	{name: "pid", re: regexp.MustCompile(`(?i)\b(?:pid|process id)\b\s*[=:#]?\s*(\d+)`)},
+	{name: "device", hints: []string{"device", "capability", "version", "gcnarch", "using", "pci", "uuid"}, whole: true, re: regexp.MustCompile(`(?i)(?:\bGPU Device\b|\bDevice\s*\d*\s*:|\bdevice name\b|\bcompute capability\b|\bCUDA Capability\b|\bDriver Version\b|\bRuntime Version\b|\bgcnArchName\b|\busing (?:CUDA |HIP )?(?:GPU|device)\b|\bPCI (?:Bus|Domain|Device) ID\b|\bUUID\b)`)},
+	{name: "date", hints: []string{":", "-"}, re: regexp.MustCompile(`(\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d\d:\d\d:\d\d(?: [A-Z]{3,5})? \d{4}\b|\b\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)?\b|\b\d\d:\d\d:\d\d(?:\.\d+)?\b)`)},
+	{name: "pointer", hints: []string{"0x"}, re: regexp.MustCompile(`\b(0[xX][0-9a-fA-F]{9,16})\b`)},
+	{name: "bandwidth", hints: []string{"/s", "flops", "bandwidth", "throughput", "performance", "per second"}, re: regexp.MustCompile(`(?i)(?:(` + num + `)\s*(?:[a-z]+/s(?:ec)?\b|[kmgtp]?flops\b)|\b(?:bandwidth|throughput|performance|per second)\s*[=:]\s*(` + num + `))`)},
+	{name: "time", hints: []string{"s", "min", "time", "took", "duration", "elapsed"}, re: regexp.MustCompile(`(?i)(?:(` + num + `)\s*(?:ms|msecs?|milliseconds?|us|usecs?|µs|microseconds?|ns|nsecs?|nanoseconds?|s|secs?|seconds?|mins?|minutes?)\b|\b(?:time|elapsed|took|duration)\b\s*[=:]?\s*(` + num + `))`)},
+	{name: "pid", hints: []string{"pid", "process id"}, re: regexp.MustCompile(`(?i)\b(?:pid|process id)\b\s*[=:#]?\s*(\d+)`)},
 }
 
 // BuiltinRules are the names of the built-in rules, for Rules.Disable.
@@ -120,7 +123,11 @@ func (m *masker) maskPair(want, got string) (string, string, []string) {
 		}
 	}
 	var fired []string
+	lw, lg := strings.ToLower(want), strings.ToLower(got)
 	for _, b := range m.builtins {
+		if !b.hinted(lw) && !b.hinted(lg) {
+			continue
+		}
 		w, wspans := b.mask(want)
 		g, gspans := b.mask(got)
 		if wspans == nil && gspans == nil {
@@ -132,6 +139,15 @@ func (m *masker) maskPair(want, got string) (string, string, []string) {
 		}
 	}
 	return want, got, fired
+}
+
+func (b builtin) hinted(lower string) bool {
+	for _, h := range b.hints {
+		if strings.Contains(lower, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // mask replaces what b matches in line by its placeholder and returns the
