@@ -76,6 +76,9 @@ func decimalAt(s string, i int) int {
 // specialAt: inf, infinity or nan in any case, with glibc's optional
 // "(payload)".
 func specialAt(s string, i int) int {
+	if i >= len(s) || strings.IndexByte("iInN", s[i]) < 0 {
+		return -1
+	}
 	j := -1
 	for _, w := range []string{"infinity", "inf", "nan"} {
 		if len(s)-i >= len(w) && strings.EqualFold(s[i:i+len(w)], w) {
@@ -118,6 +121,28 @@ func tokenize(line string) []token {
 		toks = append(toks, token{text: s})
 	}
 	last := 0
+	for _, sp := range numberSpans(line) {
+		tok, ok := parseNumber(line[sp[0]:sp[1]])
+		if !ok {
+			continue
+		}
+		text(line[last:sp[0]])
+		toks = append(toks, tok)
+		last = sp[1]
+	}
+	text(line[last:])
+	for i := range toks {
+		if !toks[i].isNum {
+			toks[i].text = collapseSpace(toks[i].text)
+		}
+	}
+	return toks
+}
+
+// numberSpans are where the numbers of a line are, by the rules of
+// tokenize.
+func numberSpans(line string) [][2]int {
+	var spans [][2]int
 	for i := 0; i < len(line); i++ {
 		s, e := i, numberAt(line, i)
 		if e < 0 {
@@ -127,22 +152,12 @@ func tokenize(line string) []token {
 		if (line[s] == '-' || line[s] == '+') && s > 0 && (isWordByte(line[s-1]) || line[s-1] == '.' || line[s-1] == ')') {
 			s++
 		}
-		tok, ok := parseNumber(line[s:e])
 		glued := s > 0 && (isWordByte(line[s-1]) || line[s-1] == '.') || e < len(line) && isWordByte(line[e]) && !isDigitStart(line[s:e])
-		if !ok || glued {
-			continue
-		}
-		text(line[last:s])
-		toks = append(toks, tok)
-		last = e
-	}
-	text(line[last:])
-	for i := range toks {
-		if !toks[i].isNum {
-			toks[i].text = collapseSpace(toks[i].text)
+		if !glued {
+			spans = append(spans, [2]int{s, e})
 		}
 	}
-	return toks
+	return spans
 }
 
 // isDigitStart: a decimal number may be followed by letters (a unit, "3ms",
