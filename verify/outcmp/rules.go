@@ -53,7 +53,6 @@ type builtin struct {
 	digitSep string
 }
 
-
 // builtins in the order they are applied: whole-line masks first, then the
 // longer spans (a bandwidth's "/s" is not a time).
 var builtins = []builtin{
