@@ -167,14 +167,15 @@ func (c *comparison) file(name string, ref, got map[string][]byte) {
 	g, gok := got[name]
 	switch {
 	case !wok || !gok:
-		side := "the reference"
-		if wok {
-			side = "the port"
+		detail := "not written by the reference"
+		switch {
+		case !wok && !gok:
+			detail = "written by neither run"
+		case wok:
+			detail = "not written by the port"
 		}
-		if !wok && !gok {
-			side = "both runs"
-		}
-		c.firstAt(stream, 0, "", "", "not written by "+side)
+		c.firstAt(stream, 0, "", "", detail)
+		c.v.DifferingLines++
 	case isBinary(w) || isBinary(g):
 		if i := firstByteDiff(w, g); i >= 0 {
 			c.firstAt(stream, 0, "", "", byteDiffDetail(w, g, i))

@@ -220,6 +220,12 @@ func TestStderrAndFiles(t *testing.T) {
 	assert.Equal(t, "file img.raw: binary files differ in size (4 vs 3 bytes)", Compare(ref, got, r).Reason)
 	delete(got.Files, "img.raw")
 	assert.Equal(t, "file img.raw: not written by the port", Compare(ref, got, r).Reason)
+	assert.Equal(t, "file img.raw: not written by the reference", Compare(got, ref, r).Reason)
+	r.Files = append(r.Files, "never.txt")
+	v = Compare(got, got, r)
+	assert.Equal(t, "file never.txt: written by neither run", v.Reason)
+	assert.False(t, v.Pass)
+	r.Files = r.Files[:2]
 	got.Files["out.txt"] = []byte("sum 2.000000\n")
 	v = Compare(ref, got, r)
 	assert.Equal(t, "first difference at line 1 of file out.txt", v.Reason)
