@@ -222,7 +222,7 @@ func TestStderrAndFiles(t *testing.T) {
 	assert.Equal(t, "file img.raw: not written by the port", Compare(ref, got, r).Reason)
 	assert.Equal(t, "file img.raw: not written by the reference", Compare(got, ref, r).Reason)
 	r.Files = append(r.Files, "never.txt")
-	v = Compare(got, got, r)
+	v = Compare(ref, ref, r)
 	assert.Equal(t, "file never.txt: written by neither run", v.Reason)
 	assert.False(t, v.Pass)
 	r.Files = r.Files[:2]
