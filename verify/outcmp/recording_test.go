@@ -2,6 +2,7 @@ package outcmp
 
 import (
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,4 +80,36 @@ func TestRecordingRejected(t *testing.T) {
 	assert.True(t, errors.Is(err, safefile.ErrTooLarge), "%v", err)
 	assert.ErrorContains(t, err, big)
 	assert.True(t, strings.HasPrefix(err.Error(), "recording "), err.Error())
+}
+
+var update = flag.Bool("update", false, "rewrite the golden recording")
+
+// TestStoredRecording: a recording kept in testdata (of the BlackScholes
+// fixture, an output shaped like the sample's on an H200, written for these
+// tests) is replayed against the port's output, as on a machine without
+// nvcc; writing the same recording gives the same bytes,
+// so the format stays stable (go test -update rewrites it).
+func TestStoredRecording(t *testing.T) {
+	golden := filepath.Join(fixtures, "blackscholes.recording.json")
+	rec := Recording{Program: "Samples/5_Domain_Specific/BlackScholes/BlackScholes.cu", Args: []string{},
+		Toolchain: "nvcc 13.0", Device: "NVIDIA H200", Run: out(t, "blackscholes.ref.txt"),
+		Created: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)}
+	if *update {
+		require.NoError(t, WriteRecording(golden, rec))
+	}
+	stored, err := ReadRecording(golden)
+	require.NoError(t, err)
+	again := filepath.Join(t.TempDir(), "again.json")
+	require.NoError(t, WriteRecording(again, rec))
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	have, err := os.ReadFile(again)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(have))
+
+	v := Compare(stored.Run, out(t, "blackscholes.port.txt"), DefaultRules())
+	assert.True(t, v.Pass, v.Reason)
+	assert.Len(t, v.RulesFired, 4)
+	v = Compare(stored.Run, out(t, "blackscholes.far.txt"), DefaultRules())
+	assert.Equal(t, "first difference at line 24 of stdout", v.Reason)
 }

@@ -9,27 +9,28 @@ import (
 // Rules say how two runs are compared.
 type Rules struct {
 	// Numbers a and b are equal when |a-b| <= AbsTol + RelTol*max(|a|,|b|)
-	// (plus one unit in the last printed digit, see numbers.go).
-	RelTol, AbsTol float64
+	// plus half a unit in the last printed digit of each (closeEnough).
+	RelTol float64 `json:"rtol"`
+	AbsTol float64 `json:"atol"`
 	// Ignore are regular expressions: a line that matches one on both sides
 	// is masked whole.
-	Ignore []string
+	Ignore []string `json:"ignore,omitempty"`
 	// Expect, when set, must match the port's stdout (and the reference's:
 	// the Verdict says which side failed), as benchmark suites check their
 	// programs.
-	Expect string
+	Expect string `json:"expect,omitempty"`
 	// Files are the files the program writes that are compared too: as
 	// text like stdout, or byte for byte when either side is binary.
-	Files []string
+	Files []string `json:"files,omitempty"`
 	// CompareStderr compares stderr like stdout (off by default: runtimes
 	// print their own warnings there).
-	CompareStderr bool
+	CompareStderr bool `json:"compare_stderr,omitempty"`
 	// Disable names built-in rules not to apply ("time", "device"...).
-	Disable []string
+	Disable []string `json:"disable_rules,omitempty"`
 }
 
-// DefaultRules are the rules with no flags and no rocmk.toml: float32's
-// few significant digits as printed, and all built-in rules on.
+// DefaultRules are the rules with no flags and no rocmk.toml: numpy
+// allclose's tolerances, and all built-in rules on.
 func DefaultRules() Rules {
 	return Rules{RelTol: 1e-5, AbsTol: 1e-8}
 }
