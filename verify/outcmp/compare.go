@@ -200,14 +200,14 @@ func (c *comparison) text(stream string, ref, got []byte) {
 				detail = fmt.Sprintf("the port stopped %d lines early", len(want)-len(have))
 			}
 			if c.firstAt(stream, i+1, w, g, detail) {
-				c.v.Context = context(want, have, i, c)
+				c.v.Context = c.context(want, have, i)
 			}
 			return
 		}
 		if same, detail := c.sameLine(want[i], have[i]); !same {
 			c.v.DifferingLines++
 			if c.firstAt(stream, i+1, want[i], have[i], detail) {
-				c.v.Context = context(want, have, i, c)
+				c.v.Context = c.context(want, have, i)
 			}
 		}
 	}
@@ -222,30 +222,38 @@ func (c *comparison) firstAt(stream string, line int, want, got, detail string) 
 	return true
 }
 
-// sameLine compares two lines after masking; it records the rules that
-// fired and says what differs.
+// sameLine compares two lines and records the rules that fired.
 func (c *comparison) sameLine(want, got string) (bool, string) {
+	same, fired, detail := c.match(want, got)
+	for _, f := range fired {
+		c.fire(f, want, got)
+	}
+	return same, detail
+}
+
+// match compares two lines: whether they are equal, the rules that hid a
+// difference, or what differs.
+func (c *comparison) match(want, got string) (bool, []string, string) {
 	if want == got {
-		return true, ""
+		return true, nil, ""
 	}
 	// Numbers within tolerance need no rule (and the rules' regular
 	// expressions cost more than the tokenizer).
-	if same, _, _ := c.equalTokens(tokenize(want), tokenize(got)); same {
-		c.fire("tolerance", want, got)
-		return true, ""
+	if same, tolerated, _ := c.equalTokens(tokenize(want), tokenize(got)); same {
+		if tolerated {
+			return true, []string{"tolerance"}, ""
+		}
+		return true, nil, ""
 	}
 	mw, mg, fired := c.m.maskPair(want, got)
 	same, tolerated, detail := c.equalTokens(tokenize(mw), tokenize(mg))
 	if !same {
-		return false, detail
+		return false, nil, detail
 	}
 	if tolerated {
 		fired = append(fired, "tolerance")
 	}
-	for _, f := range fired {
-		c.fire(f, want, got)
-	}
-	return true, ""
+	return true, fired, ""
 }
 
 // equalTokens compares two tokenized lines: text exactly, numbers within
@@ -323,15 +331,17 @@ func (c *comparison) firedList() []Fired {
 
 // context gives the lines before the first difference (same on both
 // sides), the differing pair, and what follows on each side.
-func context(want, have []string, i int, c *comparison) []string {
+func (c *comparison) context(want, have []string, i int) []string {
 	var out []string
 	for j := max(0, i-contextLines); j < i; j++ {
 		out = append(out, "  "+have[j])
 	}
 	for j := i; j < i+contextLines && (j < len(want) || j < len(have)); j++ {
-		if j < len(want) && j < len(have) && want[j] == have[j] {
-			out = append(out, "  "+have[j])
-			continue
+		if j < len(want) && j < len(have) {
+			if same, _, _ := c.match(want[j], have[j]); same {
+				out = append(out, "  "+have[j])
+				continue
+			}
 		}
 		if j < len(want) {
 			out = append(out, "- "+want[j])

@@ -256,3 +256,15 @@ func TestVerdictJSON(t *testing.T) {
 	}
 	assert.Equal(t, "exit 0", m["ref_status"])
 }
+
+// TestContextMasks: a line after the first difference that differs only
+// in a time is shown as the same; blanks alone fire no rule.
+func TestContextMasks(t *testing.T) {
+	v := Compare(Run{Stdout: []byte("a\nsum 1\ntook 3 ms\nend\n")}, Run{Stdout: []byte("a\nsum 2\ntook 4 ms\nend\n")}, DefaultRules())
+	assert.Equal(t, []string{"  a", "- sum 1", "+ sum 2", "  took 4 ms", "  end"}, v.Context)
+	assert.Equal(t, 1, v.DifferingLines)
+
+	v = Compare(Run{Stdout: []byte("x   =  1\n")}, Run{Stdout: []byte("x = 1\n")}, DefaultRules())
+	assert.True(t, v.Pass)
+	assert.Empty(t, v.RulesFired)
+}
