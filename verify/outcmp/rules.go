@@ -62,7 +62,7 @@ var builtins = []builtin{
 	{name: "pointer", hints: []string{"0x"}, re: regexp.MustCompile(`\b(0[xX][0-9a-fA-F]{9,16})\b`)},
 	{name: "bandwidth", hints: []string{"/s", "flops", "bandwidth", "throughput", "performance", "per second"},
 		unit:    regexp.MustCompile(`(?i)^\s*(?:[a-z]+/s(?:ec)?\b|[kmgtp]?flops\b)`),
-		keyword: regexp.MustCompile(`(?i)\b(?:bandwidth|throughput|performance|per second)\s*[=:]\s*`)},
+		keyword: regexp.MustCompile(`(?i)(?:\b(?:bandwidth|throughput|performance|per second|[kmgtp]?flops)|\b[a-z]+/s(?:ec)?)\s*[=:]\s*`)},
 	{name: "time", hints: []string{"s", "min", "time", "took", "duration", "elapsed"},
 		unit:    regexp.MustCompile(`(?i)^\s*(?:ms|msecs?|milliseconds?|us|usecs?|µs|microseconds?|ns|nsecs?|nanoseconds?|s|secs?|seconds?|mins?|minutes?)\b`),
 		keyword: regexp.MustCompile(`(?i)\b(?:time|elapsed|took|duration)\b\s*[=:]?\s*`)},

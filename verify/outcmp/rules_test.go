@@ -23,6 +23,8 @@ func TestBuiltinRules(t *testing.T) {
 		{"bandwidth", "Bandwidth = 1412.3 GB/s", "Bandwidth = 1290.7 GB/s"},
 		{"bandwidth", "Performance= 1234.5 GFlop/s", "Performance= 1111.0 GFlop/s"},
 		{"bandwidth", "1532.78 Gflops", "1390.02 Gflops"},
+		{"bandwidth", "TFLOPS: 116.47", "TFLOPS: 104.33"},
+		{"bandwidth", "GB/s: 3012.5", "GB/s: 2987.0"},
 		{"bandwidth", "Host to Device Bandwidth 25.3 MB/s", "Host to Device Bandwidth 21.1 MB/s"},
 		{"bandwidth", "Throughput = 97.8708 GOptions/s", "Throughput = 85.9044 GOptions/s"},
 		{"bandwidth", "Gigaoptions per second    : 97.870807", "Gigaoptions per second    : 85.904381"},
