@@ -1,31 +1,23 @@
 package outcmp
 
 import (
-	"errors"
 	"fmt"
+	"os"
 	"syscall"
 )
 
-// ExitOf turns how a program ended (the error of running it: nil, or an
-// error carrying its process state such as os/exec's *ExitError) into
-// Run's ExitCode and Signal: 139 and "SIGSEGV" for a segmentation fault.
-// ok is false when err says nothing of an exit (the program did not start).
-func ExitOf(err error) (code int, signal string, ok bool) {
-	if err == nil {
-		return 0, "", true
+// ExitStatus turns how a process ended into Run's ExitCode and Signal:
+// (3, "") for exit(3), (139, "SIGSEGV") for a segmentation fault, as a
+// shell reports them; (-1, "") for a process that never ran (nil).
+func ExitStatus(ps *os.ProcessState) (code int, signal string) {
+	if ps == nil {
+		return -1, ""
 	}
-	var ps interface {
-		ExitCode() int
-		Sys() any
-	}
-	if !errors.As(err, &ps) {
-		return -1, "", false
-	}
-	if ws, isWS := ps.Sys().(syscall.WaitStatus); isWS && ws.Signaled() {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		n := int(ws.Signal())
-		return 128 + n, signalName(n), true
+		return 128 + n, signalName(n)
 	}
-	return ps.ExitCode(), "", true
+	return ps.ExitCode(), ""
 }
 
 // signalName is a signal's name as Run.Signal holds it.

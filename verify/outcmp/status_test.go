@@ -1,7 +1,6 @@
 package outcmp
 
 import (
-	"errors"
 	"os/exec"
 	"runtime"
 	"testing"
@@ -9,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestExitOf runs real processes (a shell) that exit and that crash.
-func TestExitOf(t *testing.T) {
+// TestExitStatusOfProcesses runs real processes (a shell) that exit and that crash.
+func TestExitStatusOfProcesses(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no POSIX signals on windows")
 	}
@@ -29,17 +28,19 @@ func TestExitOf(t *testing.T) {
 		{"kill -ABRT $$", 134, "SIGABRT"},
 		{"kill -KILL $$", 137, "SIGKILL"},
 	} {
-		code, signal, ok := ExitOf(exec.Command(sh, "-c", c.script).Run())
-		assert.True(t, ok, c.script)
+		cmd := exec.Command(sh, "-c", c.script)
+		_ = cmd.Run()
+		code, signal := ExitStatus(cmd.ProcessState)
 		assert.Equal(t, c.code, code, c.script)
 		assert.Equal(t, c.signal, signal, c.script)
 		if signal != "" {
 			assert.Equal(t, Run{ExitCode: code, Signal: signal}.Status(), Run{ExitCode: -1, Signal: signal}.Status())
 		}
 	}
-	_, _, ok := ExitOf(exec.Command("/nonexistent/program").Run())
-	assert.False(t, ok)
-	_, _, ok = ExitOf(errors.New("other"))
-	assert.False(t, ok)
+	cmd := exec.Command("/nonexistent/program")
+	assert.Error(t, cmd.Run())
+	code, signal := ExitStatus(cmd.ProcessState)
+	assert.Equal(t, -1, code)
+	assert.Equal(t, "", signal)
 	assert.Equal(t, "signal 64", signalName(64))
 }
