@@ -167,14 +167,15 @@ func (c *comparison) file(name string, ref, got map[string][]byte) {
 	g, gok := got[name]
 	switch {
 	case !wok || !gok:
-		side := "the reference"
-		if wok {
-			side = "the port"
+		detail := "not written by the reference"
+		switch {
+		case !wok && !gok:
+			detail = "written by neither run"
+		case wok:
+			detail = "not written by the port"
 		}
-		if !wok && !gok {
-			side = "both runs"
-		}
-		c.firstAt(stream, 0, "", "", "not written by "+side)
+		c.firstAt(stream, 0, "", "", detail)
+		c.v.DifferingLines++
 	case isBinary(w) || isBinary(g):
 		if i := firstByteDiff(w, g); i >= 0 {
 			c.firstAt(stream, 0, "", "", byteDiffDetail(w, g, i))
@@ -199,14 +200,14 @@ func (c *comparison) text(stream string, ref, got []byte) {
 				detail = fmt.Sprintf("the port stopped %d lines early", len(want)-len(have))
 			}
 			if c.firstAt(stream, i+1, w, g, detail) {
-				c.v.Context = context(want, have, i, c)
+				c.v.Context = c.context(want, have, i)
 			}
 			return
 		}
 		if same, detail := c.sameLine(want[i], have[i]); !same {
 			c.v.DifferingLines++
 			if c.firstAt(stream, i+1, want[i], have[i], detail) {
-				c.v.Context = context(want, have, i, c)
+				c.v.Context = c.context(want, have, i)
 			}
 		}
 	}
@@ -221,24 +222,38 @@ func (c *comparison) firstAt(stream string, line int, want, got, detail string) 
 	return true
 }
 
-// sameLine compares two lines after masking; it records the rules that
-// fired and says what differs.
+// sameLine compares two lines and records the rules that fired.
 func (c *comparison) sameLine(want, got string) (bool, string) {
+	same, fired, detail := c.match(want, got)
+	for _, f := range fired {
+		c.fire(f, want, got)
+	}
+	return same, detail
+}
+
+// match compares two lines: whether they are equal, the rules that hid a
+// difference, or what differs.
+func (c *comparison) match(want, got string) (bool, []string, string) {
 	if want == got {
-		return true, ""
+		return true, nil, ""
+	}
+	// Numbers within tolerance need no rule (and the rules' regular
+	// expressions cost more than the tokenizer).
+	if same, tolerated, _ := c.equalTokens(tokenize(want), tokenize(got)); same {
+		if tolerated {
+			return true, []string{"tolerance"}, ""
+		}
+		return true, nil, ""
 	}
 	mw, mg, fired := c.m.maskPair(want, got)
 	same, tolerated, detail := c.equalTokens(tokenize(mw), tokenize(mg))
 	if !same {
-		return false, detail
+		return false, nil, detail
 	}
 	if tolerated {
 		fired = append(fired, "tolerance")
 	}
-	for _, f := range fired {
-		c.fire(f, want, got)
-	}
-	return true, ""
+	return true, fired, ""
 }
 
 // equalTokens compares two tokenized lines: text exactly, numbers within
@@ -248,7 +263,8 @@ func (c *comparison) equalTokens(w, g []token) (same, tolerated bool, detail str
 		a, b := w[i], g[i]
 		switch {
 		case a.isNum != b.isNum || !a.isNum && a.text != b.text:
-			return false, false, fmt.Sprintf("%s vs %s", shown(a.text), shown(b.text))
+			x, y := differingWords(a.text, b.text)
+			return false, false, fmt.Sprintf("%s vs %s", shown(x), shown(y))
 		case a.isNum && !closeEnough(a, b, c.rules):
 			return false, false, fmt.Sprintf("%s vs %s: beyond rtol %g, atol %g", a.text, b.text, c.rules.RelTol, c.rules.AbsTol)
 		case a.isNum && a.text != b.text:
@@ -259,6 +275,27 @@ func (c *comparison) equalTokens(w, g []token) (same, tolerated bool, detail str
 		return false, false, "the lines end differently"
 	}
 	return true, tolerated, ""
+}
+
+// differingWords trims the words two texts share at both ends, so the
+// detail shows "PASS" vs "FAIL" rather than two whole lines.
+func differingWords(a, b string) (string, string) {
+	p := 0
+	for p < min(len(a), len(b)) && a[p] == b[p] {
+		p++
+	}
+	for p > 0 && a[p-1] != ' ' {
+		p--
+	}
+	a, b = a[p:], b[p:]
+	q := 0
+	for q < min(len(a), len(b)) && a[len(a)-1-q] == b[len(b)-1-q] {
+		q++
+	}
+	for q > 0 && a[len(a)-q] != ' ' {
+		q--
+	}
+	return a[:len(a)-q], b[:len(b)-q]
 }
 
 // shown quotes masked text for a detail line.
@@ -294,15 +331,17 @@ func (c *comparison) firedList() []Fired {
 
 // context gives the lines before the first difference (same on both
 // sides), the differing pair, and what follows on each side.
-func context(want, have []string, i int, c *comparison) []string {
+func (c *comparison) context(want, have []string, i int) []string {
 	var out []string
 	for j := max(0, i-contextLines); j < i; j++ {
 		out = append(out, "  "+have[j])
 	}
 	for j := i; j < i+contextLines && (j < len(want) || j < len(have)); j++ {
-		if j < len(want) && j < len(have) && want[j] == have[j] {
-			out = append(out, "  "+have[j])
-			continue
+		if j < len(want) && j < len(have) {
+			if same, _, _ := c.match(want[j], have[j]); same {
+				out = append(out, "  "+have[j])
+				continue
+			}
 		}
 		if j < len(want) {
 			out = append(out, "- "+want[j])

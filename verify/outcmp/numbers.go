@@ -2,7 +2,6 @@ package outcmp
 
 import (
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -13,11 +12,92 @@ type token struct {
 	isNum bool
 	val   float64
 	unit  float64 // one unit in the last printed digit; 0 for an integer
+	exact bool    // hex: a bit pattern (a checksum, a mask), not a quantity
 }
 
-// numberRE finds number candidates: hex and decimal integers, decimals with
-// exponents, inf/nan as printf writes them (glibc: "-nan", "inf").
-var numberRE = regexp.MustCompile(`[-+]?(?:0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|(?i:infinity|inf|nan)(?:\([0-9a-zA-Z_]*\))?)`)
+// numberAt is the end of the number that starts at line[i], or -1: a
+// hex or decimal integer, a decimal with an exponent, or inf/nan as printf
+// writes them (glibc: "-nan", "inf"), with an optional sign. (A scanner,
+// not a regular expression: it runs on every differing line.)
+func numberAt(line string, i int) int {
+	j := i
+	if j < len(line) && (line[j] == '+' || line[j] == '-') {
+		j++
+	}
+	if j+2 < len(line) && line[j] == '0' && (line[j+1] == 'x' || line[j+1] == 'X') && isHex(line[j+2]) {
+		j += 3
+		for j < len(line) && isHex(line[j]) {
+			j++
+		}
+		return j
+	}
+	if e := decimalAt(line, j); e > j {
+		return e
+	}
+	return specialAt(line, j)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isHex(c byte) bool   { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func digitsAt(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
+}
+
+// decimalAt: digits, an optional point and digits (at least one digit in
+// all), an optional exponent.
+func decimalAt(s string, i int) int {
+	j := digitsAt(s, i)
+	ints := j - i
+	if j < len(s) && s[j] == '.' {
+		k := digitsAt(s, j+1)
+		if ints == 0 && k == j+1 {
+			return -1
+		}
+		j = k
+	} else if ints == 0 {
+		return -1
+	}
+	if j+1 < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		k := j + 1
+		if s[k] == '+' || s[k] == '-' {
+			k++
+		}
+		if e := digitsAt(s, k); e > k {
+			j = e
+		}
+	}
+	return j
+}
+
+// specialAt: inf, infinity or nan in any case, with glibc's optional
+// "(payload)".
+func specialAt(s string, i int) int {
+	if i >= len(s) || strings.IndexByte("iInN", s[i]) < 0 {
+		return -1
+	}
+	j := -1
+	for _, w := range []string{"infinity", "inf", "nan"} {
+		if len(s)-i >= len(w) && strings.EqualFold(s[i:i+len(w)], w) {
+			j = i + len(w)
+			break
+		}
+	}
+	if j < 0 || j >= len(s) || s[j] != '(' {
+		return j
+	}
+	k := j + 1
+	for k < len(s) && isWordByte(s[k]) {
+		k++
+	}
+	if k < len(s) && s[k] == ')' {
+		return k + 1
+	}
+	return j
+}
 
 func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
@@ -41,22 +121,14 @@ func tokenize(line string) []token {
 		toks = append(toks, token{text: s})
 	}
 	last := 0
-	for _, loc := range numberRE.FindAllStringIndex(line, -1) {
-		s, e := loc[0], loc[1]
-		if s < last {
+	for _, sp := range numberSpans(line) {
+		tok, ok := parseNumber(line[sp[0]:sp[1]])
+		if !ok {
 			continue
 		}
-		if (line[s] == '-' || line[s] == '+') && s > 0 && (isWordByte(line[s-1]) || line[s-1] == '.' || line[s-1] == ')') {
-			s++
-		}
-		tok, ok := parseNumber(line[s:e])
-		glued := s > 0 && (isWordByte(line[s-1]) || line[s-1] == '.') || e < len(line) && isWordByte(line[e]) && !isDigitStart(line[s:e])
-		if !ok || glued {
-			continue
-		}
-		text(line[last:s])
+		text(line[last:sp[0]])
 		toks = append(toks, tok)
-		last = e
+		last = sp[1]
 	}
 	text(line[last:])
 	for i := range toks {
@@ -65,6 +137,27 @@ func tokenize(line string) []token {
 		}
 	}
 	return toks
+}
+
+// numberSpans are where the numbers of a line are, by the rules of
+// tokenize.
+func numberSpans(line string) [][2]int {
+	var spans [][2]int
+	for i := 0; i < len(line); i++ {
+		s, e := i, numberAt(line, i)
+		if e < 0 {
+			continue
+		}
+		i = e - 1
+		if (line[s] == '-' || line[s] == '+') && s > 0 && (isWordByte(line[s-1]) || line[s-1] == '.' || line[s-1] == ')') {
+			s++
+		}
+		glued := s > 0 && (isWordByte(line[s-1]) || line[s-1] == '.') || e < len(line) && isWordByte(line[e]) && !isDigitStart(line[s:e])
+		if !glued {
+			spans = append(spans, [2]int{s, e})
+		}
+	}
+	return spans
 }
 
 // isDigitStart: a decimal number may be followed by letters (a unit, "3ms",
@@ -79,13 +172,23 @@ func isDigitStart(s string) bool {
 
 // collapseSpace makes each run of blanks one space.
 func collapseSpace(s string) string {
-	if !strings.ContainsAny(s, " \t") {
+	if !strings.Contains(s, "  ") && !strings.ContainsRune(s, '\t') {
 		return s
 	}
-	return blanks.ReplaceAllString(s, " ")
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		blank := s[i] == ' ' || s[i] == '\t'
+		if blank && len(b) > 0 && b[len(b)-1] == ' ' {
+			continue
+		}
+		if blank {
+			b = append(b, ' ')
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
 }
-
-var blanks = regexp.MustCompile(`[ \t]+`)
 
 // parseNumber parses a number token and works out its printed precision.
 func parseNumber(s string) (token, bool) {
@@ -101,7 +204,7 @@ func parseNumber(s string) (token, bool) {
 		if err != nil {
 			return t, false
 		}
-		t.val = float64(u)
+		t.val, t.exact = float64(u), true
 	default:
 		v, err := strconv.ParseFloat(body, 64)
 		if err != nil && !isRangeErr(err) {
@@ -143,13 +246,15 @@ func lastDigitUnit(s string) float64 {
 	return math.Pow(10, float64(exp-dec))
 }
 
-// closeEnough compares two numbers: NaN equals NaN (of either sign), an
+// closeEnough compares two numbers: hex exactly, NaN equals NaN (of either sign), an
 // infinity only itself, and finite numbers within the tolerance plus half
 // a printed unit for each side (two values within tolerance may round to
 // neighbouring last digits).
 func closeEnough(a, b token, r Rules) bool {
 	x, y := a.val, b.val
 	switch {
+	case a.exact || b.exact:
+		return a.exact && b.exact && x == y
 	case math.IsNaN(x) || math.IsNaN(y):
 		return math.IsNaN(x) && math.IsNaN(y)
 	case math.IsInf(x, 0) || math.IsInf(y, 0):
