@@ -9,6 +9,7 @@ import (
 	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/verify"
+	"github.com/rocmk/rocmk/verify/program"
 )
 
 // Exit codes. Only Main turns errors into these; see exitCode.
@@ -72,12 +73,16 @@ func exitCode(err error) int {
 		errors.Is(err, compile.ErrOutputConflict), // two sources, one output name
 		errors.Is(err, toolchain.ErrBadLayout):
 		return ExitUsage
-	case errors.As(err, &me):
+	case errors.As(err, &me), errors.Is(err, program.ErrDiffer):
 		return ExitMismatch
+	case errors.Is(err, program.ErrBuildFailed):
+		return ExitBuildFailed
+	case errors.Is(err, program.ErrRunFailed):
+		return ExitRunFailed
 	case errors.Is(err, toolchain.ErrToolchainNotFound),
 		errors.Is(err, verify.ErrRuntimeUnavailable),
 		errors.Is(err, verify.ErrNoDevice),
-		errors.Is(err, errEnvMissing):
+		errors.Is(err, errEnvMissing), errors.Is(err, program.ErrNoGPU):
 		return ExitEnvMissing
 	}
 	return ExitFailure

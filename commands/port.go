@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/rocmk/rocmk/commands/portrun"
 	"github.com/rocmk/rocmk/commands/term"
 	"github.com/rocmk/rocmk/compile/toolchain"
 
@@ -37,20 +38,13 @@ Examples:
    rocmk port kernels.cu --spec rocmk.toml --kernel softmax_rows --json
    rocmk port kernels.cu --spec kernels.toml --arch gfx90a --no-verify
 
-With --run, PROGRAM (a .cu file, or a directory whose .cu/.cpp units are
-linked together) is translated, the CUDA original built with nvcc and the
-translation with hipcc (AMD) or nvcc through HIP's NVIDIA platform, both run
-with ARGS in fresh copies of the program's directory, and their exit
-statuses, outputs and --file files compared line by line (numbers within
---rtol/--atol; times, bandwidths, pointers and device names masked, each
-rule reported when it fires). The program's rocmk.toml [port] table gives
-the same rules. Exit 0: same result; 3: they differ; 5: a build failed; 6: a
-run failed; 4: no GPU (or nvcc) to go further. See docs/port-report.md.
-
+With --run, PROGRAM (a .cu file or a directory of units) and its translation
+are built (nvcc; hipcc or nvcc through HIP's NVIDIA platform), run with ARGS
+and compared; see docs/port-report.md. Exit 3: they differ; 5: a build
+failed; 6: a run failed; 4: no GPU.
    rocmk port --run Samples/vectorAdd -I Common
    rocmk port --run prog.cu --record prog.rec.json -- 1024   (NVIDIA)
-   rocmk port --run prog.cu --against prog.rec.json -- 1024  (AMD)
-   rocmk port --run prog.cu --against prog.rec.json --got-output out.txt`,
+   rocmk port --run prog.cu --against prog.rec.json -- 1024  (AMD)`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "spec", Aliases: []string{"s"}, Usage: "kernel spec file (TOML with [[verify]] tables); required"},
 			&cli.StringSliceFlag{Name: "kernel", Aliases: []string{"k"}, Usage: "only the specs with this name or kernel (repeatable)"},
@@ -63,7 +57,7 @@ run failed; 4: no GPU (or nvcc) to go further. See docs/port-report.md.
 			&cli.BoolFlag{Name: "no-nvcc", Usage: "NVIDIA: compile with NVRTC even when nvcc and the HIP headers are found"},
 			&cli.StringFlag{Name: "hip-include", Usage: "NVIDIA: directory holding hip/hip_runtime.h and hip/nvidia_detail"},
 			&cli.StringSliceFlag{Name: "I", Usage: "an include directory of the source (repeatable)"},
-		}, portRunFlags()...),
+		}, portrun.Flags()...),
 		Action: func(c *cli.Context) error {
 			if c.Bool("run") {
 				return runPortProgram(c)

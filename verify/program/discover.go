@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rocmk/rocmk/compile/toolchain"
+	"github.com/rocmk/rocmk/hipify"
 )
 
 // Discover finds the GPU (the first one: AMD before NVIDIA, as
@@ -34,6 +35,10 @@ func Discover(o toolchain.FindOptions, hipInclude string) Toolchains {
 	root := ""
 	if in, err := toolchain.FindInstallation(o); err == nil {
 		t.HIPCC, root = in.HIPCC, in.Root
+		parts := strings.SplitN(in.HIPVersion, ".", 3)
+		if len(parts) >= 2 {
+			t.HIP, _ = hipify.ParseVersion(parts[0] + "." + parts[1])
+		}
 	}
 	t.CUDALibDirs = CUDALibDirs(t.NVCC, getenv)
 	t.HIPLibDirs = HIPLibDirs(root)

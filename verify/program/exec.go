@@ -59,28 +59,11 @@ func (OSExec) Run(ctx context.Context, c Cmd) (outcmp.Run, error) {
 	}
 	// the group may outlive its leader (a forked child): end it too
 	_ = syscall.Kill(-cmd.ProcessState.Pid(), syscall.SIGKILL)
-	r.ExitCode = cmd.ProcessState.ExitCode()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		r.Signal = signalName(ws.Signal())
-		r.ExitCode = 128 + int(ws.Signal())
-	}
+	r.ExitCode, r.Signal = outcmp.ExitStatus(cmd.ProcessState)
 	if c.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		r.TimedOut = true
 	}
 	return r, nil
-}
-
-// signalName is "SIGSEGV" for syscall.SIGSEGV.
-func signalName(s syscall.Signal) string {
-	for n, v := range map[string]syscall.Signal{"SIGHUP": syscall.SIGHUP, "SIGINT": syscall.SIGINT, "SIGQUIT": syscall.SIGQUIT,
-		"SIGILL": syscall.SIGILL, "SIGTRAP": syscall.SIGTRAP, "SIGABRT": syscall.SIGABRT, "SIGBUS": syscall.SIGBUS,
-		"SIGFPE": syscall.SIGFPE, "SIGKILL": syscall.SIGKILL, "SIGSEGV": syscall.SIGSEGV, "SIGPIPE": syscall.SIGPIPE,
-		"SIGALRM": syscall.SIGALRM, "SIGTERM": syscall.SIGTERM, "SIGUSR1": syscall.SIGUSR1, "SIGUSR2": syscall.SIGUSR2} {
-		if v == s {
-			return n
-		}
-	}
-	return s.String()
 }
 
 // capped is a buffer that keeps the first maxOutput bytes.

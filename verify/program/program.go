@@ -39,6 +39,7 @@ type Toolchains struct {
 	// NVIDIA platform (hip/nvidia_detail); "" uses rocmk's and the names
 	// header (hipnv.go).
 	HIPInclude  string
+	HIP         hipify.Version // the ROCm installation's HIP, which translations target (zero: hipify's newest)
 	CUDALibDirs []string
 	HIPLibDirs  []string
 }
@@ -70,11 +71,10 @@ type Options struct {
 	Against string
 	// GotOutput, with Against: the translation's stdout stored in a file,
 	// compared instead of running the translation (no GPU needed).
-	GotOutput  string
-	Work       string // where translations, builds and run directories go
-	HIPVersion hipify.Version
-	Tools      Toolchains
-	Exec       Exec // nil: OSExec
+	GotOutput string
+	Work      string // where translations, builds and run directories go
+	Tools     Toolchains
+	Exec      Exec // nil: OSExec
 	// Probe checks the GPU after the runs ("" = usable, else why not);
 	// nil: not checked.
 	Probe func(ctx context.Context) string
@@ -201,7 +201,7 @@ func (r *run) prepare() error {
 	}
 	srcs := map[string][]byte{}
 	tree, err := compile.TranslateTree(compile.TreeRequest{Sources: r.units, Includes: incs,
-		Options: hipify.Options{HIPVersion: o.HIPVersion}})
+		Options: hipify.Options{HIPVersion: o.Tools.HIP}})
 	if err != nil {
 		return fmt.Errorf("translating %s: %w", o.Program, err)
 	}
