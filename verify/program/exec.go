@@ -38,8 +38,11 @@ func (OSExec) Run(ctx context.Context, c Cmd) (outcmp.Run, error) {
 		defer cancel()
 	}
 	start := time.Now()
-	out, err := runner.ExecRunner{}.Run(ctx, runner.Cmd{Argv: c.Argv, Dir: c.Dir, Env: c.Env})
+	out, err := runner.ExecRunner{}.Run(ctx, runner.Cmd{Argv: c.Argv, Dir: c.Dir, Env: c.Env, MaxOutput: maxOutput})
 	r := outcmp.Run{Stdout: out.Stdout, Stderr: out.Stderr, Elapsed: time.Since(start)}
+	if out.Truncated { // both sides get the same mark, so the cut itself is no difference
+		r.Stdout = append(r.Stdout, []byte(cutMark)...)
+	}
 	if out.State == nil {
 		return r, err // never started
 	}
@@ -48,5 +51,9 @@ func (OSExec) Run(ctx context.Context, c Cmd) (outcmp.Run, error) {
 	return r, nil
 }
 
-// maxOutput bounds a stored output or a listed file read back.
+// maxOutput bounds a stored output, a listed file read back, and what is
+// kept of a running program's stdout and stderr.
 const maxOutput = 64 << 20
+
+// cutMark ends a program's stdout that passed maxOutput.
+const cutMark = "\n[rocmk: output cut at 64 MiB]\n"
