@@ -22,6 +22,7 @@ const (
 	attnBlockSize = 16  // tokens per KV cache block
 	attnPart      = 256 // ATT_PART: tokens per decode block
 	attnThreads   = 256 // ATT_THREADS
+	attnGMax      = 4   // ATT_GMAX: query heads per decode block
 	attnLongCtx   = 4097
 	pfRows        = 32 // PF_ROWS
 )
@@ -113,13 +114,14 @@ func attnSeqs(o Options) int { return min(max(o.Size>>19, 2), 256) }
 func attnDecodeCase(dt verify.DType, hd int, o Options) *verify.Case {
 	o = o.withDefaults()
 	h, kvh := attnHeads(hd)
-	g, seqs := h/kvh, attnSeqs(o)
+	// grid.y: per KV head, its query heads in groups of attnGMax
+	gy, seqs := kvh*((h/kvh+attnGMax-1)/attnGMax), attnSeqs(o)
 	name := fmt.Sprintf("attn_decode_%s_d%d", dt, hd)
 	p := newPaged(seqs, seedOf(o.Seed, name+"/tables"))
 	maxParts := (attnLongCtx + attnPart - 1) / attnPart
 	cacheN := p.numBlocks * attnBlockSize * kvh * hd
 	c := &verify.Case{Name: name, Kernel: name, Family: "attention", Module: "attention.hip", DType: dt}
-	c.Grid, c.Block = verify.Dim3{X: uint32(maxParts), Y: uint32(kvh), Z: uint32(seqs)}, verify.D1(attnThreads)
+	c.Grid, c.Block = verify.Dim3{X: uint32(maxParts), Y: uint32(gy), Z: uint32(seqs)}, verify.D1(attnThreads)
 	c.Buffers = []verify.Buffer{{Name: "q", DType: dt}, {Name: "k_cache", DType: dt}, {Name: "v_cache", DType: dt},
 		{Name: "block_tables", DType: verify.I32}, {Name: "context_lens", DType: verify.I32},
 		{Name: "out", DType: dt, Len: seqs * h * hd, Out: true, Tol: attnTol(dt)},
@@ -137,8 +139,8 @@ func attnDecodeCase(dt verify.DType, hd int, o Options) *verify.Case {
 		c.Buffers[1].Data = input(dt, cacheN, seedOf(o.Seed, name+"/k"), finite)
 		c.Buffers[2].Data = input(dt, cacheN, seedOf(o.Seed, name+"/v"), finite)
 		c.Buffers[3].Data, c.Buffers[4].Data = i32Bytes(p.tables), i32Bytes(p.lens)
-		c.Buffers[6].Data = verify.NewBuffer(verify.F32, seqs*kvh*maxParts*g*(hd+2))
-		c.Buffers[7].Data = verify.NewBuffer(verify.U32, seqs*kvh)
+		c.Buffers[6].Data = verify.NewBuffer(verify.F32, seqs*gy*maxParts*attnGMax*(hd+2))
+		c.Buffers[7].Data = verify.NewBuffer(verify.U32, seqs*gy)
 	}
 	c.Ref = func(b []verify.Buffer) [][]byte {
 		return [][]byte{decodeRef(dt, b[0].Data, b[1].Data, b[2].Data, p, h, kvh, hd, float64(attnScale(hd)))}

@@ -204,12 +204,23 @@ __device__ __forceinline__ void rk_row_map(const typename D::S* __restrict__ row
 // block) merges them, so one launch covers any context_lens.
 #define ATT_THREADS 256
 #define ATT_PART 256
-#define ATT_GMAX 8
+#define ATT_GMAX 4
 
-template <typename D> __device__ __forceinline__ void att_load8(const typename D::S* p, float* f) {
-  const rk_vec<typename D::S> a(*(const uint4*)p);
+#define ATT_U 4  // rows each lane loads at once
+
+template <typename D> __device__ __forceinline__ void att_unpack8(uint4 v, float* f) {
+  const rk_vec<typename D::S> a(v);
 #pragma unroll
   for (int i = 0; i < 8; i++) f[i] = D::ld(a.get(i));
+}
+
+template <typename D> __device__ __forceinline__ void att_load8(const typename D::S* p, float* f) {
+  att_unpack8<D>(*(const uint4*)p, f);
+}
+
+// element offset of token t's row (plus off) in a paged cache
+__device__ __forceinline__ long long att_row(const int* __restrict__ tab, int t, int BS, long long rowStride, int off) {
+  return ((long long)tab[t / BS] * BS + t % BS) * rowStride + off;
 }
 
 template <typename D, int HD>
@@ -223,14 +234,17 @@ __device__ void attn_decode(const typename D::S* __restrict__ q, const typename 
   __shared__ float acc_sh[ATT_GMAX][HD];
   __shared__ float ml[ATT_GMAX][2];
   __shared__ int last;
-  const int part = blockIdx.x, kvh = blockIdx.y, s = blockIdx.z;
+  // grid.y covers (KV head, group of up to ATT_GMAX of its query heads)
+  const int GA = H / KVH, NG = (GA + ATT_GMAX - 1) / ATT_GMAX, y = blockIdx.y;
+  const int part = blockIdx.x, kvh = y / NG, g0 = kvh * GA + (y % NG) * ATT_GMAX, s = blockIdx.z;
   const int ctx = lens[s], nparts = (ctx + ATT_PART - 1) / ATT_PART;
   if (part >= nparts) return;
-  const int G = H / KVH, NL = blockDim.x / TPR;
+  const int G = min(ATT_GMAX, GA - (y % NG) * ATT_GMAX), NL = blockDim.x / TPR;
   const int tl = threadIdx.x / TPR, dc = threadIdx.x % TPR;
   const int t0 = part * ATT_PART, n = min(ATT_PART, ctx - t0);
   const int* tab = tables + (long long)s * max_blocks;
   const long long rowStride = (long long)KVH * HD;
+  // ATT_PART is a multiple of NL * ATT_U, so sc[g][j] below stays in bounds
   for (int i = threadIdx.x; i < ATT_GMAX * HD; i += blockDim.x) acc_sh[i / HD][i % HD] = 0.0f;
   // pass 1: scores
   {
@@ -238,26 +252,33 @@ __device__ void attn_decode(const typename D::S* __restrict__ q, const typename 
 #pragma unroll
     for (int g = 0; g < ATT_GMAX; g++)
       if (g < G) {
-        att_load8<D>(q + ((long long)s * H + kvh * G + g) * HD + dc * 8, qr[g]);
+        att_load8<D>(q + ((long long)s * H + g0 + g) * HD + dc * 8, qr[g]);
 #pragma unroll
         for (int i = 0; i < 8; i++) qr[g][i] *= scale;
       }
-    // every lane runs the same trips: the shuffles below need the whole warp
-    for (int jb = 0; jb < n; jb += NL) {
-      const int j = jb + tl, t = t0 + min(j, n - 1);
-      const long long row = ((long long)tab[t / BS] * BS + t % BS) * rowStride + kvh * HD + dc * 8;
-      float kf[8];
-      att_load8<D>(kc + row, kf);
+    // every lane runs the same trips (the shuffles below need the whole
+    // warp); ATT_U rows are loaded before any is used, so each lane has
+    // ATT_U loads in flight rather than one
+    for (int jb = 0; jb < n; jb += NL * ATT_U) {
+      uint4 raw[ATT_U];
 #pragma unroll
-      for (int g = 0; g < ATT_GMAX; g++)
-        if (g < G) {
-          float d = 0.0f;
+      for (int u = 0; u < ATT_U; u++) raw[u] = *(const uint4*)(kc + att_row(tab, t0 + min(jb + u * NL + tl, n - 1), BS, rowStride, kvh * HD + dc * 8));
 #pragma unroll
-          for (int i = 0; i < 8; i++) d += qr[g][i] * kf[i];
+      for (int u = 0; u < ATT_U; u++) {
+        const int j = jb + u * NL + tl;
+        float kf[8];
+        att_unpack8<D>(raw[u], kf);
 #pragma unroll
-          for (int o = TPR / 2; o > 0; o /= 2) d += __shfl_xor(d, o, warpSize);
-          if (dc == 0 && j < n) sc[g][j] = d;
-        }
+        for (int g = 0; g < ATT_GMAX; g++)
+          if (g < G) {
+            float d = 0.0f;
+#pragma unroll
+            for (int i = 0; i < 8; i++) d += qr[g][i] * kf[i];
+#pragma unroll
+            for (int o = TPR / 2; o > 0; o /= 2) d += __shfl_xor(d, o, warpSize);
+            if (dc == 0 && j < n) sc[g][j] = d;
+          }
+      }
     }
   }
   __syncthreads();
@@ -284,18 +305,23 @@ __device__ void attn_decode(const typename D::S* __restrict__ q, const typename 
     for (int g = 0; g < ATT_GMAX; g++)
 #pragma unroll
       for (int i = 0; i < 8; i++) acc[g][i] = 0.0f;
-    for (int j = tl; j < n; j += NL) {
-      const int t = t0 + j;
-      const long long row = ((long long)tab[t / BS] * BS + t % BS) * rowStride + kvh * HD + dc * 8;
-      float vf[8];
-      att_load8<D>(vc + row, vf);
+    for (int jb = 0; jb < n; jb += NL * ATT_U) {
+      uint4 raw[ATT_U];
 #pragma unroll
-      for (int g = 0; g < ATT_GMAX; g++)
-        if (g < G) {
-          const float p = sc[g][j];
+      for (int u = 0; u < ATT_U; u++) raw[u] = *(const uint4*)(vc + att_row(tab, t0 + min(jb + u * NL + tl, n - 1), BS, rowStride, kvh * HD + dc * 8));
 #pragma unroll
-          for (int i = 0; i < 8; i++) acc[g][i] += p * vf[i];
-        }
+      for (int u = 0; u < ATT_U; u++) {
+        const int j = jb + u * NL + tl;
+        float vf[8];
+        att_unpack8<D>(raw[u], vf);
+#pragma unroll
+        for (int g = 0; g < ATT_GMAX; g++)
+          if (g < G) {
+            const float p = j < n ? sc[g][j] : 0.0f;
+#pragma unroll
+            for (int i = 0; i < 8; i++) acc[g][i] += p * vf[i];
+          }
+      }
     }
 #pragma unroll
     for (int g = 0; g < ATT_GMAX; g++)
@@ -309,34 +335,34 @@ __device__ void attn_decode(const typename D::S* __restrict__ q, const typename 
       }
   }
   __syncthreads();
-  typename D::S* o = out + ((long long)s * H + kvh * G) * HD;
+  typename D::S* o = out + ((long long)s * H + g0) * HD;
   if (nparts == 1) {
     for (int i = threadIdx.x; i < G * HD; i += blockDim.x) o[i] = D::st(acc_sh[i / HD][i % HD] / ml[i / HD][1]);
     return;
   }
-  // partial results: ws holds [seqs][KVH][max_parts] blocks of G*(HD+2) floats
-  const long long base = ((long long)s * KVH + kvh) * max_parts;
-  float* w = ws + (base + part) * G * (HD + 2);
+  // partial results: ws holds [seqs][grid.y][max_parts] blocks of ATT_GMAX*(HD+2) floats (G used)
+  const long long base = ((long long)s * gridDim.y + y) * max_parts;
+  float* w = ws + (base + part) * ATT_GMAX * (HD + 2);
   for (int i = threadIdx.x; i < G * HD; i += blockDim.x) w[i] = acc_sh[i / HD][i % HD];
   if (threadIdx.x < G) { w[G * HD + 2 * threadIdx.x] = ml[threadIdx.x][0]; w[G * HD + 2 * threadIdx.x + 1] = ml[threadIdx.x][1]; }
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) {
-    const unsigned prev = atomicAdd(&counters[s * KVH + kvh], 1u);
+    const unsigned prev = atomicAdd(&counters[s * gridDim.y + y], 1u);
     last = prev == (unsigned)nparts - 1;
-    if (last) counters[s * KVH + kvh] = 0;  // ready for the next launch
+    if (last) counters[s * gridDim.y + y] = 0;  // ready for the next launch
   }
   __syncthreads();
   if (!last) return;
   __threadfence();
-  const volatile float* wv = ws + base * G * (HD + 2);
+  const volatile float* wv = ws + base * ATT_GMAX * (HD + 2);
   for (int i = threadIdx.x; i < G * HD; i += blockDim.x) {
     const int g = i / HD;
     float M = -__int_as_float(0x7f800000);
-    for (int p = 0; p < nparts; p++) M = fmaxf(M, wv[(long long)p * G * (HD + 2) + G * HD + 2 * g]);
+    for (int p = 0; p < nparts; p++) M = fmaxf(M, wv[(long long)p * ATT_GMAX * (HD + 2) + G * HD + 2 * g]);
     float L = 0.0f, A = 0.0f;
     for (int p = 0; p < nparts; p++) {
-      const volatile float* wp = wv + (long long)p * G * (HD + 2);
+      const volatile float* wp = wv + (long long)p * ATT_GMAX * (HD + 2);
       const float e = expf(wp[G * HD + 2 * g] - M);
       L += wp[G * HD + 2 * g + 1] * e;
       A += wp[i] * e;
