@@ -248,3 +248,29 @@ func TestAttentionCases(t *testing.T) {
 	assert.Equal(t, 4*1025.0*1025*128*8*2/2, pf.Goal.Flops)
 	assert.Equal(t, attnLongCtx, prefillShapeOf(64, Options{Size: 1 << 24}).t)
 }
+
+// The attention kernels at their launch sizes on gfx90a and gfx942 (the
+// CDNA targets an inference backend runs on): no scratch, no spills, read
+// back with inspect from the real build (the budget file holds the rest).
+func TestAttentionNoScratchNoSpills(t *testing.T) {
+	suite := buildSuite(t)
+	got := measure(t, suite)
+	seen := 0
+	for _, tg := range []string{"gfx90a", "gfx942"} {
+		if _, ok := suite.objects[tg]; !ok {
+			t.Logf("%s not built here (no toolchain for it)", tg)
+			continue
+		}
+		for _, s := range Specs([]string{"attention"}, nil) {
+			b, ok := got[tg+" "+s.Name]
+			if !assert.True(t, ok, "%s %s built", tg, s.Name) {
+				continue
+			}
+			seen++
+			assert.Zero(t, b.Scratch, "%s %s scratch (%s)", tg, s.Name, b)
+			assert.Zero(t, b.Spills, "%s %s spills (%s)", tg, s.Name, b)
+			assert.GreaterOrEqual(t, b.Waves, 3, "%s %s waves per SIMD (%s)", tg, s.Name, b)
+		}
+	}
+	assert.Positive(t, seen)
+}
