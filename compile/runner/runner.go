@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -23,6 +24,9 @@ type Cmd struct {
 type Output struct {
 	Stdout, Stderr []byte
 	CPU            time.Duration // user+system time of the program and its children
+	// State is how the program ended (nil when it did not start): port
+	// --run reports a program's signal from it.
+	State *os.ProcessState
 }
 
 // Runner is the only way rocmk executes a program (cf. cmd/go's work.Shell):
@@ -62,6 +66,7 @@ func (ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	out := Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 	if cmd.ProcessState != nil {
 		out.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		out.State = cmd.ProcessState
 	}
 	if err != nil && ctx.Err() != nil {
 		return out, ctx.Err()
