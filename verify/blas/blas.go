@@ -138,7 +138,9 @@ func (g Gemm) Sizes() (a, b, c int64) {
 }
 
 // Flops is 2 M N K per batch: the useful work.
-func (g Gemm) Flops() float64 { return 2 * float64(g.M) * float64(g.N) * float64(g.K) * float64(g.batches()) }
+func (g Gemm) Flops() float64 {
+	return 2 * float64(g.M) * float64(g.N) * float64(g.K) * float64(g.batches())
+}
 
 // ColumnMajor is the column-major call computing g: g itself when it is
 // column-major; for row-major, C^T = op(B)^T op(A)^T, i.e. the call with
