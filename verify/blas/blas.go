@@ -149,8 +149,23 @@ func (g Gemm) ColumnMajor() Gemm {
 	if g.Layout == ColMajor {
 		return g
 	}
+	return g.otherLayout()
+}
+
+// RowMajor is the row-major call computing g (the same identity the
+// other way: what a row-major BLAS, the Go reference's, is given).
+func (g Gemm) RowMajor() Gemm {
+	if g.Layout == RowMajor {
+		return g
+	}
+	return g.otherLayout()
+}
+
+// otherLayout is g in the other layout: a matrix read in the other layout
+// is its transpose, and C^T = op(B)^T op(A)^T.
+func (g Gemm) otherLayout() Gemm {
 	c := g
-	c.Layout = ColMajor
+	c.Layout = 1 - g.Layout
 	c.TransA, c.TransB = g.TransB, g.TransA
 	c.M, c.N = g.N, g.M
 	c.Lda, c.Ldb = g.Ldb, g.Lda

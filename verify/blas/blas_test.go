@@ -2,6 +2,7 @@ package blas
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -37,6 +38,10 @@ func TestGemmByHand(t *testing.T) {
 	cm := g.ColumnMajor()
 	assert.Equal(t, Gemm{Layout: ColMajor, M: 2, N: 2, K: 3, Alpha: 2, Beta: 1, Lda: 2, Ldb: 3, Ldc: 2, DType: verify.F32, SwapAB: true}, cm)
 	assert.Equal(t, want, Reference(cm, a, b, c), "the column-major call computes the same C")
+	g.Beta = 0
+	nan := []float64{math.NaN(), 1, 1, 1}
+	assert.Equal(t, []float64{116, 128, 278, 308}, Reference(g, a, b, nan), "beta 0: C is not read")
+	assert.Equal(t, []float64{116, 128, 278, 308}, Fast(cm, a, b, nan))
 }
 
 // Every layout, transpose pair and many shapes (K = 1, sizes not multiples
@@ -65,6 +70,8 @@ func TestColumnMajorMappingMatchesReference(t *testing.T) {
 						require.NoError(t, cm.Validate(), name)
 						assert.Equal(t, ColMajor, cm.Layout)
 						assert.Equal(t, want, Reference(cm, a, b, c), name)
+						assert.Equal(t, want, Fast(g, a, b, c), "gonum's DGEMM (row-major) agrees: %s", name)
+						assert.Equal(t, want, Fast(cm, a, b, c), name)
 						assert.Equal(t, cm, cm.ColumnMajor(), "column-major maps to itself")
 						ca, cb, cc := cm.Sizes()
 						if cm.SwapAB {
