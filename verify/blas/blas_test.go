@@ -41,7 +41,7 @@ func TestGemmByHand(t *testing.T) {
 	g.Beta = 0
 	nan := []float64{math.NaN(), 1, 1, 1}
 	assert.Equal(t, []float64{116, 128, 278, 308}, Reference(g, a, b, nan), "beta 0: C is not read")
-	assert.Equal(t, []float64{116, 128, 278, 308}, Fast(cm, a, b, nan))
+	assert.Equal(t, []float64{116, 128, 278, 308}, Fast(g.ColumnMajor(), a, b, nan))
 }
 
 // Every layout, transpose pair and many shapes (K = 1, sizes not multiples
