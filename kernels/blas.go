@@ -106,63 +106,57 @@ func cInput(dt verify.DType, n int64, beta float32, seed uint64) []byte {
 }
 
 func gemmCase(bc blasGemm, o Options) *verify.Case {
-	o = o.withDefaults()
 	g := withLDs(bc.g, bc.pad)
 	dt := g.DType
 	na, nb, nc := g.Sizes()
-	c := &verify.Case{Name: bc.name, Kernel: "gemm", Family: "blas", Module: BLASModule, DType: dt,
-		Note: fmt.Sprintf("%s %s%s M=%d N=%d K=%d batch %d, f32 accumulate", g.Layout, g.TransA, g.TransB, g.M, g.N, g.K, max(g.Batch, 1))}
-	c.Buffers = []verify.Buffer{{Name: "A", DType: dt}, {Name: "B", DType: dt}, {Name: "C", DType: dt, Len: int(nc), Out: true}}
-	tol := blas.Tolerance(dt, g.K, 1)
-	c.Buffers[2].Tol = &tol
+	c := blasCase(bc.name, "gemm", dt, [3]string{"A", "B", "C"}, [3]int64{na, nb, nc}, g.Beta, g.K, o,
+		func(a, b, c []float64) []float64 { return blas.Fast(g, a, b, c) })
+	c.Note = fmt.Sprintf("%s %s%s M=%d N=%d K=%d batch %d, f32 accumulate", g.Layout, g.TransA, g.TransB, g.M, g.N, g.K, max(g.Batch, 1))
 	c.Args = g.Args(verify.Buf(0), verify.Buf(1), verify.Buf(2))
-	c.Elems = nc
-	c.Bytes = (na + nb + 2*nc) * sz(dt)
-	if g.Beta == 0 {
-		c.Bytes -= nc * sz(dt) // C is written, not read
-	}
 	c.Goal = &verify.Goal{Flops: g.Flops()}
 	if bc.peer {
 		c.Note += "; the 100% of rocmk's own GEMM at this size"
-	}
-	c.Gen = func(c *verify.Case) {
-		c.Buffers[0].Data = matrix(dt, na, seedOf(o.Seed, bc.name+"/A"))
-		c.Buffers[1].Data = matrix(dt, nb, seedOf(o.Seed, bc.name+"/B"))
-		c.Buffers[2].Data = cInput(dt, nc, g.Beta, seedOf(o.Seed, bc.name+"/C"))
-	}
-	c.Ref = func(b []verify.Buffer) [][]byte {
-		out := blas.Fast(g, decodeAll(dt, b[0].Data), decodeAll(dt, b[1].Data), decodeAll(dt, b[2].Data))
-		return [][]byte{mapOut(dt, len(out), func(i int) float64 { return out[i] })}
 	}
 	return c
 }
 
 func gemvCase(bc blasGemv, o Options) *verify.Case {
-	o = o.withDefaults()
 	v := bc.v
 	v.Lda = v.N
 	if v.Layout == blas.ColMajor {
 		v.Lda = v.M
 	}
-	dt := verify.F32
 	na, nx, ny := v.Sizes()
-	c := &verify.Case{Name: bc.name, Kernel: "gemv", Family: "blas", Module: BLASModule, DType: dt,
-		Note: fmt.Sprintf("%s %s M=%d N=%d incx %d incy %d", v.Layout, v.Trans, v.M, v.N, v.IncX, v.IncY)}
-	c.Buffers = []verify.Buffer{{Name: "A", DType: dt}, {Name: "x", DType: dt}, {Name: "y", DType: dt, Len: int(ny), Out: true}}
 	k, _ := v.Lens()
+	c := blasCase(bc.name, "gemv", verify.F32, [3]string{"A", "x", "y"}, [3]int64{na, nx, ny}, v.Beta, k, o,
+		func(a, x, y []float64) []float64 { return blas.ReferenceGemv(v, a, x, y) })
+	c.Note = fmt.Sprintf("%s %s M=%d N=%d incx %d incy %d", v.Layout, v.Trans, v.M, v.N, v.IncX, v.IncY)
+	c.Args = v.Args(verify.Buf(0), verify.Buf(1), verify.Buf(2))
+	c.Goal = &verify.Goal{} // a figure: the percent of the copy bandwidth the vendor's GEMV reaches
+	return c
+}
+
+// blasCase is a case of two inputs and an in/out third buffer (names and
+// element counts), of depth k, whose reference ref computes in float64.
+func blasCase(name, kernel string, dt verify.DType, names [3]string, n [3]int64, beta float32, k int64, o Options,
+	ref func(a, b, c []float64) []float64) *verify.Case {
+	o = o.withDefaults()
+	c := &verify.Case{Name: name, Kernel: kernel, Family: "blas", Module: BLASModule, DType: dt}
+	c.Buffers = []verify.Buffer{{Name: names[0], DType: dt}, {Name: names[1], DType: dt}, {Name: names[2], DType: dt, Len: int(n[2]), Out: true}}
 	tol := blas.Tolerance(dt, k, 1)
 	c.Buffers[2].Tol = &tol
-	c.Args = v.Args(verify.Buf(0), verify.Buf(1), verify.Buf(2))
-	c.Elems = ny
-	c.Bytes = (na + nx + 2*ny) * 4
-	c.Goal = &verify.Goal{} // a figure: the percent of the copy bandwidth the vendor's GEMV reaches
+	c.Elems = n[2]
+	c.Bytes = (n[0] + n[1] + 2*n[2]) * sz(dt)
+	if beta == 0 {
+		c.Bytes -= n[2] * sz(dt) // the output is written, not read
+	}
 	c.Gen = func(c *verify.Case) {
-		c.Buffers[0].Data = matrix(dt, na, seedOf(o.Seed, bc.name+"/A"))
-		c.Buffers[1].Data = matrix(dt, nx, seedOf(o.Seed, bc.name+"/x"))
-		c.Buffers[2].Data = cInput(dt, ny, v.Beta, seedOf(o.Seed, bc.name+"/y"))
+		c.Buffers[0].Data = matrix(dt, n[0], seedOf(o.Seed, name+"/"+names[0]))
+		c.Buffers[1].Data = matrix(dt, n[1], seedOf(o.Seed, name+"/"+names[1]))
+		c.Buffers[2].Data = cInput(dt, n[2], beta, seedOf(o.Seed, name+"/"+names[2]))
 	}
 	c.Ref = func(b []verify.Buffer) [][]byte {
-		out := blas.ReferenceGemv(v, decodeAll(dt, b[0].Data), decodeAll(dt, b[1].Data), decodeAll(dt, b[2].Data))
+		out := ref(decodeAll(dt, b[0].Data), decodeAll(dt, b[1].Data), decodeAll(dt, b[2].Data))
 		return [][]byte{mapOut(dt, len(out), func(i int) float64 { return out[i] })}
 	}
 	return c
