@@ -66,7 +66,7 @@ const (
 var Modes = []string{ModeSteps, ModeJob, ModeArray}
 
 // DefaultMode is the mode of an empty Options.Mode.
-const DefaultMode = ModeJob
+const DefaultMode = ModeSteps
 
 // Runner runs one Slurm command (srun, scancel, sinfo) and returns its
 // output and exit code; ExecRunner is the real one, tests fake it. A
