@@ -17,7 +17,10 @@ type allocation struct {
 	id string // "" before the first job, and after it was lost
 }
 
-var grantedRE = regexp.MustCompile(`Granted job allocation (\d+)`)
+var (
+	grantedRE = regexp.MustCompile(`Granted job allocation (\d+)`)
+	gone      = regexp.MustCompile(`already completing or completed|Invalid job id`)
+)
 
 // allocArgv is the salloc command line of the build's allocation.
 func (e *Executor) allocArgv() []string {
@@ -112,6 +115,9 @@ func (e *Executor) scancel(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), scancelTimeout)
 	defer cancel()
 	_, stderr, code, err := e.Run.Run(ctx, []string{"scancel", id})
+	if err == nil && code != 0 && gone.Match(stderr) {
+		return // ended already (scancel --name on Ctrl-C, or its node died)
+	}
 	if err != nil || code != 0 {
 		e.Warn("slurm: scancel %s: exit %d %v %s", id, code, err, firstLine(stderr))
 	}
