@@ -64,8 +64,7 @@ the bundled kernel suite. Flags override the manifest.`,
 		Action: func(c *cli.Context) error {
 			o := buildOptions{Plan: planOptionsOf(c), Print: c.Bool("x"), ResourceUsage: c.Bool("resource-usage"),
 				Layout: c.String("layout"), NoCache: c.Bool("no-cache"), ROCmPath: c.String("rocm-path"), Clang: c.String("clang"), g: globals(c)}
-			o.Plan.OutDir, o.Plan.DryRun, o.Plan.Bundle, o.Plan.GoPackage, o.Plan.Executor = c.String("out"), c.Bool("n"), c.Bool("bundle"), c.String("go-package"), c.String("executor")
-			o.Plan.SlurmMode = c.String("slurm-mode")
+			o.Plan.OutDir, o.Plan.DryRun, o.Plan.Bundle, o.Plan.GoPackage, o.Plan.Executor, o.Plan.SlurmMode = c.String("out"), c.Bool("n"), c.Bool("bundle"), c.String("go-package"), c.String("executor"), c.String("slurm-mode")
 			o.Plan.Embed = toolchain.SplitList(strings.Join(c.StringSlice("embed"), ","))
 			return runBuild(c.Context, o, envOf(c))
 		},
