@@ -105,7 +105,7 @@ func TestStepsLostAllocationIsMadeAnew(t *testing.T) {
 
 func TestStepsSallocRefusedGoesLocalWithOneWarning(t *testing.T) {
 	e, r, warnings := newTest(Options{Mode: ModeSteps}, func(ctx context.Context, argv []string) ([]byte, []byte, int, error) {
-		return nil, []byte("salloc: error: Unable to allocate resources: Requested node configuration is not available\n"), 1, nil
+		return nil, []byte("salloc: Pending job allocation 9\nsalloc: error: Unable to allocate resources: Requested node configuration is not available\n"), 1, nil
 	})
 	_, errs := compileN(t, e, 4)
 	for _, err := range errs {
@@ -113,7 +113,7 @@ func TestStepsSallocRefusedGoesLocalWithOneWarning(t *testing.T) {
 	}
 	assert.Equal(t, 1, r.count("salloc"), "after one refusal nothing more is submitted")
 	require.Len(t, *warnings, 1)
-	assert.Contains(t, (*warnings)[0], "Requested node configuration is not available")
+	assert.Equal(t, "slurm: salloc: Unable to allocate resources: Requested node configuration is not available; compiling locally", (*warnings)[0])
 }
 
 func TestStepsCancelScancelsTheAllocation(t *testing.T) {

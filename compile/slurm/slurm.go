@@ -326,6 +326,7 @@ func (e *Executor) Close() {
 }
 
 var (
+	toolPrefixRE  = regexp.MustCompile(`^(srun|salloc|sbatch): (error: )?`)
 	timeLimitRE   = regexp.MustCompile(`ON (\S+) CANCELLED AT \S+ DUE TO TIME LIMIT`)
 	nodeRE        = regexp.MustCompile(`(?m)^rocmk-worker node (\S+)$`)
 	unavailableRE = regexp.MustCompile(`Unable to allocate resources|Unable to contact slurm controller|Immediate execution impossible|` +
@@ -401,7 +402,7 @@ func currentUser() string {
 func firstLine(b []byte) string {
 	s := strings.TrimSpace(string(b))
 	for _, l := range strings.Split(s, "\n") {
-		l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "srun: error:"))
+		l = toolPrefixRE.ReplaceAllString(strings.TrimSpace(l), "")
 		if l != "" {
 			return l
 		}

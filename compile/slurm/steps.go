@@ -1,6 +1,7 @@
 package slurm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"regexp"
@@ -70,7 +71,11 @@ func (e *Executor) allocate(ctx context.Context) (string, error) {
 	}
 	m := grantedRE.FindSubmatch(stderr)
 	if code != 0 || m == nil {
-		e.setDown(errors.New("salloc: " + firstLine(stderr)))
+		msg := firstLine(stderr)
+		if i := bytes.Index(stderr, []byte("error: ")); i >= 0 { // past "Pending job allocation" lines
+			msg = firstLine(stderr[i+len("error: "):])
+		}
+		e.setDown(errors.New("salloc: " + msg))
 		return "", e.Down()
 	}
 	e.alloc.id = string(m[1])
