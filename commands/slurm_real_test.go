@@ -5,7 +5,6 @@ package commands
 import (
 	"bytes"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/compile/slurm/slurmtest"
 )
 
 // localSlurm starts a one-host Slurm with scripts/slurm-local.sh in a
@@ -25,33 +26,10 @@ import (
 func localSlurm(t *testing.T) (conf, dir string) {
 	t.Helper()
 	skipShort(t)
-	for _, p := range []string{"srun", "squeue", "scancel"} {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Skipf("%s not found: install slurm-wlm and munge (make setup)", p)
-		}
-	}
 	if _, err := exec.LookPath("hipcc"); err != nil {
 		t.Skip("no ROCm toolchain (make setup)")
 	}
-	dir, err := os.MkdirTemp("", "rocmk-slurm-") // short: munged's socket path has a length limit
-	require.NoError(t, err)
-	script, err := filepath.Abs("../scripts/slurm-local.sh")
-	require.NoError(t, err)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command("bash", script, "start", dir)
-	cmd.Env = append(os.Environ(), "ROCMK_SLURM_PORT="+strconv.Itoa(port))
-	out, err := cmd.CombinedOutput()
-	t.Cleanup(func() {
-		exec.Command("bash", script, "stop", dir).Run()
-		os.RemoveAll(dir)
-	})
-	if err != nil {
-		t.Skipf("Slurm could not start here: %v\n%s", err, out)
-	}
-	return filepath.Join(dir, "slurm.conf"), dir
+	return slurmtest.Start(t, "../scripts/slurm-local.sh")
 }
 
 type slurmBuildDoc struct {

@@ -4,11 +4,7 @@ package slurm
 
 import (
 	"context"
-	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,39 +12,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/compile/slurm/slurmtest"
 )
 
-// startSlurm starts a one-host Slurm with scripts/slurm-local.sh and
-// points this process's Slurm tools at it; it skips, with the reason,
-// where Slurm is not installed or cannot start.
+// startSlurm starts a one-host Slurm and points this process's Slurm
+// tools at it (skipped in the short lane, or where it cannot start).
 func startSlurm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a real Slurm (full lane)")
 	}
-	for _, p := range []string{"srun", "salloc", "sbatch", "squeue", "scancel"} {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Skipf("%s not found: install slurm-wlm and munge (make setup)", p)
-		}
-	}
-	dir, err := os.MkdirTemp("", "rocmk-slurm-") // short: munged's socket path has a length limit
-	require.NoError(t, err)
-	script, err := filepath.Abs("../../scripts/slurm-local.sh")
-	require.NoError(t, err)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command("bash", script, "start", dir)
-	cmd.Env = append(os.Environ(), "ROCMK_SLURM_PORT="+strconv.Itoa(port))
-	out, err := cmd.CombinedOutput()
-	t.Cleanup(func() {
-		_ = exec.Command("bash", script, "stop", dir).Run()
-		os.RemoveAll(dir)
-	})
-	if err != nil {
-		t.Skipf("Slurm could not start here: %v\n%s", err, out)
-	}
-	t.Setenv("SLURM_CONF", filepath.Join(dir, "slurm.conf"))
+	conf, _ := slurmtest.Start(t, "../../scripts/slurm-local.sh")
+	t.Setenv("SLURM_CONF", conf)
 }
 
 // TestRealModesOverhead measures what each mode adds to a job: n jobs
