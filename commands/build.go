@@ -9,6 +9,7 @@ import (
 
 	"github.com/rocmk/rocmk/commands/term"
 	"github.com/rocmk/rocmk/compile/runner"
+	"github.com/rocmk/rocmk/compile/slurm"
 	"github.com/rocmk/rocmk/compile/toolchain"
 
 	"github.com/urfave/cli/v2"
@@ -57,12 +58,13 @@ the bundled kernel suite. Flags override the manifest.`,
 			&cli.BoolFlag{Name: "resource-usage", Usage: "print registers, LDS and scratch per kernel; warn on spills"},
 			&cli.BoolFlag{Name: "no-cache", Usage: "do not read or write the build cache"},
 			&cli.StringFlag{Name: "executor", Usage: "where cache misses compile: local, or slurm (srun jobs; the cache must be on a shared filesystem)", DefaultText: "rocmk.toml's executor, else local"},
+			&cli.StringFlag{Name: "slurm-mode", Usage: "how --executor slurm submits: steps (srun steps in one allocation), job (one srun job each) or array (sbatch arrays)", DefaultText: "rocmk.toml's [slurm] mode, else " + slurm.DefaultMode},
 			clangFlag(),
 		}...),
 		Action: func(c *cli.Context) error {
 			o := buildOptions{Plan: planOptionsOf(c), Print: c.Bool("x"), ResourceUsage: c.Bool("resource-usage"),
 				Layout: c.String("layout"), NoCache: c.Bool("no-cache"), ROCmPath: c.String("rocm-path"), Clang: c.String("clang"), g: globals(c)}
-			o.Plan.OutDir, o.Plan.DryRun, o.Plan.Bundle, o.Plan.GoPackage, o.Plan.Executor = c.String("out"), c.Bool("n"), c.Bool("bundle"), c.String("go-package"), c.String("executor")
+			o.Plan.OutDir, o.Plan.DryRun, o.Plan.Bundle, o.Plan.GoPackage, o.Plan.Executor, o.Plan.SlurmMode = c.String("out"), c.Bool("n"), c.Bool("bundle"), c.String("go-package"), c.String("executor"), c.String("slurm-mode")
 			o.Plan.Embed = toolchain.SplitList(strings.Join(c.StringSlice("embed"), ","))
 			return runBuild(c.Context, o, envOf(c))
 		},

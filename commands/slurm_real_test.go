@@ -5,7 +5,6 @@ package commands
 import (
 	"bytes"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rocmk/rocmk/compile/slurm/slurmtest"
 )
 
 // localSlurm starts a one-host Slurm with scripts/slurm-local.sh in a
@@ -25,33 +26,10 @@ import (
 func localSlurm(t *testing.T) (conf, dir string) {
 	t.Helper()
 	skipShort(t)
-	for _, p := range []string{"srun", "squeue", "scancel"} {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Skipf("%s not found: install slurm-wlm and munge (make setup)", p)
-		}
-	}
 	if _, err := exec.LookPath("hipcc"); err != nil {
 		t.Skip("no ROCm toolchain (make setup)")
 	}
-	dir, err := os.MkdirTemp("", "rocmk-slurm-") // short: munged's socket path has a length limit
-	require.NoError(t, err)
-	script, err := filepath.Abs("../scripts/slurm-local.sh")
-	require.NoError(t, err)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command("bash", script, "start", dir)
-	cmd.Env = append(os.Environ(), "ROCMK_SLURM_PORT="+strconv.Itoa(port))
-	out, err := cmd.CombinedOutput()
-	t.Cleanup(func() {
-		exec.Command("bash", script, "stop", dir).Run()
-		os.RemoveAll(dir)
-	})
-	if err != nil {
-		t.Skipf("Slurm could not start here: %v\n%s", err, out)
-	}
-	return filepath.Join(dir, "slurm.conf"), dir
+	return slurmtest.Start(t, "../scripts/slurm-local.sh")
 }
 
 type slurmBuildDoc struct {
@@ -94,37 +72,27 @@ func squeue(t *testing.T, conf string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// TestSlurmExecutor is issue 26 with a real Slurm: the bundled suite for
-// two targets through srun jobs gives exactly the local build's objects,
-// a second build is all hits, a slurmd killed mid-plan still gives a
-// complete and correct build, and Ctrl-C leaves squeue empty.
+// TestSlurmExecutor is issue 26 with a real Slurm, in each submission
+// mode (srun steps in one allocation, an srun job per compile, sbatch
+// arrays): the bundled suite for two targets gives exactly the local
+// build's objects, a second build is all hits, a slurmd killed mid-plan
+// still gives a complete and correct build, and Ctrl-C leaves squeue
+// empty, the allocation included.
 func TestSlurmExecutor(t *testing.T) {
 	conf, dir := localSlurm(t)
 	env := []string{"SLURM_CONF=" + conf}
 	tmp := t.TempDir()
 	const arch = "gfx90a,gfx1030"
 
-	local := runSlurmBuild(t, nil, filepath.Join(tmp, "cache-local"), filepath.Join(tmp, "local"), arch)
-	require.Nil(t, local.Summary.Where, "the local executor says nothing of where")
 	start := time.Now()
-	doc := runSlurmBuild(t, env, filepath.Join(tmp, "cache"), filepath.Join(tmp, "slurm"), arch, "--executor", "slurm")
-	t.Logf("slurm: %d jobs in %v", doc.Summary.Jobs, time.Since(start))
-	assert.Equal(t, doc.Summary.Jobs, doc.Summary.Compiled)
-	assert.Equal(t, map[string]int{"slurm": doc.Summary.Jobs}, doc.Summary.Where, "every compile ran on the cluster")
-	for _, j := range doc.Jobs {
-		assert.Regexp(t, `^slurm:\S+$`, j.Where)
-	}
+	local := runSlurmBuild(t, nil, filepath.Join(tmp, "cache-local"), filepath.Join(tmp, "local"), arch)
+	t.Logf("local: %d jobs in %v", local.Summary.Jobs, time.Since(start))
+	require.Nil(t, local.Summary.Where, "the local executor says nothing of where")
 	want := hsacos(t, filepath.Join(tmp, "local"))
-	require.Len(t, want, doc.Summary.Jobs)
-	assert.Equal(t, want, hsacos(t, filepath.Join(tmp, "slurm")), "byte-identical to the local build")
-	assert.Empty(t, squeue(t, conf), "no job left")
-
-	again := runSlurmBuild(t, env, filepath.Join(tmp, "cache"), filepath.Join(tmp, "slurm2"), arch, "--executor", "slurm")
-	assert.Equal(t, again.Summary.Jobs, again.Summary.Hits, "the second build is all cache hits")
-	assert.Zero(t, again.Summary.Compiled)
+	require.Len(t, want, local.Summary.Jobs)
 
 	t.Run("doctor probes the node", func(t *testing.T) {
-		cmd := exec.Command(rocmkBinary(t), "--json", "--cache-dir", filepath.Join(tmp, "cache"), "doctor", "--arch", "gfx90a")
+		cmd := exec.Command(rocmkBinary(t), "--json", "--cache-dir", filepath.Join(tmp, "cache-doctor"), "doctor", "--arch", "gfx90a")
 		cmd.Dir = t.TempDir()
 		cmd.Env = append(os.Environ(), env...)
 		out, err := cmd.Output()
@@ -144,11 +112,36 @@ func TestSlurmExecutor(t *testing.T) {
 		assert.True(t, *d.Executor.ToolchainMatch)
 		assert.NotEmpty(t, d.Executor.Node)
 	})
+	for _, mode := range []string{"steps", "job", "array"} {
+		t.Run(mode, func(t *testing.T) { slurmMode(t, conf, dir, filepath.Join(tmp, mode), mode, want) })
+	}
+}
+
+// slurmMode is TestSlurmExecutor's checks of one mode; want is the local
+// build's objects.
+func slurmMode(t *testing.T, conf, dir, tmp, mode string, want map[string][]byte) {
+	env := []string{"SLURM_CONF=" + conf}
+	const arch = "gfx90a,gfx1030"
+	sl := []string{"--executor", "slurm", "--slurm-mode", mode}
+	start := time.Now()
+	doc := runSlurmBuild(t, env, filepath.Join(tmp, "cache"), filepath.Join(tmp, "slurm"), arch, sl...)
+	t.Logf("%s: %d jobs in %v", mode, doc.Summary.Jobs, time.Since(start))
+	assert.Equal(t, doc.Summary.Jobs, doc.Summary.Compiled)
+	assert.Equal(t, map[string]int{"slurm": doc.Summary.Jobs}, doc.Summary.Where, "every compile ran on the cluster")
+	for _, j := range doc.Jobs {
+		assert.Regexp(t, `^slurm:\S+$`, j.Where)
+	}
+	assert.Equal(t, want, hsacos(t, filepath.Join(tmp, "slurm")), "byte-identical to the local build")
+	waitFor(t, 20*time.Second, func() bool { return squeue(t, conf) == "" }) // the allocation is given back
+
+	again := runSlurmBuild(t, env, filepath.Join(tmp, "cache"), filepath.Join(tmp, "slurm2"), arch, sl...)
+	assert.Equal(t, again.Summary.Jobs, again.Summary.Hits, "the second build is all cache hits")
+	assert.Zero(t, again.Summary.Compiled)
 
 	t.Run("slurmd killed mid-plan", func(t *testing.T) {
-		cmd, stdout, stderr := slurmBuild(t, env, filepath.Join(tmp, "cache-kill"), filepath.Join(tmp, "kill"), "gfx90a", "--executor", "slurm")
+		cmd, stdout, stderr := slurmBuild(t, env, filepath.Join(tmp, "cache-kill"), filepath.Join(tmp, "kill"), "gfx90a", sl...)
 		require.NoError(t, cmd.Start())
-		waitFor(t, 60*time.Second, func() bool { return squeue(t, conf) != "" })
+		waitFor(t, 60*time.Second, func() bool { return strings.Contains(squeue(t, conf), "RUNNING") })
 		time.Sleep(2 * time.Second)
 		pid, err := os.ReadFile(filepath.Join(dir, "slurmd.pid"))
 		require.NoError(t, err)
@@ -175,9 +168,9 @@ func TestSlurmExecutor(t *testing.T) {
 		restart.Env = append(os.Environ(), "ROCMK_SLURM_PORT="+portOf(t, conf))
 		out, err := restart.CombinedOutput()
 		require.NoError(t, err, "%s", out)
-		cmd, _, stderr := slurmBuild(t, env, filepath.Join(tmp, "cache-int"), filepath.Join(tmp, "int"), "gfx1030", "--executor", "slurm")
+		cmd, _, stderr := slurmBuild(t, env, filepath.Join(tmp, "cache-int"), filepath.Join(tmp, "int"), "gfx1030", sl...)
 		require.NoError(t, cmd.Start())
-		waitFor(t, 60*time.Second, func() bool { return squeue(t, conf) != "" })
+		waitFor(t, 60*time.Second, func() bool { return strings.Contains(squeue(t, conf), "RUNNING") })
 		require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 		err = cmd.Wait()
 		var ee *exec.ExitError

@@ -400,6 +400,12 @@ func (b *Builder) do(ctx context.Context, j toolchain.Job, res *Result) {
 			return
 		}
 		res.Where = "local"
+		release, ok := b.Remote.localSlot(ctx)
+		if !ok {
+			res.Status, res.Err = StatusSkipped, ctx.Err()
+			return
+		}
+		defer release()
 	}
 	// The scan runs before the compiler so that an include of a FIFO or a
 	// device is refused instead of hanging the compiler. Without a search

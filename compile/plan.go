@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rocmk/rocmk/cache/safefile"
+	"github.com/rocmk/rocmk/compile/slurm"
 	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/hipify"
 	"github.com/rocmk/rocmk/inspect"
@@ -36,6 +37,7 @@ type PlanOptions struct {
 	Flags     []string // -X
 	DryRun    bool     // -n: the translated tree is named, not written
 	Executor  string   // --executor ("" = the project's, else local)
+	SlurmMode string   // --slurm-mode ("" = the project's, else slurm.DefaultMode)
 	// ReadSource reads a CUDA source or header to translate (nil: a
 	// regular file of at most 256 MiB).
 	ReadSource func(name string) ([]byte, error)
@@ -219,6 +221,15 @@ func planExecutor(p *Project, o PlanOptions, req *Request) error {
 	}
 	if req.Executor != "" && !slices.Contains(Executors, req.Executor) {
 		return usagef("%s %q: want local or slurm", from, req.Executor)
+	}
+	if p != nil {
+		from = p.Path + ": [slurm] mode"
+	}
+	if o.SlurmMode != "" {
+		req.Slurm.Mode, from = o.SlurmMode, "--slurm-mode"
+	}
+	if m := req.Slurm.Mode; m != "" && !slices.Contains(slurm.Modes, m) {
+		return usagef("%s %q: want %s", from, m, strings.Join(slurm.Modes, ", "))
 	}
 	return nil
 }

@@ -50,6 +50,33 @@ type Remote struct {
 	Self string     // the rocmk binary the nodes run (same path there)
 	Spec WorkerSpec // the session fields of every job
 	Warn func(string, ...any)
+	// local bounds the compiles that fall back to this machine: the
+	// pool is as wide as the cluster, this machine is not.
+	local chan struct{}
+}
+
+// poolSize is the builder's pool width with a cluster: wide enough to
+// keep every node busy, or, for arrays, to gather a whole plan's misses
+// into one submission.
+func (r *Remote) poolSize(jobs int) int {
+	n := r.Exec.Opt.MaxInFlight
+	if r.Exec.Opt.Mode == slurm.ModeArray {
+		n = 1000
+	}
+	return max(jobs, n)
+}
+
+// localSlot waits for a slot of this machine's compiles; release frees it.
+func (r *Remote) localSlot(ctx context.Context) (release func(), ok bool) {
+	if r == nil || r.local == nil {
+		return func() {}, true
+	}
+	select {
+	case r.local <- struct{}{}:
+		return func() { <-r.local }, true
+	case <-ctx.Done():
+		return nil, false
+	}
 }
 
 // remote compiles j on the cluster. It returns false when the job is to
@@ -218,6 +245,7 @@ func (s *Session) CheckExecutor(ctx context.Context, targets []string) *Executor
 		c.Error = "srun not found: builds with executor slurm compile locally"
 		return c
 	}
+	o.Mode = slurm.ModeJob // one probe: no allocation or array to set up
 	e := slurm.New(o, nil, nil)
 	var err error
 	if c.Partitions, err = e.Check(ctx); err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"runtime"
 	"sync"
 
 	"github.com/rocmk/rocmk/cache"
@@ -229,13 +231,16 @@ func (s *Session) Build(ctx context.Context, r Request, o BuildOptions) (*Report
 		if b.Remote, err = s.remote(ctx, r); err != nil {
 			return nil, err
 		}
-		if b.Remote != nil && b.Jobs < b.Remote.Exec.Opt.MaxInFlight {
-			b.Jobs = b.Remote.Exec.Opt.MaxInFlight // the pool waits on the nodes
+		if b.Remote != nil {
+			b.Jobs = b.Remote.poolSize(b.Jobs)
 		}
 	}
 	rep, err := b.Build(ctx, r)
-	if b.Remote != nil && ctx.Err() != nil {
-		b.Remote.Exec.Sweep() // no job of a cancelled build is left behind
+	if b.Remote != nil {
+		b.Remote.Exec.Close() // the allocation goes back
+		if ctx.Err() != nil {
+			b.Remote.Exec.Sweep() // no job of a cancelled build is left behind
+		}
 	}
 	if rep != nil && !o.DryRun && !o.Fetch && !errors.Is(err, context.Canceled) {
 		s.record(rep)
@@ -259,11 +264,13 @@ func (s *Session) remote(ctx context.Context, r Request) (*Remote, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--executor slurm: %w", err)
 	}
-	e := slurm.New(r.Slurm, nil, s.o.Warn)
+	o := r.Slurm
+	o.Dir = filepath.Join(s.local.Dir(), "slurm-jobs") // shared with the nodes, as the cache is
+	e := slurm.New(o, nil, s.o.Warn)
 	if _, err := e.Check(ctx); err != nil {
 		return nil, nil // Check warned
 	}
-	return &Remote{Exec: e, Self: self, Warn: s.o.Warn,
+	return &Remote{Exec: e, Self: self, Warn: s.o.Warn, local: make(chan struct{}, runtime.NumCPU()),
 		Spec: WorkerSpec{ROCmPath: s.o.ROCmPath, Layout: s.o.Layout, Clang: s.o.Clang, CacheDir: s.local.Dir()}}, nil
 }
 

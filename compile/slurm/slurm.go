@@ -1,7 +1,9 @@
-// Package slurm runs rocmk's compile jobs on a Slurm cluster: one srun job
-// per compile, running rocmk's worker mode on a node, with bounded
-// retries, a cap on jobs in flight, and scancel of every job on cancel.
-// The results come back through the cache, not through this package.
+// Package slurm runs rocmk's compile jobs on a Slurm cluster, each running
+// rocmk's worker mode on a node, in one of three modes (Modes): srun steps
+// inside one allocation, one srun job per compile, or sbatch array jobs;
+// with bounded retries, a cap on jobs in flight, and scancel of every job
+// on cancel. The results come back through the cache, not through this
+// package.
 package slurm
 
 import (
@@ -44,7 +46,27 @@ type Options struct {
 	// Wait is how long a job may wait for resources before Slurm counts as
 	// full (srun --immediate, seconds; default 60).
 	Wait int `toml:"wait_seconds"`
+	// Mode is how jobs are submitted (Modes; default DefaultMode).
+	Mode string `toml:"mode"`
+	// Dir is a directory on the filesystem the nodes share, for the
+	// array mode's scripts, logs and exit markers (the session sets it
+	// under the cache directory).
+	Dir string `toml:"-"`
 }
+
+// The submission modes (docs/build.md has the measurements behind the
+// default).
+const (
+	ModeSteps = "steps" // one allocation (salloc), an srun step per job
+	ModeJob   = "job"   // one srun job (own allocation) per job
+	ModeArray = "array" // sbatch array jobs of the jobs waiting at once
+)
+
+// Modes are the values of --slurm-mode and [slurm] mode.
+var Modes = []string{ModeSteps, ModeJob, ModeArray}
+
+// DefaultMode is the mode of an empty Options.Mode.
+const DefaultMode = ModeSteps
 
 // Runner runs one Slurm command (srun, scancel, sinfo) and returns its
 // output and exit code; ExecRunner is the real one, tests fake it. A
@@ -109,6 +131,8 @@ type Executor struct {
 	Warn func(format string, a ...any)
 
 	slots  chan struct{}
+	alloc  allocation // ModeSteps
+	array  batcher    // ModeArray
 	mu     sync.Mutex
 	down   error // set once: every later job goes local
 	warned bool
@@ -127,6 +151,9 @@ func New(o Options, run Runner, warn func(string, ...any)) *Executor {
 	}
 	if o.Wait <= 0 {
 		o.Wait = 60
+	}
+	if o.Mode == "" {
+		o.Mode = DefaultMode
 	}
 	if run == nil {
 		run = ExecRunner{}
@@ -229,12 +256,7 @@ func (e *Executor) srunArgv(worker []string) []string {
 	o := e.Opt
 	argv := []string{"srun", "--job-name=" + e.Name, "--ntasks=1", "--nodes=1", "--cpus-per-task=" + strconv.Itoa(o.CPUs),
 		"--immediate=" + strconv.Itoa(o.Wait), "--kill-on-bad-exit=1", "--quiet"}
-	if o.Partition != "" {
-		argv = append(argv, "--partition="+o.Partition)
-	}
-	if o.Account != "" {
-		argv = append(argv, "--account="+o.Account)
-	}
+	argv = append(argv, e.common()...)
 	if o.Time != "" {
 		argv = append(argv, "--time="+o.Time)
 	}
@@ -247,12 +269,14 @@ func (e *Executor) srunArgv(worker []string) []string {
 // *JobError, or ctx's error after a cancel (every job of the build is
 // scancel'ed).
 func (e *Executor) Compile(ctx context.Context, worker []string) (string, error) {
-	select {
-	case e.slots <- struct{}{}:
-	case <-ctx.Done():
-		return "", ctx.Err()
+	if e.Opt.Mode != ModeArray { // an array throttles its own tasks
+		select {
+		case e.slots <- struct{}{}:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+		defer func() { <-e.slots }()
 	}
-	defer func() { <-e.slots }()
 	stop := context.AfterFunc(ctx, e.CancelAll)
 	defer stop()
 	var last error
@@ -263,7 +287,7 @@ func (e *Executor) Compile(ctx context.Context, worker []string) (string, error)
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		out, stderr, code, err := e.Run.Run(ctx, e.srunArgv(worker))
+		out, stderr, code, err := e.submit(ctx, worker)
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
@@ -272,13 +296,37 @@ func (e *Executor) Compile(ctx context.Context, worker []string) (string, error)
 			return node, err
 		}
 		last = err
+		e.lost(ctx) // a dead allocation is made anew on the next try
 	}
 	return "", fmt.Errorf("%w (%d tries, last: %v)", ErrGaveUp, e.Opt.Retries+1, last)
 }
 
 var errRetry = errors.New("retry")
 
+// submit runs worker once, in the executor's mode.
+func (e *Executor) submit(ctx context.Context, worker []string) ([]byte, []byte, int, error) {
+	switch e.Opt.Mode {
+	case ModeSteps:
+		id, err := e.allocate(ctx)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		return e.Run.Run(ctx, e.stepArgv(id, worker))
+	case ModeArray:
+		return e.arrayRun(ctx, worker)
+	}
+	return e.Run.Run(ctx, e.srunArgv(worker))
+}
+
+// Close ends the build's use of Slurm: it releases the allocation
+// (ModeSteps) and stops the array poller; safe to call more than once.
+func (e *Executor) Close() {
+	e.release()
+	e.array.stop()
+}
+
 var (
+	toolPrefixRE  = regexp.MustCompile(`^(srun|salloc|sbatch): (error: )?`)
 	timeLimitRE   = regexp.MustCompile(`ON (\S+) CANCELLED AT \S+ DUE TO TIME LIMIT`)
 	nodeRE        = regexp.MustCompile(`(?m)^rocmk-worker node (\S+)$`)
 	unavailableRE = regexp.MustCompile(`Unable to allocate resources|Unable to contact slurm controller|Immediate execution impossible|` +
@@ -331,13 +379,15 @@ func (e *Executor) CancelAll() {
 // (scancel --name): after a cancelled build's last srun has returned, it
 // catches a job submitted while CancelAll ran.
 func (e *Executor) Sweep() {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), scancelTimeout)
 	defer cancel()
 	_, stderr, code, err := e.Run.Run(ctx, []string{"scancel", "--name=" + e.Name, "--user=" + currentUser()})
 	if err != nil || code != 0 {
 		e.Warn("slurm: scancel --name=%s: exit %d %v %s", e.Name, code, err, firstLine(stderr))
 	}
 }
+
+const scancelTimeout = 30 * time.Second
 
 func currentUser() string {
 	if u := os.Getenv("USER"); u != "" {
@@ -352,7 +402,7 @@ func currentUser() string {
 func firstLine(b []byte) string {
 	s := strings.TrimSpace(string(b))
 	for _, l := range strings.Split(s, "\n") {
-		l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "srun: error:"))
+		l = toolPrefixRE.ReplaceAllString(strings.TrimSpace(l), "")
 		if l != "" {
 			return l
 		}

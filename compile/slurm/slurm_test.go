@@ -41,6 +41,9 @@ func (r *fakeRunner) count(prog string) int {
 }
 
 func newTest(o Options, f func(ctx context.Context, argv []string) ([]byte, []byte, int, error)) (*Executor, *fakeRunner, *[]string) {
+	if o.Mode == "" {
+		o.Mode = ModeJob // slurm_test.go's tests are of one srun job per compile
+	}
 	r := &fakeRunner{f: f}
 	var warnings []string
 	var mu sync.Mutex
