@@ -1,6 +1,7 @@
 package hipify
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -75,6 +76,9 @@ func vecOperators(f *file, o *out) []edit {
 		fmt.Sprintf("%d operators on CUDA vector types kept for CUDA only (#if !defined(__HIP_PLATFORM_AMD__)): HIP's vector types define them with the same results, and a second definition makes their uses ambiguous", count))
 	var es []edit
 	for _, r := range runs {
+		if ins := f.lineInsert(r[0], vecOpIf, true); bytes.HasSuffix(f.src[:ins.start], []byte(vecOpIf+"\n")) {
+			continue // translated before
+		}
 		es = append(es, f.lineInsert(r[0], vecOpIf, true), f.lineInsert(r[1], vecOpEndif, false))
 	}
 	return es
