@@ -119,14 +119,17 @@ func (f *file) vecOperatorDef(i int) (start, end int, ok bool) {
 	if close < 0 {
 		return 0, 0, false
 	}
+	if f.isPunct(f.prev(i), "::") {
+		return 0, 0, false // S::operator+: a member of a class
+	}
 	start = i
 	for j := f.prev(i); j >= 0; j = f.prev(j) {
 		tk := &f.toks[j]
 		if tk.kind == PPEND || tk.kind == PUNCT && (tk.lit == ";" || tk.lit == "{" || tk.lit == "}") {
 			break
 		}
-		if tk.pp != "" || tk.kind == IDENT && tk.lit == "template" || tk.kind == PUNCT && tk.lit != "&" && tk.lit != "::" {
-			return 0, 0, false // a template, a member of another class (A::operator+), or not a declaration
+		if tk.pp != "" || tk.kind == IDENT && tk.lit == "template" || tk.kind == PUNCT && tk.lit != "&" && tk.lit != "::" && tk.lit != "*" {
+			return 0, 0, false // a template, or not a declaration
 		}
 		start = j
 	}
