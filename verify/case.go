@@ -59,6 +59,16 @@ type Case struct {
 	Elems int64
 	// Note explains anything special (a looser tolerance, ...).
 	Note string
+	// Goal, when set, is what `verify --time` measures the case against.
+	Goal *Goal
+}
+
+// Goal says what a case's timing is measured against in `verify --time`.
+type Goal struct {
+	Flops float64 // useful floating-point ops per launch (2*M*N*K for GEMM); 0: not compute-bound
+	Bytes float64 // bytes a perfect kernel moves per launch (packed weights, KV read); 0: use Case.Bytes
+	Peer  string  // name of a case (e.g. "blas_sgemm_f32_4096") whose time is 100%; "": the device's measured copy bandwidth
+	Min   float64 // the goal as a fraction (0.6 of cuBLAS, 0.7 of copy bandwidth)
 }
 
 // Parallel runs f over [0, n) in chunks on every core (CPU references,
