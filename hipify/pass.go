@@ -23,6 +23,7 @@ func translateTokens(f *file, macros []edit, handled map[int]bool, o *out) (es *
 	}
 	ptx, ptxDone := translatePTX(f, es, o)
 	es.merge(ptx)
+	fixed = append(fixed, vecOperators(f, o)...)
 	return es, append(fixed, placeCompat(f, anchor, o)...), ptxDone
 }
 
@@ -574,6 +575,9 @@ func (t *pass) ident(i int) {
 			t.useCompat(to)
 			return
 		}
+		if e.Type && t.dropCaseLabel(i, why) {
+			return
+		}
 		if e.Type || t.isPunct(t.next(i), "(") {
 			t.diag(tk.pos, SevUnsupported, "unsupported-api", tk.lit, tk.lit+" "+why)
 		}
@@ -593,6 +597,24 @@ func (t *pass) ident(i int) {
 		t.o.rep.Replaced[e.Family]++
 	}
 	t.useCompat(to) // the name written: a translated file asks for the same pieces again
+}
+
+// dropCaseLabel comments out "case NAME:" when NAME, at i, is an enumerator
+// the target HIP lacks (cuFFT's CUFFT_MISSING_DEPENDENCY in a switch that
+// names every status): HIP never produces the value, so the label is dead,
+// and mapped to a neighbour's value it would repeat that case. Only the label
+// goes; the statements after it stay (unreachable, or reached by falling
+// through as before).
+func (t *pass) dropCaseLabel(i int, why string) bool {
+	p, n := t.prev(i), t.next(i)
+	if p < 0 || t.toks[p].kind != IDENT || t.toks[p].lit != "case" || !t.isPunct(n, ":") || t.toks[i].pp != "" || t.toks[i].inDefn {
+		return false
+	}
+	tk := &t.toks[i]
+	start, end := t.toks[p].pos.Offset, t.toks[n].pos.Offset+1
+	t.addEdit(start, end, "/* rocmk: "+string(t.src[start:end])+" dropped: no value in the target HIP */")
+	t.diag(tk.pos, SevUnsupported, "unsupported-api", tk.lit, tk.lit+" "+why+": its case label is dropped")
+	return true
 }
 
 // aliasDefine reports whether the token at i is the name a #define gives to

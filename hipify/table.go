@@ -181,4 +181,10 @@ var extraEntries = map[string]*Entry{
 	"REGISTER_CUDA_OPERATOR":         {CUDA: "REGISTER_CUDA_OPERATOR", Family: "caffe2", HIP: "REGISTER_HIP_OPERATOR"},
 	"REGISTER_CUDA_OPERATOR_CREATOR": {CUDA: "REGISTER_CUDA_OPERATOR_CREATOR", Family: "caffe2", HIP: "REGISTER_HIP_OPERATOR_CREATOR"},
 	"CUDAContext":                    {CUDA: "CUDAContext", Family: "caffe2", Type: true, HIP: "HIPContext"},
+	// cufftResult values of CUDA 12.x that hipFFT has no value for (the
+	// samples' helper_cuda.h names each in a case label)
+	"CUFFT_MISSING_DEPENDENCY": {CUDA: "CUFFT_MISSING_DEPENDENCY", Family: "fft", Type: true, CUDAAdded: "12.5"},
+	"CUFFT_NVRTC_FAILURE":      {CUDA: "CUFFT_NVRTC_FAILURE", Family: "fft", Type: true, CUDAAdded: "12.5"},
+	"CUFFT_NVJITLINK_FAILURE":  {CUDA: "CUFFT_NVJITLINK_FAILURE", Family: "fft", Type: true, CUDAAdded: "12.5"},
+	"CUFFT_NVSHMEM_FAILURE":    {CUDA: "CUFFT_NVSHMEM_FAILURE", Family: "fft", Type: true, CUDAAdded: "12.5"},
 }
