@@ -179,13 +179,16 @@ func TestRegistryCoversTheIssueFamilies(t *testing.T) {
 	}
 	for _, f := range Families() {
 		for _, dt := range []verify.DType{verify.F32, verify.F16, verify.BF16} {
+			if f == "qgemv" && dt != verify.F32 { // f32 activations, quantized weights
+				continue
+			}
 			assert.True(t, fams[f][dt], "%s has %s", f, dt)
 		}
 	}
 	for _, n := range []string{"binary_add_f32_strided", "unary_gelu_bf16_strided", "cast_bf16_f16", "reduce_argmax_f16", "rope_i_f32", "argsort_asc_bf16", "gather_i64_f16"} {
 		assert.True(t, names[n], n)
 	}
-	assert.Len(t, Sources(), 13)
+	assert.Len(t, Sources(), 17)
 }
 
 func TestMatch(t *testing.T) {

@@ -84,11 +84,13 @@ func Registry() []Spec {
 		from, to := p[0], p[1]
 		add("cast", fmt.Sprintf("cast_%s_%s", from, to), from, func(o Options) *verify.Case { return castCase(from, to, o) })
 	}
+	s = append(s, linalgSpecs()...)
 	sort.SliceStable(s, func(i, j int) bool { return familyRank(s[i].Family) < familyRank(s[j].Family) })
 	return s
 }
 
-var familyOrder = []string{"unary", "binary", "affine", "cast", "fill", "where", "indexing", "sort", "reduce", "softmax", "rmsnorm", "layernorm", "rope"}
+var familyOrder = []string{"unary", "binary", "affine", "cast", "fill", "where", "indexing", "sort", "reduce", "softmax", "rmsnorm", "layernorm", "rope",
+	"gemm", "gemv", "qgemv", "wsum"}
 
 func familyRank(f string) int {
 	for i, x := range familyOrder {
