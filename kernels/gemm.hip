@@ -251,8 +251,23 @@ __device__ __forceinline__ void rk_row_map(const typename D::S* __restrict__ row
 // in different banks.
 #define GM_BM 128
 #define GM_BN 128
-#define GM_BK 8
+#ifndef GM_BK
+#define GM_BK 8  // 8 or 16 (a multiple of 4 with BM*BK a multiple of 1024)
+#endif
+#define GM_LA (GM_BM * GM_BK / 1024)  // 4-wide loads per thread and step: A
+#define GM_LB (GM_BK * GM_BN / 1024)  // and B
 #define GM_PAD 4
+
+// gm_load reads one step's tiles (k from k0) into registers: zeros past
+// the matrix; rows past M read row M-1 (pa is clamped) and are zeroed.
+template <typename D>
+__device__ __forceinline__ void gm_load(float4* ra, float4* rb, const typename D::S* const* pa, const typename D::S* pb, const int* ar,
+                                        const int* ak, const int* bk, int k0, int mleft, int N, int K, int bn, bool avec, bool bvec) {
+#pragma unroll
+  for (int l = 0; l < GM_LA; l++) ra[l] = rk_ld4<D>(pa[l] + k0 + ak[l], ar[l] < mleft ? min(max(K - k0 - ak[l], 0), 4) : 0, avec);
+#pragma unroll
+  for (int l = 0; l < GM_LB; l++) rb[l] = rk_ld4<D>(pb + (long long)min(k0 + bk[l], K - 1) * N, k0 + bk[l] < K ? bn : 0, bvec);
+}
 
 template <typename D>
 __device__ void gemm_tiled(const typename D::S* __restrict__ A, const typename D::S* __restrict__ B, typename D::S* __restrict__ C,
@@ -261,12 +276,21 @@ __device__ void gemm_tiled(const typename D::S* __restrict__ A, const typename D
   __shared__ __attribute__((aligned(16))) float Bs[2][GM_BK][GM_BN];
   const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
   const int m0 = blockIdx.y * GM_BM, n0 = blockIdx.x * GM_BN;
-  // Loader roles: A row m0+ar, k ak..ak+3; B row bk, columns n0+bc..bc+3.
-  const int ar = tid / 2, ak = (tid % 2) * 4, bk = tid / 32, bc = (tid % 32) * 4;
+  // Loader roles (load l of GM_LA): A row m0+ar[l], k ak[l]..+3; B row
+  // bk[l], columns n0+bc..+3.
   const bool avec = K % 4 == 0, bvec = N % 4 == 0;
-  const bool arow = m0 + ar < M;
-  const int bn = min(max(N - (n0 + bc), 0), 4);
-  const typename D::S* pa = A + (long long)min(m0 + ar, M - 1) * K;
+  const int bc = (tid % 32) * 4, bn = min(max(N - (n0 + bc), 0), 4);
+  int ar[GM_LA], ak[GM_LA], bk[GM_LB];
+  const typename D::S* pa[GM_LA];
+#pragma unroll
+  for (int l = 0; l < GM_LA; l++) {
+    const int idx = tid + 256 * l;
+    ar[l] = idx / (GM_BK / 4);
+    ak[l] = (idx % (GM_BK / 4)) * 4;
+    pa[l] = A + (long long)min(m0 + ar[l], M - 1) * K;
+  }
+#pragma unroll
+  for (int l = 0; l < GM_LB; l++) bk[l] = (tid + 256 * l) / 32;
   const typename D::S* pb = B + n0 + bc;
   float acc[8][8];
 #pragma unroll
@@ -274,19 +298,21 @@ __device__ void gemm_tiled(const typename D::S* __restrict__ A, const typename D
 #pragma unroll
     for (int j = 0; j < 8; j++) acc[i][j] = 0.f;
 
-  float4 ra = rk_ld4<D>(pa + ak, arow ? min(max(K - ak, 0), 4) : 0, avec);
-  float4 rb = rk_ld4<D>(pb + (long long)min(bk, K - 1) * N, bk < K ? bn : 0, bvec);
+  float4 ra[GM_LA], rb[GM_LB];
+  gm_load<D>(ra, rb, pa, pb, ar, ak, bk, 0, M - m0, N, K, bn, avec, bvec);
   const int steps = (K + GM_BK - 1) / GM_BK;
   for (int s = 0; s < steps; s++) {
     const int buf = s & 1;
-    As[buf][ak + 0][ar] = ra.x; As[buf][ak + 1][ar] = ra.y; As[buf][ak + 2][ar] = ra.z; As[buf][ak + 3][ar] = ra.w;
-    *(float4*)&Bs[buf][bk][bc] = rb;
-    __syncthreads();
-    if (s + 1 < steps) {  // the next step's loads overlap this step's math
-      const int k1 = (s + 1) * GM_BK;
-      ra = rk_ld4<D>(pa + k1 + ak, arow ? min(max(K - k1 - ak, 0), 4) : 0, avec);
-      rb = rk_ld4<D>(pb + (long long)min(k1 + bk, K - 1) * N, k1 + bk < K ? bn : 0, bvec);
+#pragma unroll
+    for (int l = 0; l < GM_LA; l++) {
+      As[buf][ak[l] + 0][ar[l]] = ra[l].x; As[buf][ak[l] + 1][ar[l]] = ra[l].y;
+      As[buf][ak[l] + 2][ar[l]] = ra[l].z; As[buf][ak[l] + 3][ar[l]] = ra[l].w;
     }
+#pragma unroll
+    for (int l = 0; l < GM_LB; l++) *(float4*)&Bs[buf][bk[l]][bc] = rb[l];
+    __syncthreads();
+    if (s + 1 < steps)  // the next step's loads overlap this step's math
+      gm_load<D>(ra, rb, pa, pb, ar, ak, bk, (s + 1) * GM_BK, M - m0, N, K, bn, avec, bvec);
 #pragma unroll
     for (int k = 0; k < GM_BK; k++) {
       float a[8], b[8];
