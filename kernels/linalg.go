@@ -76,7 +76,7 @@ func gemvCase(dt verify.DType, sh shape, o Options) *verify.Case {
 	m, k := sh.m, sh.k
 	name := "gemv_" + dt.String()
 	c := &verify.Case{Name: name + sh.suffix, Kernel: name, Family: "gemv", Module: "gemv.hip", DType: dt}
-	c.Grid, c.Block = verify.D1((m+3)/4), verify.D1(256)
+	c.Grid, c.Block = verify.D1((m+gvRows-1)/gvRows), verify.D1(256)
 	c.Buffers = []verify.Buffer{{Name: "A", DType: dt}, {Name: "x", DType: dt}, {Name: "y", DType: dt, Len: m, Out: true}}
 	c.Args = []verify.Arg{verify.Buf(0), verify.Buf(1), verify.Buf(2), verify.Int32(int32(m)), verify.Int32(int32(k))}
 	c.Elems, c.Bytes = int64(m)*int64(k), int64(m*k+k+m)*sz(dt)
@@ -96,6 +96,9 @@ func gemvCase(dt verify.DType, sh shape, o Options) *verify.Case {
 	return c
 }
 
+// Rows per block of the gemv (GV_R) and qgemv (QV_R) kernels.
+const gvRows, qvRows = 4, 16
+
 // qFormats are the quantized formats of the qgemv family, in suite order.
 var qFormats = []QFormat{{8, 32}, {8, 64}, {8, 128}, {4, 32}, {4, 64}, {4, 128}}
 
@@ -113,7 +116,7 @@ func qgemvCase(f QFormat, sh shape, o Options) *verify.Case {
 	m, k := sh.m, sh.k
 	name := "qgemv_" + f.String()
 	c := &verify.Case{Name: name + sh.suffix, Kernel: name, Family: "qgemv", Module: "qgemv.hip", DType: verify.F32}
-	c.Grid, c.Block = verify.D1((m+3)/4), verify.D1(256)
+	c.Grid, c.Block = verify.D1((m+qvRows-1)/qvRows), verify.D1(256)
 	c.Buffers = []verify.Buffer{{Name: "W(" + f.String() + ")", DType: verify.U8}, {Name: "x", DType: verify.F32},
 		{Name: "y", DType: verify.F32, Len: m, Out: true}}
 	c.Args = []verify.Arg{verify.Buf(0), verify.Buf(1), verify.Buf(2), verify.Int32(int32(m)), verify.Int32(int32(k))}

@@ -208,7 +208,7 @@ func TestQgemvAndWsumRefs(t *testing.T) {
 }
 
 // Every case's launch covers its output: the gemm grid covers M x N in
-// 128x128 tiles, gemv and qgemv 4 rows a block; shapes include K = 1 and
+// 128x128 tiles, gemv and qgemv gvRows and qvRows rows a block; shapes include K = 1 and
 // non-multiples of the tile and vector widths.
 func TestLinalgCases(t *testing.T) {
 	seen := map[string]bool{}
@@ -224,8 +224,10 @@ func TestLinalgCases(t *testing.T) {
 			assert.GreaterOrEqual(t, int(c.Grid.X)*128, n, c.Name)
 			assert.GreaterOrEqual(t, int(c.Grid.Y)*128, m, c.Name)
 			assert.Equal(t, m*n, out.Len, c.Name)
-		case "gemv", "qgemv":
-			assert.GreaterOrEqual(t, int(c.Grid.X)*4, out.Len, c.Name)
+		case "gemv":
+			assert.Equal(t, (out.Len+gvRows-1)/gvRows, int(c.Grid.X), c.Name)
+		case "qgemv":
+			assert.Equal(t, (out.Len+qvRows-1)/qvRows, int(c.Grid.X), c.Name)
 		}
 	}
 	for _, n := range []string{"gemm_f32", "gemm_bf16_k1", "gemm_f16_odd", "gemv_f16_odd", "qgemv_q4_g128", "qgemv_q8_g32_odd", "wsum_bf16"} {
