@@ -245,14 +245,9 @@ __device__ __forceinline__ void rk_row_map(const typename D::S* __restrict__ row
 //   q4: f16 scale d, then G/2 bytes: byte j holds weight j in its low nibble
 //       and weight j + G/2 in its high one value = (q - 8) * d  (2+G/2 bytes)
 // K must be a multiple of G. Blocks are 2-byte aligned only, so weights are
-// read as 16-bit words. A block of 256 threads computes QV_R rows (enough
-// bytes per block that its reduction is amortized); each thread takes 8
-// weights of a block a step, with the two float4 of x they multiply kept for
-// all QV_R rows. Q8: weights p..p+7 (4 words); Q4: the 4 bytes j..j+3 hold
-// weights j..j+3 (low nibbles) and j+G/2..j+G/2+3 (high), all 8 used.
-#ifndef QV_R
-#define QV_R 16
-#endif
+// read as 16-bit words; a block of 256 threads computes QV_R rows, each
+// thread 4 consecutive weights a step with one float4 of x kept for all rows.
+#define QV_R 4
 
 template <int G, bool Q4>
 __device__ void qgemv_rows(const unsigned char* __restrict__ W, const float* __restrict__ x, float* __restrict__ y, int M, int K) {
@@ -262,32 +257,31 @@ __device__ void qgemv_rows(const unsigned char* __restrict__ W, const float* __r
   float acc[QV_R];
 #pragma unroll
   for (int r = 0; r < QV_R; r++) acc[r] = 0.0f;
-  for (int u = threadIdx.x; u < K / 8; u += blockDim.x) {
-    const int b = u / (G / 8), j = (u % (G / 8)) * (Q4 ? 4 : 8);
-    // the 8 weights' columns: k0..k0+3 and k1..k1+3
-    const int k0 = b * G + j, k1 = Q4 ? k0 + G / 2 : k0 + 4;
-    const float4 xa = *(const float4*)(x + k0), xb = *(const float4*)(x + k1);
+#pragma unroll 2
+  for (int k = threadIdx.x * 4; k < K; k += blockDim.x * 4) {
+    const float4 xv = *(const float4*)(x + k);
+    const int b = k / G, p = k % G;
 #pragma unroll
     for (int r = 0; r < QV_R; r++) {
       const int m = min(m0 + r, M - 1);  // rows past M repeat the last; not stored
       const unsigned char* blk = W + ((long long)m * nb + b) * BS;
-      const unsigned short* q = (const unsigned short*)(blk + 2 + j);
       const float d = rk_f16_to_f32(*(const unsigned short*)blk);
-      const unsigned lo = (unsigned)q[0] | ((unsigned)q[1] << 16);
-      float s;
+      float q0, q1, q2, q3;
       if (Q4) {
-        s = (float)((int)(lo & 15u) - 8) * xa.x + (float)((int)((lo >> 8) & 15u) - 8) * xa.y +
-            (float)((int)((lo >> 16) & 15u) - 8) * xa.z + (float)((int)((lo >> 24) & 15u) - 8) * xa.w +
-            (float)((int)((lo >> 4) & 15u) - 8) * xb.x + (float)((int)((lo >> 12) & 15u) - 8) * xb.y +
-            (float)((int)((lo >> 20) & 15u) - 8) * xb.z + (float)((int)(lo >> 28) - 8) * xb.w;
+        const int j = p % (G / 2), sh = p < G / 2 ? 0 : 4;
+        const unsigned u = (unsigned)*(const unsigned short*)(blk + 2 + j) | ((unsigned)*(const unsigned short*)(blk + 4 + j) << 16);
+        q0 = (float)((int)((u >> sh) & 15u) - 8);
+        q1 = (float)((int)((u >> (8 + sh)) & 15u) - 8);
+        q2 = (float)((int)((u >> (16 + sh)) & 15u) - 8);
+        q3 = (float)((int)((u >> (24 + sh)) & 15u) - 8);
       } else {
-        const unsigned hi = (unsigned)q[2] | ((unsigned)q[3] << 16);
-        s = (float)(signed char)(lo & 0xffu) * xa.x + (float)(signed char)((lo >> 8) & 0xffu) * xa.y +
-            (float)(signed char)((lo >> 16) & 0xffu) * xa.z + (float)(signed char)(lo >> 24) * xa.w +
-            (float)(signed char)(hi & 0xffu) * xb.x + (float)(signed char)((hi >> 8) & 0xffu) * xb.y +
-            (float)(signed char)((hi >> 16) & 0xffu) * xb.z + (float)(signed char)(hi >> 24) * xb.w;
+        const unsigned u = (unsigned)*(const unsigned short*)(blk + 2 + p) | ((unsigned)*(const unsigned short*)(blk + 4 + p) << 16);
+        q0 = (float)(signed char)(u & 0xffu);
+        q1 = (float)(signed char)((u >> 8) & 0xffu);
+        q2 = (float)(signed char)((u >> 16) & 0xffu);
+        q3 = (float)(signed char)(u >> 24);
       }
-      acc[r] += d * s;
+      acc[r] += d * (q0 * xv.x + q1 * xv.y + q2 * xv.z + q3 * xv.w);
     }
   }
   rk_block_sum_n<QV_R>(acc);
