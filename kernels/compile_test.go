@@ -72,6 +72,7 @@ type builtSuite struct {
 	targets   []string
 	toolchain map[string]string
 	objects   map[string]map[string]*inspect.CodeObject
+	raw       map[string]map[string][]byte // the code objects' bytes, same keys
 }
 
 var (
@@ -106,7 +107,7 @@ func compileSuite() (*builtSuite, string, error) {
 		return nil, "", err
 	}
 	defer sess.Close(context.Background())
-	s := &builtSuite{toolchain: map[string]string{}, objects: map[string]map[string]*inspect.CodeObject{}}
+	s := &builtSuite{toolchain: map[string]string{}, objects: map[string]map[string]*inspect.CodeObject{}, raw: map[string]map[string][]byte{}}
 	ts, err := suiteToolchains(sess, s)
 	if err != nil {
 		return nil, "", err
@@ -144,8 +145,10 @@ func compileSuite() (*builtSuite, string, error) {
 		}
 		if s.objects[r.Target.Proc] == nil {
 			s.objects[r.Target.Proc] = map[string]*inspect.CodeObject{}
+			s.raw[r.Target.Proc] = map[string][]byte{}
 		}
 		s.objects[r.Target.Proc][filepath.Base(r.Src)] = co
+		s.raw[r.Target.Proc][filepath.Base(r.Src)] = data
 	}
 	return s, "", nil
 }
