@@ -107,7 +107,7 @@ func runDoctor(o doctorOptions, env Env, ui *term.UI) error {
 	doc.Executor = s.CheckExecutor(env.Context, doc.Checkup.Arch.Targets)
 	haveRuntime := false
 	for _, l := range doc.Libraries {
-		haveRuntime = haveRuntime || (l.Found && l.Backend != "nvrtc")
+		haveRuntime = haveRuntime || (l.Found && (l.Backend == "hip" || l.Backend == "cuda"))
 	}
 	if !haveRuntime {
 		doc.Problems = append(doc.Problems, "no GPU runtime library (libamdhip64.so or libcuda.so.1): rocmk verify cannot run kernels")

@@ -184,7 +184,7 @@ func doctorLibs(t *testing.T, env Env) map[string]verify.LibraryStatus {
 	for _, l := range doc.Libraries {
 		libs[l.Backend] = l
 	}
-	require.Len(t, libs, 4)
+	require.Len(t, libs, 8)
 	return libs
 }
 
@@ -207,7 +207,16 @@ func TestDoctorReportsWhatVerifyLoads(t *testing.T) {
 
 	hip = doctorLibs(t, machine(map[string]string{"LD_LIBRARY_PATH": "/nowhere:/opt/rocm/lib"}))["hip"]
 	assert.Equal(t, verify.LibraryStatus{Backend: "hip", For: "rocmk verify --backend hip", Name: "libamdhip64.so.6", Path: "/opt/rocm/lib/libamdhip64.so.6",
-		Via: "LD_LIBRARY_PATH", Found: true, Tried: hip.Tried}, hip)
+		Via: "LD_LIBRARY_PATH", Found: true, Version: "6", Tried: hip.Tried}, hip)
+
+	// BLAS: the version is the one of the file the soname links to.
+	cublas := filepath.Join(root, "cuda", "libcublas.so.13.1.0.3")
+	require.NoError(t, os.MkdirAll(filepath.Dir(cublas), 0o755))
+	require.NoError(t, os.WriteFile(cublas, nil, 0o644))
+	require.NoError(t, os.Symlink("libcublas.so.13.1.0.3", filepath.Join(root, "cuda", "libcublas.so.13")))
+	blas := doctorLibs(t, machine(map[string]string{"LD_LIBRARY_PATH": "/cuda"}))["cublas"]
+	assert.Equal(t, "/cuda/libcublas.so.13", blas.Path)
+	assert.Equal(t, "13.1.0.3", blas.Version)
 
 	hip = doctorLibs(t, machine(map[string]string{"ROCM_PATH": "/opt/rocm"}))["hip"]
 	assert.Equal(t, "/opt/rocm/lib/libamdhip64.so.6", hip.Name, "verify tries $ROCM_PATH/lib first")

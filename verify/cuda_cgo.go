@@ -41,6 +41,7 @@ static CUresult cur(void) {
 }
 #define CUR do { CUresult r_ = cur(); if (r_) return r_; } while (0)
 
+static CUresult rk_cuMakeCurrent(void) { return cur(); }
 static CUresult rk_cuInit(void) { return ((CUresult(*)(unsigned))cufn[CU_INIT])(0); }
 static CUresult rk_cuDriverGetVersion(int* v) { return ((CUresult(*)(int*))cufn[CU_DRIVER_VERSION])(v); }
 static CUresult rk_cuDeviceGetCount(int* n) { return ((CUresult(*)(int*))cufn[CU_DEVICE_COUNT])(n); }
@@ -394,3 +395,5 @@ func (d cudaDriver) close() error {
 	C.rk_cu_set_ctx(nil)
 	return cuErr("cuDevicePrimaryCtxRelease_v2", C.rk_cuDevicePrimaryCtxRelease(d.dev))
 }
+
+func (cudaDriver) makeCurrent() error { return cuErr("cuCtxSetCurrent", C.rk_cuMakeCurrent()) }

@@ -128,3 +128,42 @@ func (l *library) close() {
 }
 
 const cgoOn = true
+
+// SharedLibrary is a dlopen'd library for the packages that bind one the
+// way the runtimes are bound (verify/blas): no SDK at build time.
+type SharedLibrary struct{ l *library }
+
+// Symbol names a symbol to resolve: the first of Names found wins.
+type Symbol struct {
+	Names    []string
+	Optional bool
+}
+
+// OpenLibrary dlopens the first of names that loads (the error names each
+// and the loader's message).
+func OpenLibrary(names []string) (*SharedLibrary, error) {
+	l, err := dlopenFirst(names)
+	if err != nil {
+		return nil, err
+	}
+	return &SharedLibrary{l}, nil
+}
+
+// Name is the dlopen name that loaded.
+func (s *SharedLibrary) Name() string { return s.l.name }
+
+// Resolve looks every symbol up; set receives each (nil for a missing
+// optional one); the missing required ones are all named in the error.
+func (s *SharedLibrary) Resolve(syms []Symbol, set func(i int, p unsafe.Pointer)) error {
+	specs := make([]symSpec, len(syms))
+	for i, y := range syms {
+		specs[i] = symSpec{names: y.Names, optional: y.Optional}
+	}
+	return s.l.resolve(specs, set)
+}
+
+// Path is the file the library was loaded from, found through symbol.
+func (s *SharedLibrary) Path(symbol string) string { return s.l.filePath(symbol) }
+
+// Close dlcloses the library.
+func (s *SharedLibrary) Close() { s.l.close() }

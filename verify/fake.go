@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // FakeRuntime is a Runtime without a GPU: it keeps "device" memory in Go
@@ -30,6 +31,10 @@ type FakeRuntime struct {
 	Loads, HostCopies, DeviceCopies int
 	// Pinned counts page-locked host buffers handed out and not yet freed.
 	Pinned, PinnedAllocs int
+
+	// CallTime, when set, is the time of every library call (and
+	// device-to-device copy) the fake times.
+	CallTime time.Duration
 
 	mu     sync.Mutex
 	mem    map[DevPtr][]byte
@@ -287,6 +292,28 @@ func (m *fakeModule) Time(ctx context.Context, warmup, repeats int, kernel strin
 	ms := make([]float64, repeats)
 	for i := range ms {
 		ms[i] = 0.1 + 0.001*float64(i) // deterministic
+	}
+	return timingOf(ms), nil
+}
+
+// The fake runs library calls at once; their timing is as deterministic
+// as a fake kernel's (CallTime, when set, is every sample's).
+func (f *FakeRuntime) onDevice(fn func() error) error { return fn() }
+
+func (f *FakeRuntime) runCall(_ context.Context, call func() error) error { return call() }
+
+func (f *FakeRuntime) timeCall(_ context.Context, warmup, repeats int, call func() error) (Timing, error) {
+	for i := 0; i < warmup+repeats; i++ {
+		if err := call(); err != nil {
+			return Timing{}, err
+		}
+	}
+	ms := make([]float64, repeats)
+	for i := range ms {
+		ms[i] = 0.1 + 0.001*float64(i)
+		if f.CallTime > 0 {
+			ms[i] = float64(f.CallTime) / 1e6
+		}
 	}
 	return timingOf(ms), nil
 }

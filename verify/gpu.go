@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 	"unsafe"
 )
@@ -40,6 +41,9 @@ type driver interface {
 	eventDone(e unsafe.Pointer) (bool, error)
 	elapsedMs(a, b unsafe.Pointer) (float64, error)
 	destroyEvent(e unsafe.Pointer)
+	// makeCurrent makes the device (CUDA: its context) current on the
+	// calling thread, for a library that uses the thread's.
+	makeCurrent() error
 	// reset recreates the device state after a sticky error: every
 	// allocation, module and event is gone.
 	reset() error
@@ -237,4 +241,52 @@ func (m *gpuModule) Close() error {
 		return m.rt.unloadModule(m.mod)
 	}
 	return nil
+}
+
+// onDevice runs f locked to a thread where the device is current: a
+// library (cuBLAS, rocBLAS) works on the calling thread's context, and a
+// goroutine may otherwise move between threads from one cgo call to the
+// next.
+func (rt *gpuRuntime) onDevice(f func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := rt.makeCurrent(); err != nil {
+		return err
+	}
+	return f()
+}
+
+// runCall queues call and waits for it with the runtime's event.
+func (rt *gpuRuntime) runCall(ctx context.Context, call func() error) error {
+	return rt.onDevice(func() error {
+		if err := call(); err != nil {
+			return err
+		}
+		if err := rt.recordEvent(rt.events[1]); err != nil {
+			return err
+		}
+		return rt.waitEvent(ctx, rt.events[1])
+	})
+}
+
+// timeCall times call as Time times a kernel (timeQueued).
+func (rt *gpuRuntime) timeCall(ctx context.Context, warmup, repeats int, call func() error) (Timing, error) {
+	if err := rt.ensureEvents(repeats + 1); err != nil {
+		return Timing{}, err
+	}
+	var t Timing
+	err := rt.onDevice(func() error {
+		queue := func(stop unsafe.Pointer, times int) error {
+			for i := 0; i < times; i++ {
+				if err := call(); err != nil {
+					return err
+				}
+			}
+			return rt.recordEvent(stop)
+		}
+		var err error
+		t, err = timeQueued(ctx, warmup, repeats, rt.events, queue, rt.waitEvent, rt.elapsedMs)
+		return err
+	})
+	return t, err
 }

@@ -22,6 +22,7 @@ type fakeDriver struct {
 	pending                                   int                     // eventDone polls before done
 	fault                                     error                   // eventDone's error
 	elapsed                                   float64
+	current                                   int // makeCurrent calls
 }
 
 func newFakeDriver() *fakeDriver { return &fakeDriver{live: map[unsafe.Pointer]bool{}} }
@@ -82,6 +83,7 @@ func (d *fakeDriver) elapsedMs(a, b unsafe.Pointer) (float64, error) { return d.
 func (d *fakeDriver) destroyEvent(unsafe.Pointer)                    { d.destroyed++ }
 func (d *fakeDriver) reset() error                                   { d.resets++; d.live = map[unsafe.Pointer]bool{}; return nil }
 func (d *fakeDriver) close() error                                   { return nil }
+func (d *fakeDriver) makeCurrent() error                             { d.current++; return nil }
 
 func TestGPURuntimeLoadsAndReloadsAfterReset(t *testing.T) {
 	d := newFakeDriver()
@@ -152,4 +154,52 @@ func TestGPURuntimeWaitEndsOnDeadlineOrFault(t *testing.T) {
 	var e *Error
 	require.ErrorAs(t, rt.Synchronize(context.Background()), &e)
 	assert.Equal(t, 700, e.Code)
+}
+
+// calls is a LibraryCalls that counts its calls.
+type calls struct {
+	n      int
+	fail   error
+	closed bool
+}
+
+func (c *calls) Call(kernel string, args []Arg) (func() error, error) {
+	if kernel != "gemm" {
+		return nil, errors.New("no such call")
+	}
+	return func() error { c.n++; return c.fail }, nil
+}
+
+func (c *calls) Close() error { c.closed = true; return nil }
+
+func TestLibraryModuleRunsAndTimesCallsOnTheDevice(t *testing.T) {
+	d := newFakeDriver()
+	d.elapsed = 5 // ms per sample of timeGroup calls
+	rt, err := newGPURuntime(d, Device{Name: "fake"})
+	require.NoError(t, err)
+	c := &calls{}
+	m := NewLibraryModule(rt, c)
+	require.NoError(t, m.Launch(context.Background(), "gemm", Dim3{}, Dim3{}, 0))
+	assert.Equal(t, 1, c.n)
+	assert.Equal(t, 1, d.current, "the device is made current before the call")
+	tm, err := m.Time(context.Background(), 2, 3, "gemm", Dim3{}, Dim3{}, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 1+2+3*timeGroup, c.n, "warm-up calls, then timeGroup calls per sample")
+	assert.Equal(t, time.Millisecond, tm.Median, "each sample's time over its timeGroup calls")
+	err = m.Launch(context.Background(), "nope", Dim3{}, Dim3{}, 0)
+	assert.ErrorContains(t, err, "nope: no such call")
+	c.fail = &Error{API: "cublasSgemm_v2", Code: 7, Msg: "execution failed"}
+	err = m.Launch(context.Background(), "gemm", Dim3{}, Dim3{}, 0)
+	assert.ErrorContains(t, err, "gemm: cublasSgemm_v2: error 7")
+	require.NoError(t, m.Close())
+	assert.True(t, c.closed)
+}
+
+func TestMeasureCopyBandwidth(t *testing.T) {
+	f := NewFakeRuntime()
+	f.CallTime = 500 * time.Microsecond
+	bw, err := MeasureCopyBandwidth(context.Background(), f, 1<<20, 1, 3)
+	require.NoError(t, err)
+	assert.InDelta(t, 2*float64(1<<20)/500e-6, bw, 1, "read and write of each byte over the median time")
+	assert.Equal(t, 4, f.DeviceCopies, "warm-up and timed copies")
 }

@@ -37,6 +37,7 @@ static hipError_t cur(void) {
 }
 #define CUR do { hipError_t r_ = cur(); if (r_) return r_; } while (0)
 
+static hipError_t rk_hipMakeCurrent(void) { return cur(); }
 static hipError_t rk_hipInit(void) { return ((hipError_t(*)(unsigned))hipfn[H_INIT])(0); }
 static hipError_t rk_hipRuntimeGetVersion(int* v) { return ((hipError_t(*)(int*))hipfn[H_RUNTIME_VERSION])(v); }
 static hipError_t rk_hipGetDeviceCount(int* n) { return ((hipError_t(*)(int*))hipfn[H_DEVICE_COUNT])(n); }
@@ -370,3 +371,5 @@ func (hipDriver) destroyEvent(e unsafe.Pointer) { C.rk_hipEventDestroy(C.hipEven
 func (hipDriver) reset() error { return hipErr("hipDeviceReset", C.rk_hipDeviceReset()) }
 
 func (hipDriver) close() error { return nil }
+
+func (hipDriver) makeCurrent() error { return hipErr("hipSetDevice", C.rk_hipMakeCurrent()) }

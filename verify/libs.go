@@ -26,7 +26,44 @@ func RuntimeLibraries(getenv func(string) string) []RuntimeLibrary {
 		{Backend: "cuda", Use: "rocmk verify --backend cuda", Names: libraryNames("cuda", getenv)},
 		{Backend: "nvrtc", Use: "NVIDIA images when nvcc cannot build them", Names: libraryNames("nvrtc", getenv)},
 		{Backend: "hiprtc", Use: "verify/gpu's run-time compile on AMD", Names: libraryNames("hiprtc", getenv)},
+		{Backend: "cublas", Use: "the blas family on NVIDIA (verify/blas)", Names: libraryNames("cublas", getenv)},
+		{Backend: "cublaslt", Use: "detected and reported (cuBLASLt)", Names: libraryNames("cublaslt", getenv)},
+		{Backend: "rocblas", Use: "the blas family on AMD (verify/blas)", Names: libraryNames("rocblas", getenv)},
+		{Backend: "hipblaslt", Use: "detected and reported (hipBLASLt)", Names: libraryNames("hipblaslt", getenv)},
 	}
+}
+
+// RuntimeLibraryNames is the dlopen order of one library of
+// RuntimeLibraries, by its Backend ("cublas", ...).
+func RuntimeLibraryNames(backend string, getenv func(string) string) []string {
+	return libraryNames(backend, getenv)
+}
+
+// cudaLibNames is the order of a CUDA toolkit library: CUDA_PATH and
+// CUDA_HOME, the sonames newest first, then the default toolkit directory.
+func cudaLibNames(under func([]string, string, []string) []string, base string, majors ...string) []string {
+	var versioned []string
+	for _, m := range majors {
+		versioned = append(versioned, base+".so."+m)
+	}
+	names := under([]string{"CUDA_PATH", "CUDA_HOME"}, "lib64", versioned)
+	names = append(names, versioned...)
+	names = append(names, base+".so")
+	for _, v := range versioned {
+		names = append(names, "/usr/local/cuda/lib64/"+v)
+	}
+	return names
+}
+
+// rocmLibNames is the order of a ROCm library: HIP_PATH and ROCM_PATH, the
+// sonames newest first, then /opt/rocm.
+func rocmLibNames(under func([]string, string, []string) []string, base string, majors ...string) []string {
+	var versioned []string
+	for _, m := range majors {
+		versioned = append(versioned, base+".so."+m)
+	}
+	names := append(under([]string{"HIP_PATH", "ROCM_PATH"}, "lib", versioned), versioned...)
+	return append(names, base+".so", "/opt/rocm/lib/"+base+".so")
 }
 
 // libraryNames is the dlopen order of one library. HIP_PATH or ROCM_PATH
@@ -56,6 +93,14 @@ func libraryNames(backend string, getenv func(string) string) []string {
 	case "hiprtc":
 		versioned := []string{"libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so.5"}
 		return append(under([]string{"HIP_PATH", "ROCM_PATH"}, "lib", versioned), append(versioned, "libhiprtc.so")...)
+	case "cublas":
+		return cudaLibNames(under, "libcublas", "13", "12", "11")
+	case "cublaslt":
+		return cudaLibNames(under, "libcublasLt", "13", "12", "11")
+	case "rocblas":
+		return rocmLibNames(under, "librocblas", "5", "4", "0")
+	case "hipblaslt":
+		return rocmLibNames(under, "libhipblaslt", "1", "0")
 	case "nvrtc":
 		versioned := []string{"libnvrtc.so.13", "libnvrtc.so.12"}
 		names := under([]string{"CUDA_PATH", "CUDA_HOME"}, "lib64", versioned)
@@ -141,11 +186,14 @@ func ParseLDConfig(out []byte) map[string]string {
 // LibraryStatus is what Open (or the NVRTC binding) would load for one
 // runtime: the first of its names the dynamic loader resolves.
 type LibraryStatus struct {
-	Backend string   `json:"backend"` // hip, cuda, nvrtc, hiprtc
-	For     string   `json:"for"`
-	Name    string   `json:"name,omitempty"` // the dlopen name that resolves
-	Path    string   `json:"path,omitempty"`
-	Via     string   `json:"via,omitempty"` // LD_LIBRARY_PATH, ldconfig cache, system directory, path
+	Backend string `json:"backend"` // hip, cuda, nvrtc, hiprtc
+	For     string `json:"for"`
+	Name    string `json:"name,omitempty"` // the dlopen name that resolves
+	Path    string `json:"path,omitempty"`
+	Via     string `json:"via,omitempty"` // LD_LIBRARY_PATH, ldconfig cache, system directory, path
+	// Version is the file's own version, from the name the links end at
+	// (libcublas.so.13.1.0.3: "13.1.0.3"); "" when it has none.
+	Version string   `json:"version,omitempty"`
 	Found   bool     `json:"found"`
 	Tried   []string `json:"tried"` // the names, in Open's order
 }
@@ -159,10 +207,25 @@ func FindLibraries(l Loader) []LibraryStatus {
 		for _, n := range lib.Names {
 			if p, via, ok := l.Find(n); ok {
 				st.Name, st.Path, st.Via, st.Found = n, p, via, true
+				st.Version = fileVersion(l.Root, p)
 				break
 			}
 		}
 		out = append(out, st)
 	}
 	return out
+}
+
+// fileVersion is the version in the name of the file path links to
+// ("libcublas.so.13.1.0.3" -> "13.1.0.3").
+func fileVersion(root, path string) string {
+	real, err := filepath.EvalSymlinks(filepath.Join(root, path))
+	if err != nil {
+		real = path
+	}
+	_, v, ok := strings.Cut(filepath.Base(real), ".so.")
+	if !ok {
+		return ""
+	}
+	return v
 }

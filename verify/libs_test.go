@@ -46,10 +46,36 @@ func TestLoaderFindOrder(t *testing.T) {
 func TestRuntimeLibrariesFollowTheEnvironment(t *testing.T) {
 	env := map[string]string{"ROCM_PATH": "/opt/rocm-6.2.0", "CUDA_PATH": "/usr/local/cuda-13.0"}
 	libs := RuntimeLibraries(func(k string) string { return env[k] })
-	require.Len(t, libs, 4)
+	require.Len(t, libs, 8)
 	assert.Equal(t, "/opt/rocm-6.2.0/lib/libamdhip64.so.7", libs[0].Names[0])
 	assert.Equal(t, "libamdhip64.so", libs[0].Names[len(libs[0].Names)-1])
 	assert.Equal(t, []string{"libcuda.so.1", "libcuda.so"}, libs[1].Names)
 	assert.Equal(t, "/usr/local/cuda-13.0/lib64/libnvrtc.so.13", libs[2].Names[0])
 	assert.Equal(t, "/opt/rocm-6.2.0/lib/libhiprtc.so.7", libs[3].Names[0])
+	assert.Equal(t, []string{"/usr/local/cuda-13.0/lib64/libcublas.so.13", "/usr/local/cuda-13.0/lib64/libcublas.so.12",
+		"/usr/local/cuda-13.0/lib64/libcublas.so.11", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so",
+		"/usr/local/cuda/lib64/libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so.12", "/usr/local/cuda/lib64/libcublas.so.11"}, libs[4].Names)
+	assert.Equal(t, "/usr/local/cuda-13.0/lib64/libcublasLt.so.13", libs[5].Names[0])
+	assert.Equal(t, []string{"/opt/rocm-6.2.0/lib/librocblas.so.5", "/opt/rocm-6.2.0/lib/librocblas.so.4", "/opt/rocm-6.2.0/lib/librocblas.so.0",
+		"librocblas.so.5", "librocblas.so.4", "librocblas.so.0", "librocblas.so", "/opt/rocm/lib/librocblas.so"}, libs[6].Names)
+	assert.Equal(t, "libhipblaslt.so.1", libs[7].Names[2])
+}
+
+// doctor's version of a library is the one in the name its links end at.
+func TestFindLibrariesReportsTheVersion(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "usr/lib/x86_64-linux-gnu")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "librocblas.so.4.4"), nil, 0o644))
+	require.NoError(t, os.Symlink("librocblas.so.4.4", filepath.Join(dir, "librocblas.so.4")))
+	libs := FindLibraries(Loader{Root: root, Cache: map[string]string{"librocblas.so.4": "/usr/lib/x86_64-linux-gnu/librocblas.so.4"}})
+	var got LibraryStatus
+	for _, l := range libs {
+		if l.Backend == "rocblas" {
+			got = l
+		}
+	}
+	assert.True(t, got.Found)
+	assert.Equal(t, "librocblas.so.4", got.Name)
+	assert.Equal(t, "4.4", got.Version)
 }

@@ -27,6 +27,13 @@ type RunOptions struct {
 	Progress func(done, total int, r CaseResult)
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Libraries are modules that are libraries, not images (a case whose
+	// Module names one launches library calls: "blas"), opened on first
+	// use; an error wrapping ErrSkip skips every case of the module.
+	Libraries map[string]func() (Module, error)
+	// CopyBytes is the buffer of the copy-bandwidth measurement that goals
+	// are measured against (0: 512 MiB); taken when a timed case has a Goal.
+	CopyBytes int
 }
 
 // Status of a case.
@@ -34,6 +41,9 @@ const (
 	StatusPass     = "pass"
 	StatusMismatch = "mismatch"
 	StatusError    = "error"
+	// StatusSkipped: the case cannot run here, for a reason that is no
+	// failure (its library is not installed); Error says why.
+	StatusSkipped = "skipped"
 )
 
 // CaseResult is one case's outcome.
@@ -49,6 +59,8 @@ type CaseResult struct {
 	GBps    float64 `json:"gb_per_s,omitempty"`
 	PeakPct float64 `json:"peak_pct,omitempty"`
 	Note    string  `json:"note,omitempty"`
+	// Goal is how the timed case did against its Case.Goal.
+	Goal *GoalResult `json:"goal,omitempty"`
 	// RefReused is set when the reference was computed for an earlier case
 	// with the same RefKey (the same op on the same logical input).
 	RefReused bool `json:"reference_reused,omitempty"`
@@ -85,12 +97,19 @@ func (r CaseResult) Summary() string {
 
 // Report is the outcome of a Run.
 type Report struct {
-	Device   Device        `json:"device"`
-	Cases    []CaseResult  `json:"cases"`
-	Passed   int           `json:"passed"`
-	Mismatch int           `json:"mismatched"`
-	Errors   int           `json:"errors"`
-	Wall     time.Duration `json:"wall_ns"`
+	Device   Device       `json:"device"`
+	Cases    []CaseResult `json:"cases"`
+	Passed   int          `json:"passed"`
+	Mismatch int          `json:"mismatched"`
+	Errors   int          `json:"errors"`
+	Skipped  int          `json:"skipped,omitempty"`
+	// CopyBandwidth is the device's measured copy bandwidth (bytes/s; see
+	// MeasureCopyBandwidth), taken when a timed case has a Goal.
+	CopyBandwidth      float64 `json:"copy_bandwidth_bytes_per_s,omitempty"`
+	CopyBandwidthError string  `json:"copy_bandwidth_error,omitempty"`
+	// BelowGoal counts the timed cases under their goal (no failure).
+	BelowGoal int           `json:"below_goal,omitempty"`
+	Wall      time.Duration `json:"wall_ns"`
 }
 
 // CaseError reports cases that could not run (launch failure, trap, timeout).
@@ -155,6 +174,7 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 	if err := ctx.Err(); err != nil {
 		return s.rep, err
 	}
+	s.goals(ctx, rt, cases)
 	rep := s.rep
 	rep.Wall = o.Now().Sub(start)
 	switch total := len(rep.Cases); {
@@ -201,6 +221,12 @@ type suiteRun struct {
 	// Cases whose outputs are still being compared on the CPU while the
 	// device side goes on; they are finished (counted, reported) in order.
 	pending []pendingCase
+	libs    map[string]libEntry // library modules opened, or why not
+}
+
+type libEntry struct {
+	mod Module
+	err error
 }
 
 type pendingCase struct {
@@ -228,7 +254,10 @@ func (s *suiteRun) runOne(ctx context.Context, p prepared, inputWait time.Durati
 		finish, err = s.r.start(ctx, mod, c.Plan(p.refs), &res.Outcome)
 		res.RunTime = time.Since(t0)
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrSkip):
+		res.Status, res.Error = StatusSkipped, err.Error()
+	case err != nil:
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return err
 		}
@@ -239,7 +268,8 @@ func (s *suiteRun) runOne(ctx context.Context, p prepared, inputWait time.Durati
 			}
 		}
 		s.r.failed(c.Name, &res.Outcome, err)
-	} else if t := res.Time; t != nil && t.Median > 0 && c.Bytes > 0 {
+	case res.Time != nil && res.Time.Median > 0 && c.Bytes > 0:
+		t := res.Time
 		res.GBps = float64(c.Bytes) / t.Median.Seconds() / 1e9
 		if peak := s.rep.Device.PeakBandwidth(); peak > 0 {
 			res.PeakPct = 100 * res.GBps * 1e9 / peak
@@ -256,6 +286,17 @@ func (s *suiteRun) runOne(ctx context.Context, p prepared, inputWait time.Durati
 func (s *suiteRun) module(ctx context.Context, name string) (Module, error) {
 	if s.r.lost != nil {
 		return nil, s.r.lost
+	}
+	if open, ok := s.o.Libraries[name]; ok {
+		e, done := s.libs[name]
+		if !done {
+			e.mod, e.err = open()
+			if s.libs == nil {
+				s.libs = map[string]libEntry{}
+			}
+			s.libs[name] = e
+		}
+		return e.mod, e.err
 	}
 	l, err := s.store.Get(ctx, name, func(ctx context.Context) (Image, error) { return s.o.Image(ctx, name) })
 	if err != nil {
@@ -279,6 +320,8 @@ func (s *suiteRun) finishOne() {
 		rep.Passed++
 	case StatusMismatch:
 		rep.Mismatch++
+	case StatusSkipped:
+		rep.Skipped++
 	default:
 		rep.Errors++
 		if s.firstErr == "" {
@@ -302,5 +345,37 @@ func (s *suiteRun) close() {
 			pc.finish()
 		}
 	}
+	for _, e := range s.libs {
+		if e.mod != nil {
+			e.mod.Close()
+		}
+	}
 	s.r.Close()
+}
+
+// goals measures the copy bandwidth when a timed case has a Goal, and
+// rates every such case against its goal (Report.BelowGoal counts those
+// under it: reported, not failed).
+func (s *suiteRun) goals(ctx context.Context, rt Runtime, cases []*Case) {
+	goals, bytes := map[string]*Goal{}, map[string]int64{}
+	for _, c := range cases {
+		bytes[c.Name] = c.Bytes
+		if c.Goal != nil {
+			goals[c.Name] = c.Goal
+		}
+	}
+	if len(goals) == 0 || s.o.Repeats == 0 || s.r.lost != nil {
+		return
+	}
+	bw, err := MeasureCopyBandwidth(ctx, rt, s.o.CopyBytes, s.o.Warmup, s.o.Repeats)
+	if err != nil {
+		s.rep.CopyBandwidthError = err.Error()
+	}
+	s.rep.CopyBandwidth = bw
+	applyGoals(s.rep.Cases, goals, bytes, bw)
+	for _, c := range s.rep.Cases {
+		if c.Goal != nil && c.Goal.Below {
+			s.rep.BelowGoal++
+		}
+	}
 }

@@ -225,8 +225,11 @@ func (p *doctorText) libraries(d DoctorReport) {
 		where := p.dim("not found (tried " + strings.Join(l.Tried, ", ") + ")")
 		if l.Found {
 			where = p.ok(l.Path) + p.dim(" ("+l.Via+")")
+			if l.Version != "" {
+				where += p.dim(", version " + l.Version)
+			}
 		}
-		fmt.Fprintf(&p.b, "  %-6s %s\n", l.Backend, where)
+		fmt.Fprintf(&p.b, "  %-9s %s\n", l.Backend, where)
 	}
 	if len(d.Environment) == 0 {
 		return

@@ -1,0 +1,9 @@
+//go:build !cgo || !linux
+
+package blas
+
+import "github.com/rocmk/rocmk/verify"
+
+func openBackend(backend string, _ func(string) string) (backendOps, string, string, error) {
+	return nil, "", "", verify.Skipf("%s: rocmk was built without cgo (CGO_ENABLED=0) or not for linux, so it cannot dlopen a BLAS", backend)
+}
