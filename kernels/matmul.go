@@ -3,6 +3,9 @@ package kernels
 import (
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+
 	"github.com/rocmk/rocmk/verify"
 )
 
@@ -72,42 +75,16 @@ func maxColNorm(x []float64, rows, cols int) float64 {
 	return math.Sqrt(m)
 }
 
-// matmul is C = A B in float64, A m x k and B k x n row-major; blocked over
-// rows and k so that a block of B stays in cache while rows reuse it.
+// matmul is C = A B in float64, A m x k and B k x n row-major, through
+// gonum's blocked, parallel DGEMM (4096^3 in seconds, where plain loops
+// take minutes).
 func matmul(a, b []float64, m, n, k int) []float64 {
 	c := make([]float64, m*n)
-	const rb, kb = 16, 128
-	verify.Parallel((m+rb-1)/rb, func(lo, hi int) {
-		for i0 := lo * rb; i0 < min(hi*rb, m); i0 += rb {
-			for k0 := 0; k0 < k; k0 += kb {
-				for i := i0; i < min(i0+rb, m); i++ {
-					matmulRow(c[i*n:(i+1)*n], a[i*k:(i+1)*k], b, n, k0, min(k0+kb, k))
-				}
-			}
-		}
-	})
+	if m == 0 || n == 0 || k == 0 {
+		return c
+	}
+	gonum.Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, k, b, n, 0, c, n)
 	return c
-}
-
-// matmulRow adds a[k] * row k of b to crow for k in [k0, k1), four rows of
-// b a pass (a quarter of the loads and stores of crow).
-func matmulRow(crow, a, b []float64, n, k0, k1 int) {
-	kk := k0
-	for ; kk+4 <= k1; kk += 4 {
-		a0, a1, a2, a3 := a[kk], a[kk+1], a[kk+2], a[kk+3]
-		b0, b1, b2, b3 := b[kk*n:(kk+1)*n], b[(kk+1)*n:(kk+2)*n], b[(kk+2)*n:(kk+3)*n], b[(kk+3)*n:(kk+4)*n]
-		b0, b1, b2, b3 = b0[:len(crow)], b1[:len(crow)], b2[:len(crow)], b3[:len(crow)]
-		for j := range crow {
-			crow[j] += a0*b0[j] + a1*b1[j] + a2*b2[j] + a3*b3[j]
-		}
-	}
-	for ; kk < k1; kk++ {
-		av, brow := a[kk], b[kk*n:(kk+1)*n]
-		brow = brow[:len(crow)]
-		for j := range crow {
-			crow[j] += av * brow[j]
-		}
-	}
 }
 
 // encodeAll stores v in dt.
