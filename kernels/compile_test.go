@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -119,6 +120,9 @@ func compileSuite() (*builtSuite, string, error) {
 	defer os.RemoveAll(dir)
 	var srcs []string
 	for _, name := range Sources() {
+		if *only != "" && !slices.Contains(strings.Split(*only, ","), name) {
+			continue
+		}
 		src, err := Source(name)
 		if err != nil {
 			return nil, "", err
