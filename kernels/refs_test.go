@@ -178,17 +178,21 @@ func TestRegistryCoversTheIssueFamilies(t *testing.T) {
 		require.NoError(t, err)
 	}
 	for _, f := range Families() {
-		for _, dt := range []verify.DType{verify.F32, verify.F16, verify.BF16} {
-			if f == "qgemv" && dt != verify.F32 { // f32 activations, quantized weights
-				continue
-			}
+		dts := []verify.DType{verify.F32, verify.F16, verify.BF16}
+		switch f {
+		case "attention": // KV caches are half precision
+			dts = attnDTypes
+		case "qgemv": // f32 activations, quantized weights
+			dts = []verify.DType{verify.F32}
+		}
+		for _, dt := range dts {
 			assert.True(t, fams[f][dt], "%s has %s", f, dt)
 		}
 	}
-	for _, n := range []string{"binary_add_f32_strided", "unary_gelu_bf16_strided", "cast_bf16_f16", "reduce_argmax_f16", "rope_i_f32", "argsort_asc_bf16", "gather_i64_f16"} {
+	for _, n := range []string{"binary_add_f32_strided", "unary_gelu_bf16_strided", "cast_bf16_f16", "reduce_argmax_f16", "rope_i_f32", "argsort_asc_bf16", "gather_i64_f16", "attn_decode_bf16_d128", "attn_prefill_f16_d64"} {
 		assert.True(t, names[n], n)
 	}
-	assert.Len(t, Sources(), 17)
+	assert.Len(t, Sources(), 18)
 }
 
 func TestMatch(t *testing.T) {

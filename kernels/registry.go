@@ -84,12 +84,21 @@ func Registry() []Spec {
 		from, to := p[0], p[1]
 		add("cast", fmt.Sprintf("cast_%s_%s", from, to), from, func(o Options) *verify.Case { return castCase(from, to, o) })
 	}
+	// attention (attention.go): paged decode and flash-style prefill, half types only
+	for _, dt := range attnDTypes {
+		dt := dt
+		for _, hd := range []int{64, 128} {
+			hd := hd
+			add("attention", fmt.Sprintf("attn_decode_%s_d%d", dt, hd), dt, func(o Options) *verify.Case { return attnDecodeCase(dt, hd, o) })
+			add("attention", fmt.Sprintf("attn_prefill_%s_d%d", dt, hd), dt, func(o Options) *verify.Case { return attnPrefillCase(dt, hd, o) })
+		}
+	}
 	s = append(s, linalgSpecs()...)
 	sort.SliceStable(s, func(i, j int) bool { return familyRank(s[i].Family) < familyRank(s[j].Family) })
 	return s
 }
 
-var familyOrder = []string{"unary", "binary", "affine", "cast", "fill", "where", "indexing", "sort", "reduce", "softmax", "rmsnorm", "layernorm", "rope",
+var familyOrder = []string{"unary", "binary", "affine", "cast", "fill", "where", "indexing", "sort", "reduce", "softmax", "rmsnorm", "layernorm", "rope", "attention",
 	"gemm", "gemv", "qgemv", "wsum"}
 
 func familyRank(f string) int {
