@@ -23,6 +23,7 @@ var layers = [][]string{
 	{"commands/term"},
 	{"kernels"},
 	{"verify/port", "verify/program"},
+	{"verify/blas"},
 	{"compile", "verify/spec", "verify/gpu"},
 	{"compile/toolchain", "compile/slurm", "compile/bundle", "compile/embedding", "hipify", "cache/remote", "cache/remote/remotetest", "verify"},
 	// Leaves: nothing of rocmk but what is listed below them.

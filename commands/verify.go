@@ -121,7 +121,7 @@ func runVerify(ctx context.Context, o verifyOptions, env Env) error {
 		return listSuite(ui, kernels.Specs(o.Kernels, dts))
 	}
 	vo := kernels.VerifyOptions{Options: kernels.Options{Size: o.Size, Seed: o.Seed}, SourceName: o.Source,
-		Run: verify.RunOptions{Warmup: o.Warmup, Repeats: o.Repeats, LaunchTimeout: o.Timeout},
+		Run: verify.RunOptions{Warmup: o.Warmup, Repeats: o.Repeats, LaunchTimeout: o.Timeout}, Getenv: env.Getenv,
 		Built: func(m kernels.Module) {
 			ui.Verbosef(1, "%s: %s%s in %.2fs", m.Source, m.Compiler, map[bool]string{true: " (cached)"}[m.Cached], m.Seconds)
 		}}

@@ -298,3 +298,16 @@ func TestVerifyRebuildsAfterToolchainUpgrade(t *testing.T) {
 	assert.False(t, verifyFill(), "upgraded toolchain: rebuilt")
 	assert.Equal(t, 2, compiles(), "the new compiler ran")
 }
+
+// The blas family without a BLAS (the fake runtime has none): skipped
+// with the reason, exit 0, listed.
+func TestVerifyBLASSkippedWithoutALibrary(t *testing.T) {
+	fake := verify.NewFakeRuntime()
+	r := runRocmk(t, fakeVerifyEnv(t, fake), "verify", "--kernel", "blas_sgemv_f32,blas_sgemm_f32_4096")
+	require.Equal(t, ExitOK, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "blas_sgemm_f32_4096: skipped: no BLAS binding for the fake runtime")
+	assert.Contains(t, r.Stdout, "0 passed, 0 mismatched, 0 errors, 2 skipped")
+	l := runRocmk(t, fakeVerifyEnv(t, fake), "verify", "--list", "--kernel", "blas")
+	assert.Contains(t, l.Stdout, "blas_hgemm_f16_4096")
+	assert.Contains(t, l.Stdout, "blas_sgemm_strided_batched_f32")
+}

@@ -170,11 +170,14 @@ func TestSharedSetsAndReferences(t *testing.T) {
 	refs := map[string][]byte{}
 	shared := 0
 	for _, c := range Select(o, nil, nil) {
+		if c.Module == BLASModule {
+			continue // fixed sizes, no shared sets
+		}
 		if c.Gen != nil {
 			c.Gen(c)
 		}
 		// The same case built alone (no set cache) generates the same bytes.
-		alone := Registry()[indexOf(t, c.Name)].Make(o)
+		alone := All()[indexOf(t, c.Name)].Make(o)
 		if alone.Gen != nil {
 			alone.Gen(alone)
 		}
@@ -206,7 +209,7 @@ func TestSharedSetsAndReferences(t *testing.T) {
 }
 
 func indexOf(t *testing.T, name string) int {
-	for i, s := range Registry() {
+	for i, s := range All() {
 		if s.Name == name {
 			return i
 		}

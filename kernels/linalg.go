@@ -26,10 +26,14 @@ func gemmShapes(o Options) []shape {
 	return []shape{{"", s, s, s}, {"_k1", 300, 200, 1}, {"_odd", 333, 141, 77}, {"_edge", 257, 260, 1028}}
 }
 
-// gemmPeer is the cuBLAS case (verify/blas) own SGEMM is measured against.
-const gemmPeer = "blas_sgemm_f32_4096"
+// gemmPeer is the cuBLAS case (verify/blas, kernels/blas.go) own SGEMM is
+// measured against; gemmPeerF16 is cuBLAS's f16 GEMM at the same size.
+const (
+	gemmPeer    = "blas_sgemm_f32_4096"
+	gemmPeerF16 = "blas_hgemm_f16_4096"
+)
 
-func gemmCase(dt verify.DType, sh shape, o Options) *verify.Case {
+func gemmKernelCase(dt verify.DType, sh shape, o Options) *verify.Case {
 	o = o.withDefaults()
 	m, n, k := sh.m, sh.n, sh.k
 	name := "gemm_" + dt.String()
@@ -41,8 +45,11 @@ func gemmCase(dt verify.DType, sh shape, o Options) *verify.Case {
 	c.Note = fmt.Sprintf("%dx%dx%d, tol K-scaled", m, n, k)
 	if sh.suffix == "" {
 		c.Goal = &verify.Goal{Flops: 2 * float64(m) * float64(n) * float64(k)}
-		if dt == verify.F32 && m == 4096 {
+		switch {
+		case dt == verify.F32 && m == 4096:
 			c.Goal.Peer, c.Goal.Min = gemmPeer, 0.6
+		case dt == verify.F16 && m == 4096: // a ratio, no goal: cuBLAS has the tensor cores
+			c.Goal.Peer = gemmPeerF16
 		}
 	}
 	c.Gen = func(c *verify.Case) {
@@ -71,7 +78,7 @@ func bandwidthGoal(bytes int64) *verify.Goal {
 	return &verify.Goal{Bytes: float64(bytes), Min: 0.7}
 }
 
-func gemvCase(dt verify.DType, sh shape, o Options) *verify.Case {
+func gemvKernelCase(dt verify.DType, sh shape, o Options) *verify.Case {
 	o = o.withDefaults()
 	m, k := sh.m, sh.k
 	name := "gemv_" + dt.String()
@@ -235,8 +242,8 @@ func linalgSpecs() []Spec {
 	def := Options{}
 	for _, dt := range dtypes {
 		dt := dt
-		add("gemm", dt, gemmShapes(def), func(sh shape, o Options) *verify.Case { return gemmCase(dt, resize(sh, gemmShapes(o)), o) }, "gemm_"+dt.String())
-		add("gemv", dt, gemvShapes(def), func(sh shape, o Options) *verify.Case { return gemvCase(dt, resize(sh, gemvShapes(o)), o) }, "gemv_"+dt.String())
+		add("gemm", dt, gemmShapes(def), func(sh shape, o Options) *verify.Case { return gemmKernelCase(dt, resize(sh, gemmShapes(o)), o) }, "gemm_"+dt.String())
+		add("gemv", dt, gemvShapes(def), func(sh shape, o Options) *verify.Case { return gemvKernelCase(dt, resize(sh, gemvShapes(o)), o) }, "gemv_"+dt.String())
 		add("wsum", dt, wsumShapes(def), func(sh shape, o Options) *verify.Case { return wsumCase(dt, resize(sh, wsumShapes(o)), o) }, "wsum_"+dt.String())
 	}
 	for _, f := range qFormats {

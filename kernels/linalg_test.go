@@ -233,7 +233,7 @@ func TestLinalgCases(t *testing.T) {
 	for _, n := range []string{"gemm_f32", "gemm_bf16_k1", "gemm_f16_odd", "gemv_f16_odd", "qgemv_q4_g128", "qgemv_q8_g32_odd", "wsum_bf16"} {
 		assert.True(t, seen[n], n)
 	}
-	c := gemmCase(verify.F32, gemmShapes(Options{})[0], Options{})
+	c := gemmKernelCase(verify.F32, gemmShapes(Options{})[0], Options{})
 	assert.Equal(t, 4096, int(c.Args[5].Uint64()), "the main GEMM is 4096^3 at the default size")
 	require.NotNil(t, c.Goal)
 	assert.Equal(t, gemmPeer, c.Goal.Peer)

@@ -110,6 +110,10 @@ func familyRank(f string) int {
 	return len(familyOrder)
 }
 
+// All is the suite's kernels (Registry) and the cases that run a vendor
+// library (LibrarySpecs): what `rocmk verify` selects from.
+func All() []Spec { return append(Registry(), LibrarySpecs()...) }
+
 // Families lists the families in suite order.
 func Families() []string { return append([]string(nil), familyOrder...) }
 
@@ -144,7 +148,7 @@ func Select(o Options, patterns []string, dts []verify.DType) []*verify.Case {
 // listing every kernel of the suite.
 func Lookup(name string) (Spec, error) {
 	var names []string
-	for _, s := range Registry() {
+	for _, s := range All() {
 		if s.Name == name {
 			return s, nil
 		}
@@ -157,7 +161,7 @@ func Lookup(name string) (Spec, error) {
 // when empty) and whose dtype is in dts (all when empty).
 func Specs(patterns []string, dts []verify.DType) []Spec {
 	var out []Spec
-	for _, s := range Registry() {
+	for _, s := range All() {
 		if len(dts) > 0 && !hasDType(dts, s.DType) {
 			continue
 		}

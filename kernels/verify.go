@@ -2,11 +2,13 @@ package kernels
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/rocmk/rocmk/compile"
 	"github.com/rocmk/rocmk/verify"
+	"github.com/rocmk/rocmk/verify/blas"
 	"github.com/rocmk/rocmk/verify/port"
 )
 
@@ -21,6 +23,16 @@ type Report struct {
 	Passed   int                 `json:"passed"`
 	Mismatch int                 `json:"mismatched"`
 	Errors   int                 `json:"errors"`
+	Skipped  int                 `json:"skipped,omitempty"`
+	// BelowGoal counts the timed cases under their Goal (reported, not
+	// failed); CopyBandwidthGBps is the measured copy bandwidth goals
+	// without a peer are a fraction of (verify.MeasureCopyBandwidth).
+	BelowGoal         int     `json:"below_goal,omitempty"`
+	CopyBandwidthGBps float64 `json:"copy_bandwidth_gb_per_s,omitempty"`
+	CopyBandwidthErr  string  `json:"copy_bandwidth_error,omitempty"`
+	// BLAS is the vendor library the blas family ran on ("cuBLAS 13.1.0
+	// (path)"), or why it did not run.
+	BLAS string `json:"blas,omitempty"`
 	// CopyGBps is the bandwidth of unary_copy_f32 when it ran (the baseline
 	// elementwise kernels are compared with).
 	CopyGBps    float64 `json:"copy_gb_per_s,omitempty"`
@@ -48,6 +60,9 @@ type VerifyOptions struct {
 	Run        verify.RunOptions // Image is set by Verify
 	// Built receives each module as it is built, before it is loaded (nil: none).
 	Built func(Module)
+	// Getenv reads CUDA_PATH, ROCM_PATH... where the BLAS library is looked
+	// for (nil: none set).
+	Getenv func(string) string
 }
 
 // Verify builds each module the cases need for rt's device (through the
@@ -81,13 +96,25 @@ func Verify(ctx context.Context, rt verify.Runtime, cases []*verify.Case, o Veri
 		}
 		return verify.Image{Data: img.Data, Explain: "built by " + img.Compiler}, err
 	}
+	var blasLib string
+	o.Run.Libraries = map[string]func() (verify.Module, error){BLASModule: func() (verify.Module, error) {
+		l, err := blas.Open(rt, o.Getenv)
+		if err != nil {
+			blasLib = err.Error()
+			return nil, err
+		}
+		blasLib = fmt.Sprintf("%s %s (%s)", l.Name, l.Version, l.Path)
+		return verify.NewLibraryModule(rt, l), nil
+	}}
 	rep, err := verify.Run(ctx, rt, cases, o.Run)
 	if rep == nil {
 		return nil, err
 	}
 	opts := o.Options.withDefaults()
 	r := &Report{Device: dev, Backend: rt.Name(), Size: opts.Size, Seed: opts.Seed, Modules: mods, Cases: rep.Cases,
-		Passed: rep.Passed, Mismatch: rep.Mismatch, Errors: rep.Errors, PeakGBps: dev.PeakBandwidth() / 1e9}
+		Passed: rep.Passed, Mismatch: rep.Mismatch, Errors: rep.Errors, Skipped: rep.Skipped, BelowGoal: rep.BelowGoal,
+		CopyBandwidthGBps: rep.CopyBandwidth / 1e9, CopyBandwidthErr: rep.CopyBandwidthError, BLAS: blasLib,
+		PeakGBps: dev.PeakBandwidth() / 1e9}
 	for _, c := range rep.Cases {
 		if c.Name == "unary_copy_f32" && c.GBps > 0 {
 			r.CopyGBps = c.GBps

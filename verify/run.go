@@ -158,8 +158,9 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 		defer s.store.Close()
 	}
 	defer s.close()
+	skip := s.openLibraries(cases)
 	idleSince := time.Now()
-	for p := range produce(ctx, cases, sh) {
+	for p := range produce(ctx, cases, sh, skip) {
 		if err := ctx.Err(); err != nil {
 			return s.rep, err
 		}
@@ -188,12 +189,21 @@ func Run(ctx context.Context, rt Runtime, cases []*Case, o RunOptions) (*Report,
 
 // produce computes inputs and references up to lookahead cases ahead, so
 // a long GPU case (argsort) lets it bank work for the short ones.
-func produce(ctx context.Context, cases []*Case, sh *sharing) <-chan prepared {
+// Cases skip says cannot run get neither (their inputs may be large).
+func produce(ctx context.Context, cases []*Case, sh *sharing, skip func(*Case) bool) <-chan prepared {
 	ch := make(chan prepared, lookahead)
 	go func() {
 		defer close(ch)
 		for _, c := range cases {
 			t0 := time.Now()
+			if skip(c) {
+				select {
+				case ch <- prepared{c: c}:
+					continue
+				case <-ctx.Done():
+					return
+				}
+			}
 			if c.Gen != nil {
 				c.Gen(c)
 			}
@@ -282,20 +292,33 @@ func (s *suiteRun) runOne(ctx context.Context, p prepared, inputWait time.Durati
 	return nil
 }
 
+// openLibraries opens the library modules the cases use, before any
+// input is generated, and returns which cases are skipped (their library
+// is missing: no inputs or references are made for them).
+func (s *suiteRun) openLibraries(cases []*Case) func(*Case) bool {
+	s.libs = map[string]libEntry{}
+	for _, c := range cases {
+		if _, done := s.libs[c.Module]; done {
+			continue
+		}
+		if open, ok := s.o.Libraries[c.Module]; ok {
+			var e libEntry
+			e.mod, e.err = open()
+			s.libs[c.Module] = e
+		}
+	}
+	return func(c *Case) bool {
+		e, ok := s.libs[c.Module]
+		return ok && errors.Is(e.err, ErrSkip)
+	}
+}
+
 // module loads a suite module once (or says why it could not).
 func (s *suiteRun) module(ctx context.Context, name string) (Module, error) {
 	if s.r.lost != nil {
 		return nil, s.r.lost
 	}
-	if open, ok := s.o.Libraries[name]; ok {
-		e, done := s.libs[name]
-		if !done {
-			e.mod, e.err = open()
-			if s.libs == nil {
-				s.libs = map[string]libEntry{}
-			}
-			s.libs[name] = e
-		}
+	if e, ok := s.libs[name]; ok {
 		return e.mod, e.err
 	}
 	l, err := s.store.Get(ctx, name, func(ctx context.Context) (Image, error) { return s.o.Image(ctx, name) })
@@ -364,7 +387,11 @@ func (s *suiteRun) goals(ctx context.Context, rt Runtime, cases []*Case) {
 			goals[c.Name] = c.Goal
 		}
 	}
-	if len(goals) == 0 || s.o.Repeats == 0 || s.r.lost != nil {
+	timed := false
+	for _, c := range s.rep.Cases {
+		timed = timed || (goals[c.Name] != nil && c.Time != nil)
+	}
+	if !timed || s.r.lost != nil {
 		return
 	}
 	bw, err := MeasureCopyBandwidth(ctx, rt, s.o.CopyBytes, s.o.Warmup, s.o.Repeats)

@@ -3,6 +3,7 @@ package term
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/charmbracelet/lipgloss"
 
@@ -21,13 +22,16 @@ func Verify(w io.Writer, st *Styles, doc *kernels.Report) error {
 		switch row[2] {
 		case verify.StatusPass:
 			return &st.OK
-		case verify.StatusMismatch:
+		case verify.StatusMismatch, verify.StatusSkipped:
 			return &st.Warn
 		}
 		return &st.Err
 	}
-	var notes []string
+	var notes, goals []string
 	for _, c := range doc.Cases {
+		if c.Goal != nil {
+			goals = append(goals, c.Name+": "+c.Goal.String())
+		}
 		abs, rel := "-", "-"
 		if len(c.Outputs) > 0 {
 			var a, r float64
@@ -55,10 +59,43 @@ func Verify(w io.Writer, st *Styles, doc *kernels.Report) error {
 	for _, n := range notes {
 		fmt.Fprintln(w, "  "+n)
 	}
-	fmt.Fprintf(w, "%d passed, %d mismatched, %d errors on %s (%s) in %.1fs", doc.Passed, doc.Mismatch, doc.Errors, doc.Device.Name, doc.Device.Arch, doc.WallSeconds)
+	verifyGoals(w, st, doc, goals)
+	fmt.Fprintf(w, "%d passed, %d mismatched, %d errors", doc.Passed, doc.Mismatch, doc.Errors)
+	if doc.Skipped > 0 {
+		fmt.Fprintf(w, ", %d skipped", doc.Skipped)
+	}
+	fmt.Fprintf(w, " on %s (%s) in %.1fs", doc.Device.Name, doc.Device.Arch, doc.WallSeconds)
 	if doc.CopyGBps > 0 {
 		fmt.Fprintf(w, "; copy %.0f GB/s, peak %.0f GB/s", doc.CopyGBps, doc.PeakGBps)
 	}
+	if doc.BelowGoal > 0 {
+		fmt.Fprintf(w, "; %s", st.Warn.Render(fmt.Sprintf("%d below goal", doc.BelowGoal)))
+	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// verifyGoals prints each timed case's figure against its goal, and the
+// copy bandwidth they are measured against.
+func verifyGoals(w io.Writer, st *Styles, doc *kernels.Report, goals []string) {
+	if len(goals) == 0 {
+		return
+	}
+	head := "goals"
+	switch {
+	case doc.CopyBandwidthGBps > 0:
+		head += fmt.Sprintf(" (measured copy bandwidth %.2f TB/s)", doc.CopyBandwidthGBps/1e3)
+	case doc.CopyBandwidthErr != "":
+		head += " (" + doc.CopyBandwidthErr + ")"
+	}
+	if doc.BLAS != "" {
+		head += "; blas: " + doc.BLAS
+	}
+	fmt.Fprintln(w, head)
+	for _, g := range goals {
+		if strings.Contains(g, "BELOW GOAL") {
+			g = st.Warn.Render(g)
+		}
+		fmt.Fprintln(w, "  "+g)
+	}
 }

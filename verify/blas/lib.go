@@ -1,7 +1,6 @@
 package blas
 
 import (
-	"context"
 	"fmt"
 	"math"
 
@@ -10,15 +9,14 @@ import (
 
 // The libraries' enum values (cublas_api.h, library_types.h; rocblas-types.h).
 const (
-	cublasOpN, cublasOpT     = 0, 1
-	rocblasOpN, rocblasOpT   = 111, 112
-	cudaR32F, cudaR16F       = 0, 2
-	cudaR16BF                = 14
-	cublasCompute32F         = 68 // CUBLAS_COMPUTE_32F: f32 accumulate, no TF32
-	cublasGemmDefault        = -1
-	rocblasF16, rocblasF32   = 150, 151
-	rocblasBF16              = 168
-	cublasStatusNotSupported = 15
+	cublasOpN, cublasOpT   = 0, 1
+	rocblasOpN, rocblasOpT = 111, 112
+	cudaR32F, cudaR16F     = 0, 2
+	cudaR16BF              = 14
+	cublasCompute32F       = 68 // CUBLAS_COMPUTE_32F: f32 accumulate, no TF32
+	cublasGemmDefault      = -1
+	rocblasF16, rocblasF32 = 150, 151
+	rocblasBF16            = 168
 )
 
 func opCode(rocm bool, o Op) int {
@@ -161,9 +159,4 @@ func Module(rt verify.Runtime, getenv func(string) string) (verify.Module, error
 		return nil, err
 	}
 	return verify.NewLibraryModule(rt, l), nil
-}
-
-// Time times a GEMM on rt (events around back-to-back calls).
-func (l *Library) Time(ctx context.Context, g Gemm, a, b, c verify.DevPtr, warmup, repeats int) (verify.Timing, error) {
-	return verify.TimeCall(ctx, l.rt, warmup, repeats, func() error { return l.Gemm(g, a, b, c) })
 }
