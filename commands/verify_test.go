@@ -170,8 +170,8 @@ func TestVerifyWholeSuiteFake(t *testing.T) {
 		Passed, Mismatched, Errors int
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
-	assert.Equal(t, 155, doc.Passed)
-	assert.Equal(t, 14, fake.Loads, "one module per family")
+	assert.Equal(t, 191, doc.Passed)
+	assert.Equal(t, 18, fake.Loads, "one module per family")
 }
 
 // The AMD path builds for real: kernels/fill.hip through the compile

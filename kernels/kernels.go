@@ -1,6 +1,7 @@
 // Package kernels is the HIP kernel suite rocmk ships: the families an ML
 // framework port needs (binary, unary, affine, cast, fill, where, indexing,
-// sort, reduce, softmax, rmsnorm, layernorm, rope, attention), one module per family,
+// sort, reduce, softmax, rmsnorm, layernorm, rope, attention, and the linear
+// algebra of an inference backend: gemm, gemv, quantized qgemv, wsum), one module per family,
 // each entry point extern "C", written for both wavefront sizes. It is the
 // default input of `rocmk build` and `rocmk verify`.
 //

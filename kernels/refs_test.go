@@ -179,8 +179,11 @@ func TestRegistryCoversTheIssueFamilies(t *testing.T) {
 	}
 	for _, f := range Families() {
 		dts := []verify.DType{verify.F32, verify.F16, verify.BF16}
-		if f == "attention" { // KV caches are half precision
+		switch f {
+		case "attention": // KV caches are half precision
 			dts = attnDTypes
+		case "qgemv": // f32 activations, quantized weights
+			dts = []verify.DType{verify.F32}
 		}
 		for _, dt := range dts {
 			assert.True(t, fams[f][dt], "%s has %s", f, dt)
@@ -189,7 +192,7 @@ func TestRegistryCoversTheIssueFamilies(t *testing.T) {
 	for _, n := range []string{"binary_add_f32_strided", "unary_gelu_bf16_strided", "cast_bf16_f16", "reduce_argmax_f16", "rope_i_f32", "argsort_asc_bf16", "gather_i64_f16", "attn_decode_bf16_d128", "attn_prefill_f16_d64"} {
 		assert.True(t, names[n], n)
 	}
-	assert.Len(t, Sources(), 14)
+	assert.Len(t, Sources(), 18)
 }
 
 func TestMatch(t *testing.T) {

@@ -93,11 +93,13 @@ func Registry() []Spec {
 			add("attention", fmt.Sprintf("attn_prefill_%s_d%d", dt, hd), dt, func(o Options) *verify.Case { return attnPrefillCase(dt, hd, o) })
 		}
 	}
+	s = append(s, linalgSpecs()...)
 	sort.SliceStable(s, func(i, j int) bool { return familyRank(s[i].Family) < familyRank(s[j].Family) })
 	return s
 }
 
-var familyOrder = []string{"unary", "binary", "affine", "cast", "fill", "where", "indexing", "sort", "reduce", "softmax", "rmsnorm", "layernorm", "rope", "attention"}
+var familyOrder = []string{"unary", "binary", "affine", "cast", "fill", "where", "indexing", "sort", "reduce", "softmax", "rmsnorm", "layernorm", "rope", "attention",
+	"gemm", "gemv", "qgemv", "wsum"}
 
 func familyRank(f string) int {
 	for i, x := range familyOrder {

@@ -112,6 +112,39 @@ template <typename S> struct rk_vec {
 };
 #endif
 
+// rk_ld4 reads 4 consecutive elements starting at p as floats: one vector
+// load when vec (all 4 inside, 4-aligned), else n (0..4) guarded scalars.
+template <typename D>
+__device__ __forceinline__ float4 rk_ld4(const typename D::S* __restrict__ p, int n, bool vec) {
+  if (vec && n == 4) {
+    if (sizeof(typename D::S) == 4) return *(const float4*)p;
+    const uint2 u = *(const uint2*)p;
+    return make_float4(D::ld((typename D::S)(u.x & 0xffffu)), D::ld((typename D::S)(u.x >> 16)), D::ld((typename D::S)(u.y & 0xffffu)),
+                       D::ld((typename D::S)(u.y >> 16)));
+  }
+  float v[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+    if (j < n) v[j] = D::ld(p[j]);
+  return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+// rk_st4 writes 4 consecutive outputs (n of them inside the matrix).
+template <typename D>
+__device__ __forceinline__ void rk_st4(typename D::S* __restrict__ p, const float* v, int n, bool vec) {
+  if (vec && n == 4) {
+    if (sizeof(typename D::S) == 4) { *(float4*)p = make_float4(v[0], v[1], v[2], v[3]); return; }
+    uint2 u;
+    u.x = (unsigned)D::st(v[0]) | ((unsigned)D::st(v[1]) << 16);
+    u.y = (unsigned)D::st(v[2]) | ((unsigned)D::st(v[3]) << 16);
+    *(uint2*)p = u;
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+    if (j < n) p[j] = D::st(v[j]);
+}
+
 __device__ __forceinline__ long long rk_tid() { return (long long)blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ __forceinline__ long long rk_nthreads() { return (long long)gridDim.x * blockDim.x; }
 
@@ -142,6 +175,27 @@ template <typename Op> __device__ float rk_block_reduce(float v) {
   if (threadIdx.x == 0) sh[0] = v;
   __syncthreads();
   return sh[0];
+}
+// rk_block_sum_n sums v[0..R) over the block in place: every thread gets
+// the R totals (one pass through shared memory for all R; blockDim.x a
+// multiple of warpSize, at most 1024).
+template <int R> __device__ void rk_block_sum_n(float* v) {
+  __shared__ float sh[R][32];
+  const int lane = threadIdx.x % warpSize, wid = threadIdx.x / warpSize;
+  const int nw = (blockDim.x + warpSize - 1) / warpSize;
+#pragma unroll
+  for (int r = 0; r < R; r++) v[r] = rk_warp_reduce<rk_sum>(v[r]);
+  __syncthreads();
+  if (lane == 0)
+#pragma unroll
+    for (int r = 0; r < R; r++) sh[r][wid] = v[r];
+  __syncthreads();
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    float s = 0.0f;
+    for (int w = 0; w < nw; w++) s += sh[r][w];
+    v[r] = s;
+  }
 }
 // Row helpers for one-block-per-row kernels: f(col, value) over a row, with
 // 16-byte loads when the row length allows it.
