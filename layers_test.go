@@ -27,7 +27,7 @@ var layers = [][]string{
 	{"compile", "verify/spec", "verify/gpu"},
 	{"compile/toolchain", "compile/slurm", "compile/bundle", "compile/embedding", "hipify", "cache/remote", "cache/remote/remotetest", "verify"},
 	// Leaves: nothing of rocmk but what is listed below them.
-	{"cache", "inspect", "compile/runner", "compile/par", "compile/includes", "compile/rspfile", "hipify/gen", "kernels/cuda", "verify/outcmp"},
+	{"cache", "inspect", "compile/runner", "compile/par", "compile/includes", "compile/rspfile", "hipify/gen", "kernels/cuda", "verify/outcmp", "compile/slurm/slurmtest"},
 	{"cache/safefile"},
 }
 
