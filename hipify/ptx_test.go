@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -143,4 +144,82 @@ extern "C" __global__ void k(float* y, const float* x) {
 	msg, err := exec.Command(hipcc, "-x", "hip", "--offload-arch=gfx90a", "--offload-arch=gfx1030", "-std=c++17", "--genco", "-I", dir,
 		filepath.Join(dir, "math.hip"), "-o", filepath.Join(dir, "math.hsaco")).CombinedOutput()
 	require.NoError(t, err, "%s\n%s", out, msg)
+}
+
+// PTX selected by a project's feature macro, whose #else only traps at run
+// time, switches the macro off under HIP before the conditional (ggml's
+// mma.cuh: its callers then take the dp4a path); anything else stays.
+func TestPTXFeatureMacroSwitchedOff(t *testing.T) {
+	const asm = "asm(\"mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\" : \"+r\"(d0), \"+r\"(d1), \"+r\"(d2), \"+r\"(d3) : \"r\"(a0), \"r\"(a1), \"r\"(b0));\n"
+	off := func(m string) string {
+		return "#if defined(__HIP__) && defined(" + m + ") // rocmk: " + m + " selects inline PTX AMD has no translation for\n#undef " + m + "\n#endif\n"
+	}
+	for _, c := range []struct{ name, in, want string }{
+		{"ifdef", "#ifdef MMA\n" + asm + "#else\nNO_DEVICE_CODE;\n#endif\n", off("MMA")},
+		{"if defined()", "  #if defined(MMA) // tensor cores\n" + asm + "#else\n__trap();\n#endif\n", off("MMA")},
+		{"if defined and elif defined", "#if defined TURING\n" + asm + "#elif defined(VOLTA)\n" + asm + "#else\nabort();\n#endif\n",
+			off("TURING") + off("VOLTA")},
+		{"inner test, both PTX", "#ifdef MMA\n#if AMPERE\n" + asm + "#else\n" + asm + "#endif\n#else\nNO_DEVICE_CODE;\n#endif\n", off("MMA")},
+		{"#error else: required", "#ifdef MMA\n" + asm + "#else\n#error needs MMA\n#endif\n", ""},
+		{"static_assert else: required", "#ifdef MMA\n" + asm + "#else\nstatic_assert(false, \"MMA\");\n#endif\n", ""},
+		{"no else", "#ifdef MMA\n" + asm + "#endif\n", ""},
+		{"a CUDA macro", "#ifdef __CUDA_ARCH__\n" + asm + "#else\n__trap();\n#endif\n", ""},
+		{"a ROCm switch", "#ifdef USE_ROCM\n" + asm + "#else\n__trap();\n#endif\n", ""},
+		{"ifndef", "#ifndef NO_MMA\n" + asm + "#else\n__trap();\n#endif\n", ""},
+	} {
+		src := "__device__ void f() {\n" + c.in + "}\n"
+		out, rep := trLines(t, src, Options{NoCompat: true})
+		var features []Diagnostic
+		for _, d := range rep.Conditionals {
+			if d.Code == "ptx-feature" {
+				features = append(features, d)
+			}
+		}
+		_, asmHazards := ptxCodes(rep)
+		if c.want == "" {
+			assert.NotContains(t, out, "#undef", c.name)
+			assert.Empty(t, features, c.name)
+			assert.NotZero(t, asmHazards, "%s: the PTX that stays is reported", c.name)
+			continue
+		}
+		lead := c.in[:len(c.in)-len(strings.TrimLeft(c.in, " "))]
+		assert.Equal(t, "__device__ void f() {\n"+c.want+lead+strings.TrimLeft(c.in, " ")+"}\n", out, c.name)
+		assert.NotEmpty(t, features, c.name)
+		assert.Zero(t, asmHazards, "%s: the PTX HIP no longer compiles is no hazard", c.name)
+		again, rep2 := trLines(t, out, Options{NoCompat: true})
+		assert.Equal(t, out, again, "idempotent: %s", c.name)
+		assert.False(t, rep2.Changed, c.name)
+	}
+	// the report names the macro, the instruction, and why
+	_, rep := trLines(t, "#ifdef MMA\n"+asm+"#else\nNO_DEVICE_CODE;\n#endif\n#ifdef MMA\n"+asm+"#else\nNO_DEVICE_CODE;\n#endif\n", Options{})
+	var msgs []string
+	for _, d := range rep.Conditionals {
+		if d.Code == "ptx-feature" {
+			msgs = append(msgs, d.String())
+		}
+	}
+	require.Len(t, msgs, 1, "once per macro")
+	assert.Contains(t, msgs[0], "t.cu:1:1: conditional: MMA is switched off under HIP (#undef before line 1): it selects inline PTX `mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32` (line 2), a 32-lane warp matrix multiply-accumulate")
+	assert.Contains(t, msgs[0], "takes its path without MMA on HIP")
+}
+
+// PTX that stays is reported with its instructions and what HIP has instead.
+func TestInlineAsmHazardNamesConstruct(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "r"(s));`,
+			": `ldmatrix.sync.aligned.m8n8.x4.shared.b16`; ldmatrix.sync.aligned.m8n8.x4.shared.b16: loads the 8x8 fragments"},
+		{`asm volatile("lop3.b32 %0, %1, %2, %3, %4;\n" : "=r"(r) : "r"(a), "r"(b), "r"(c), "n"(L));`, "lop3.b32: a three-input logic operation"},
+		{`asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p foo.bar [%1], [%2], 16; }" :: "r"(a), "r"(s), "l"(g));`,
+			"`setp.ne.b32`; `foo.bar`; setp.ne.b32: an instruction rocmk has no rule for"},
+	} {
+		_, rep := trLines(t, "__device__ void f() { "+c.in+" }\n", Options{})
+		var msgs []string
+		for _, d := range rep.Hazards {
+			if d.Code == "inline-asm" {
+				msgs = append(msgs, d.Msg)
+			}
+		}
+		require.Len(t, msgs, 1, c.in)
+		assert.Contains(t, msgs[0], c.want, c.in)
+	}
 }

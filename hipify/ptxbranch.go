@@ -31,6 +31,9 @@ type ptxBranch struct {
 	dir  string // "#if", "#elifdef", "#else"...
 	asm  []int  // the asm tokens in the branch (nested ones included)
 	trap bool   // the branch only traps (see trapNames)
+	// buildErr: it traps at build time (#error, static_assert): the
+	// project requires the other branch, so that is no feature switch
+	buildErr bool
 }
 
 type ptxGroup struct {
@@ -56,8 +59,9 @@ var hipDeciders = map[string]bool{hipLanguage: true, "__HIP_PLATFORM_AMD__": tru
 // the asm tokens it routed around, whose inline-asm hazards go.
 type fallbackPass struct {
 	pass
-	translated map[int]bool // asm statements translatePTX replaced: no longer PTX
-	routed     []int
+	translated  map[int]bool // asm statements translatePTX replaced: no longer PTX
+	routed      []int
+	switchedOff map[string]bool // feature macros reported (see featureOff)
 }
 
 // ptxFallbacks routes HIP around inline PTX where a fallback exists. It
@@ -98,7 +102,7 @@ func ptxFallbacks(f *file, es *editList, translated map[int]bool, o *out) ([]edi
 				continue
 			case "#error":
 				if b := cur(); b != nil {
-					b.trap = true
+					b.trap, b.buildErr = true, true
 				}
 			}
 			if len(stack) > 0 && (strings.HasPrefix(tk.lit, "#if") || strings.HasPrefix(tk.lit, "#el")) {
@@ -115,6 +119,7 @@ func ptxFallbacks(f *file, es *editList, translated map[int]bool, o *out) ([]edi
 			b.asm = append(b.asm, i)
 		case isTrapName(tk.lit):
 			b.trap = true
+			b.buildErr = b.buildErr || tk.lit == "static_assert"
 		}
 	}
 	return t.edits, t.routed
@@ -158,6 +163,10 @@ func (t *fallbackPass) routePTX(g *ptxGroup) []int {
 	}
 	last := g.branches[len(g.branches)-1]
 	if last.dir != "#else" || len(last.asm) > 0 || last.trap {
+		if t.featureOff(g) {
+			t.routed = append(t.routed, asm...)
+			return nil
+		}
 		return asm
 	}
 	for _, b := range g.branches[:len(g.branches)-1] {

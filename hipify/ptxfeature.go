@@ -1,0 +1,147 @@
+package hipify
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+)
+
+// Inline PTX behind a project's feature macro, whose #else only traps at
+// run time (ggml's mma.cuh, and the code built like it):
+//
+//	#ifdef TURING_MMA_AVAILABLE            (defined where __CUDA_ARCH__ >= 750)
+//	    asm("mma.sync.aligned.m16n8k16 ...");
+//	#else
+//	    NO_DEVICE_CODE;
+//	#endif
+//
+// The trap says the project never calls this code without the macro: its
+// callers test the same macro and take another path (ggml: dp4a instead
+// of tensor cores). AMD has no counterpart of a 32-lane mma.sync, ldmatrix
+// or movmatrix on wave64, so under HIP the macro is switched off where
+// the PTX is, before the conditional:
+//
+//	#if defined(__HIP__) && defined(TURING_MMA_AVAILABLE) // rocmk: ...
+//	#undef TURING_MMA_AVAILABLE
+//	#endif
+//
+// and every later test of it in the unit, the project's own selection
+// included, takes the path without the instructions. A macro defined for
+// HIP never guards PTX, so it is never switched off. An #else that stops
+// the build (#error, static_assert) says the macro is required: that PTX
+// stays, reported.
+
+// featureOff switches off the feature macros that select g's PTX branches,
+// when g's last branch is an #else that only traps at run time and every
+// branch with PTX tests one macro. It reports whether it did.
+func (t *fallbackPass) featureOff(g *ptxGroup) bool {
+	last := g.branches[len(g.branches)-1]
+	if last.dir != "#else" || !last.trap || last.buildErr || len(last.asm) > 0 {
+		return false
+	}
+	var names []string
+	var first []int // each name's first asm token
+	for _, b := range g.branches[:len(g.branches)-1] {
+		if len(b.asm) == 0 {
+			continue
+		}
+		name, ok := t.featureTest(b)
+		if !ok {
+			return false
+		}
+		names = append(names, name)
+		first = append(first, b.asm[0])
+	}
+	if len(names) == 0 {
+		return false
+	}
+	h := g.branches[0].hash
+	line := bytes.LastIndexByte(t.src[:t.toks[h].pos.Offset], '\n') + 1
+	var text strings.Builder
+	for _, name := range names {
+		text.WriteString("#if defined(" + hipLanguage + ") && defined(" + name + ") // rocmk: " + name +
+			" selects inline PTX AMD has no translation for\n#undef " + name + "\n#endif\n")
+	}
+	if !bytes.HasSuffix(t.src[:line], []byte(text.String())) { // not translated before
+		t.addEdit(line, line, text.String())
+	}
+	for k, name := range names {
+		if t.switchedOff == nil {
+			t.switchedOff = map[string]bool{}
+		}
+		if t.switchedOff[name] {
+			continue
+		}
+		t.switchedOff[name] = true
+		ins := t.asmInstruction(first[k])
+		t.diag(t.toks[h].pos, SevConditional, "ptx-feature", name, name+" is switched off under HIP (#undef before line "+
+			strconv.Itoa(t.position(t.toks[h].pos).Line)+"): it selects inline PTX `"+ins+"` (line "+
+			strconv.Itoa(t.position(t.toks[first[k]].pos).Line)+"), "+ptxAlternative(ins)+"; its #else traps, so the project calls this code only where "+
+			name+" is defined and takes its path without "+name+" on HIP")
+	}
+	return true
+}
+
+// featureTest returns the macro a branch's directive tests when that is
+// all it tests (#ifdef X, #if defined(X), #elif defined X), and X is the
+// project's own: no CUDA macro, ROCm switch or HIP test.
+func (t *fallbackPass) featureTest(b *ptxBranch) (string, bool) {
+	var args []int
+	for j := b.hash + 1; j < len(t.toks) && t.toks[j].kind != PPEND; j++ {
+		if t.toks[j].kind != COMMENT {
+			args = append(args, j)
+		}
+	}
+	lits := make([]string, len(args))
+	for k, j := range args {
+		lits[k] = t.toks[j].lit
+	}
+	at := -1 // the macro's index in args
+	switch isIf := b.dir == "#if" || b.dir == "#elif"; {
+	case b.dir == "#ifdef" && len(lits) == 1:
+		at = 0
+	case isIf && len(lits) == 2 && lits[0] == "defined":
+		at = 1
+	case isIf && len(lits) == 4 && lits[0] == "defined" && lits[1] == "(" && lits[3] == ")":
+		at = 2
+	}
+	if at < 0 || t.toks[args[at]].kind != IDENT || t.classify(lits[at]) != notCUDAMacro || hipDeciders[lits[at]] {
+		return "", false
+	}
+	return lits[at], true
+}
+
+// asmInstruction is the first instruction of the asm statement at token i
+// ("asm" when it cannot be read).
+func (f *file) asmInstruction(i int) string {
+	st, ok := f.parseAsm(i)
+	if !ok {
+		return "asm"
+	}
+	if ins := ptxInstructions(st.template); len(ins) > 0 {
+		return ins[0]
+	}
+	return "asm"
+}
+
+// ptxInstructions lists the instruction names of a PTX template, in order:
+// braces, declarations (.reg) and guard predicates (@p) left out.
+func ptxInstructions(tmpl string) []string {
+	var out []string
+	for _, s := range strings.FieldsFunc(tmpl, func(r rune) bool { return r == ';' || r == '\n' }) {
+		s = strings.TrimLeft(s, " \t{}")
+		if strings.HasPrefix(s, "@") {
+			if k := strings.IndexAny(s, " \t"); k >= 0 {
+				s = strings.TrimSpace(s[k:])
+			}
+		}
+		if s == "" || strings.HasPrefix(s, ".") || strings.HasPrefix(s, "//") {
+			continue
+		}
+		if k := strings.IndexAny(s, " \t"); k >= 0 {
+			s = s[:k]
+		}
+		out = append(out, s)
+	}
+	return out
+}
