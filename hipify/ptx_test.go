@@ -166,6 +166,8 @@ func TestPTXFeatureMacroSwitchedOff(t *testing.T) {
 		{"a CUDA macro", "#ifdef __CUDA_ARCH__\n" + asm + "#else\n__trap();\n#endif\n", ""},
 		{"a ROCm switch", "#ifdef USE_ROCM\n" + asm + "#else\n__trap();\n#endif\n", ""},
 		{"ifndef", "#ifndef NO_MMA\n" + asm + "#else\n__trap();\n#endif\n", ""},
+		// an enclosing real #else wins: HIP takes it, MMA stays as it is
+		{"enclosing fallback", "#if V >= 11080\n#ifdef MMA\n" + asm + "#else\nNO_DEVICE_CODE;\n#endif\n#else\nd0 = a0;\n#endif\n", ""},
 	} {
 		src := "__device__ void f() {\n" + c.in + "}\n"
 		out, rep := trLines(t, src, Options{NoCompat: true})
@@ -179,6 +181,11 @@ func TestPTXFeatureMacroSwitchedOff(t *testing.T) {
 		if c.want == "" {
 			assert.NotContains(t, out, "#undef", c.name)
 			assert.Empty(t, features, c.name)
+			if c.name == "enclosing fallback" {
+				assert.Contains(t, out, "#if (V >= 11080) && !defined(__HIP__)\n", c.name)
+				assert.Zero(t, asmHazards, c.name)
+				continue
+			}
 			assert.NotZero(t, asmHazards, "%s: the PTX that stays is reported", c.name)
 			continue
 		}

@@ -59,9 +59,9 @@ var hipDeciders = map[string]bool{hipLanguage: true, "__HIP_PLATFORM_AMD__": tru
 // the asm tokens it routed around, whose inline-asm hazards go.
 type fallbackPass struct {
 	pass
-	translated  map[int]bool // asm statements translatePTX replaced: no longer PTX
-	routed      []int
-	switchedOff map[string]bool // feature macros reported (see featureOff)
+	translated map[int]bool // asm statements translatePTX replaced: no longer PTX
+	routed     []int
+	offs       []featureOff // switch-offs found (ptxfeature.go)
 }
 
 // ptxFallbacks routes HIP around inline PTX where a fallback exists. It
@@ -122,7 +122,8 @@ func ptxFallbacks(f *file, es *editList, translated map[int]bool, o *out) ([]edi
 			b.buildErr = b.buildErr || tk.lit == "static_assert"
 		}
 	}
-	return t.edits, t.routed
+	off := t.applyFeatureOffs() // adds edits: before t.edits is read
+	return t.edits, append(t.routed, off...)
 }
 
 // markDecided notes a directive at h that tests HIP itself.
@@ -163,9 +164,8 @@ func (t *fallbackPass) routePTX(g *ptxGroup) []int {
 	}
 	last := g.branches[len(g.branches)-1]
 	if last.dir != "#else" || len(last.asm) > 0 || last.trap {
-		if t.featureOff(g) {
-			t.routed = append(t.routed, asm...)
-			return nil
+		if off, ok := t.featureNames(g, asm); ok {
+			t.offs = append(t.offs, off)
 		}
 		return asm
 	}

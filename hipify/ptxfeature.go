@@ -31,55 +31,77 @@ import (
 // the build (#error, static_assert) says the macro is required: that PTX
 // stays, reported.
 
-// featureOff switches off the feature macros that select g's PTX branches,
-// when g's last branch is an #else that only traps at run time and every
-// branch with PTX tests one macro. It reports whether it did.
-func (t *fallbackPass) featureOff(g *ptxGroup) bool {
+// featureOff is a switch-off that featureNames found: it is made at the
+// end (applyFeatureOffs) unless a conditional around it routes HIP to a
+// real #else (ggml's movmatrix: a shuffle version for CUDA before 11.8),
+// which beats a trap.
+type featureOff struct {
+	hash  int      // the conditional's first directive
+	names []string // the macros
+	first []int    // each macro's first asm token
+	asm   []int    // the group's asm tokens
+}
+
+// featureNames returns the switch-off of g's PTX branches, when g's last
+// branch is an #else that only traps at run time and every branch with
+// PTX tests one macro.
+func (t *fallbackPass) featureNames(g *ptxGroup, asm []int) (featureOff, bool) {
 	last := g.branches[len(g.branches)-1]
 	if last.dir != "#else" || !last.trap || last.buildErr || len(last.asm) > 0 {
-		return false
+		return featureOff{}, false
 	}
-	var names []string
-	var first []int // each name's first asm token
+	off := featureOff{hash: g.branches[0].hash, asm: asm}
 	for _, b := range g.branches[:len(g.branches)-1] {
 		if len(b.asm) == 0 {
 			continue
 		}
 		name, ok := t.featureTest(b)
 		if !ok {
-			return false
+			return featureOff{}, false
 		}
-		names = append(names, name)
-		first = append(first, b.asm[0])
+		off.names = append(off.names, name)
+		off.first = append(off.first, b.asm[0])
 	}
-	if len(names) == 0 {
-		return false
+	return off, len(off.names) > 0
+}
+
+// applyFeatureOffs makes the switch-offs whose PTX no enclosing
+// conditional routed around, and returns their asm tokens.
+func (t *fallbackPass) applyFeatureOffs() []int {
+	routed := map[int]bool{}
+	for _, i := range t.routed {
+		routed[i] = true
 	}
-	h := g.branches[0].hash
-	line := bytes.LastIndexByte(t.src[:t.toks[h].pos.Offset], '\n') + 1
-	var text strings.Builder
-	for _, name := range names {
-		text.WriteString("#if defined(" + hipLanguage + ") && defined(" + name + ") // rocmk: " + name +
-			" selects inline PTX AMD has no translation for\n#undef " + name + "\n#endif\n")
-	}
-	if !bytes.HasSuffix(t.src[:line], []byte(text.String())) { // not translated before
-		t.addEdit(line, line, text.String())
-	}
-	for k, name := range names {
-		if t.switchedOff == nil {
-			t.switchedOff = map[string]bool{}
-		}
-		if t.switchedOff[name] {
+	var done []int
+	reported := map[string]bool{}
+	for _, off := range t.offs {
+		if routed[off.asm[0]] {
 			continue
 		}
-		t.switchedOff[name] = true
-		ins := t.asmInstruction(first[k])
-		t.diag(t.toks[h].pos, SevConditional, "ptx-feature", name, name+" is switched off under HIP (#undef before line "+
-			strconv.Itoa(t.position(t.toks[h].pos).Line)+"): it selects inline PTX `"+ins+"` (line "+
-			strconv.Itoa(t.position(t.toks[first[k]].pos).Line)+"), "+ptxAlternative(ins)+"; its #else traps, so the project calls this code only where "+
-			name+" is defined and takes its path without "+name+" on HIP")
+		done = append(done, off.asm...)
+		h := off.hash
+		line := bytes.LastIndexByte(t.src[:t.toks[h].pos.Offset], '\n') + 1
+		var text strings.Builder
+		for _, name := range off.names {
+			text.WriteString("#if defined(" + hipLanguage + ") && defined(" + name + ") // rocmk: " + name +
+				" selects inline PTX AMD has no translation for\n#undef " + name + "\n#endif\n")
+		}
+		if !bytes.HasSuffix(t.src[:line], []byte(text.String())) { // not translated before
+			t.addEdit(line, line, text.String())
+		}
+		for k, name := range off.names {
+			if reported[name] {
+				continue
+			}
+			reported[name] = true
+			ins := t.asmInstruction(off.first[k])
+			t.diag(t.toks[h].pos, SevConditional, "ptx-feature", name, name+" is switched off under HIP (#undef before line "+
+				strconv.Itoa(t.position(t.toks[h].pos).Line)+"): it selects inline PTX `"+ins+"` (line "+
+				strconv.Itoa(t.position(t.toks[off.first[k]].pos).Line)+"), "+ptxAlternative(ins)+"; its #else traps, so the project calls this code only where "+
+				name+" is defined and takes its path without "+name+" on HIP")
+		}
 	}
-	return true
+	return done
 }
 
 // featureTest returns the macro a branch's directive tests when that is
