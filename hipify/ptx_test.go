@@ -197,6 +197,14 @@ func TestPTXFeatureMacroSwitchedOff(t *testing.T) {
 		assert.Equal(t, out, again, "idempotent: %s", c.name)
 		assert.False(t, rep2.Changed, c.name)
 	}
+	// the switch-off goes before the file's first test of the macro, out of
+	// the conditionals around it but inside the include guard
+	src := "#ifndef H\n#define H\n#include \"common.h\"\n#if V >= 1\n#ifdef MMA\nint layout = 1;\n#endif\n#endif\n__device__ void f() {\n#ifdef MMA\n" +
+		asm + "#else\nNO_DEVICE_CODE;\n#endif\n}\n#endif\n"
+	out, _ := trLines(t, src, Options{NoCompat: true})
+	assert.Equal(t, strings.Replace(src, "#if V >= 1\n", off("MMA")+"#if V >= 1\n", 1), out)
+	again, _ := trLines(t, out, Options{NoCompat: true})
+	assert.Equal(t, out, again, "idempotent")
 	// the report names the macro, the instruction, and why
 	_, rep := trLines(t, "#ifdef MMA\n"+asm+"#else\nNO_DEVICE_CODE;\n#endif\n#ifdef MMA\n"+asm+"#else\nNO_DEVICE_CODE;\n#endif\n", Options{})
 	var msgs []string

@@ -61,7 +61,8 @@ type fallbackPass struct {
 	pass
 	translated map[int]bool // asm statements translatePTX replaced: no longer PTX
 	routed     []int
-	offs       []featureOff // switch-offs found (ptxfeature.go)
+	offs       []featureOff   // switch-offs found (ptxfeature.go)
+	firstTest  map[string]int // where a switch-off of each macro goes (noteTests)
 }
 
 // ptxFallbacks routes HIP around inline PTX where a fallback exists. It
@@ -107,6 +108,7 @@ func ptxFallbacks(f *file, es *editList, translated map[int]bool, o *out) ([]edi
 			}
 			if len(stack) > 0 && (strings.HasPrefix(tk.lit, "#if") || strings.HasPrefix(tk.lit, "#el")) {
 				t.markDecided(stack[len(stack)-1], i)
+				t.noteTests(stack, i)
 			}
 			continue
 		}

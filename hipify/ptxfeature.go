@@ -18,8 +18,10 @@ import (
 // The trap says the project never calls this code without the macro: its
 // callers test the same macro and take another path (ggml: dp4a instead
 // of tensor cores). AMD has no counterpart of a 32-lane mma.sync, ldmatrix
-// or movmatrix on wave64, so under HIP the macro is switched off where
-// the PTX is, before the conditional:
+// or movmatrix on wave64, so under HIP the macro is switched off in the
+// file, before its first test there (hoisted out of the conditionals
+// around that test, within an include guard, so that it always runs and
+// the whole file agrees):
 //
 //	#if defined(__HIP__) && defined(TURING_MMA_AVAILABLE) // rocmk: ...
 //	#undef TURING_MMA_AVAILABLE
@@ -74,34 +76,91 @@ func (t *fallbackPass) applyFeatureOffs() []int {
 	}
 	var done []int
 	reported := map[string]bool{}
+	at := map[int]*strings.Builder{} // the switch-offs by line start
+	var lines []int
 	for _, off := range t.offs {
 		if routed[off.asm[0]] {
 			continue
 		}
 		done = append(done, off.asm...)
-		h := off.hash
-		line := bytes.LastIndexByte(t.src[:t.toks[h].pos.Offset], '\n') + 1
-		var text strings.Builder
-		for _, name := range off.names {
-			text.WriteString("#if defined(" + hipLanguage + ") && defined(" + name + ") // rocmk: " + name +
-				" selects inline PTX AMD has no translation for\n#undef " + name + "\n#endif\n")
-		}
-		if !bytes.HasSuffix(t.src[:line], []byte(text.String())) { // not translated before
-			t.addEdit(line, line, text.String())
-		}
 		for k, name := range off.names {
 			if reported[name] {
 				continue
 			}
 			reported[name] = true
+			h, ok := t.firstTest[name]
+			if !ok {
+				h = off.hash
+			}
+			line := bytes.LastIndexByte(t.src[:t.toks[h].pos.Offset], '\n') + 1
+			if at[line] == nil {
+				at[line] = &strings.Builder{}
+				lines = append(lines, line)
+			}
+			at[line].WriteString("#if defined(" + hipLanguage + ") && defined(" + name + ") // rocmk: " + name +
+				" selects inline PTX AMD has no translation for\n#undef " + name + "\n#endif\n")
 			ins := t.asmInstruction(off.first[k])
-			t.diag(t.toks[h].pos, SevConditional, "ptx-feature", name, name+" is switched off under HIP (#undef before line "+
+			t.diag(t.toks[off.hash].pos, SevConditional, "ptx-feature", name, name+" is switched off under HIP (#undef before line "+
 				strconv.Itoa(t.position(t.toks[h].pos).Line)+"): it selects inline PTX `"+ins+"` (line "+
 				strconv.Itoa(t.position(t.toks[off.first[k]].pos).Line)+"), "+ptxAlternative(ins)+"; its #else traps, so the project calls this code only where "+
 				name+" is defined and takes its path without "+name+" on HIP")
 		}
 	}
+	for _, line := range lines {
+		if text := at[line].String(); !bytes.HasSuffix(t.src[:line], []byte(text)) { // not translated before
+			t.addEdit(line, line, text)
+		}
+	}
 	return done
+}
+
+// noteTests records, for each name the directive at h tests, where its
+// switch-off would go, the first time it is tested: before the outermost
+// conditional around the test, or the one inside an include guard.
+func (t *fallbackPass) noteTests(stack []*ptxGroup, h int) {
+	base := 0
+	if t.isIncludeGuard(stack[0].branches[0].hash) {
+		base = 1
+	}
+	at := h
+	if len(stack) > base {
+		at = stack[base].branches[0].hash
+	}
+	if stack[len(stack)-1].decided {
+		return // tests HIP: a switch-off itself, or the project's HIP path
+	}
+	for j := h + 1; j < len(t.toks) && t.toks[j].kind != PPEND; j++ {
+		if t.toks[j].kind != IDENT {
+			continue
+		}
+		if t.firstTest == nil {
+			t.firstTest = map[string]int{}
+		}
+		if _, ok := t.firstTest[t.toks[j].lit]; !ok {
+			t.firstTest[t.toks[j].lit] = at
+		}
+	}
+}
+
+// isIncludeGuard reports whether the directive at h is `#ifndef G` followed
+// by `#define G`.
+func (f *file) isIncludeGuard(h int) bool {
+	if f.toks[h].lit != "#ifndef" {
+		return false
+	}
+	g := f.next(h)
+	if g >= len(f.toks) || f.toks[g].kind != IDENT {
+		return false
+	}
+	d := g + 1
+	for d < len(f.toks) && (f.toks[d].kind == PPEND || f.toks[d].kind == COMMENT) {
+		d++
+	}
+	if d >= len(f.toks) || f.toks[d].kind != HASH || f.toks[d].lit != "#define" {
+		return false
+	}
+	n := f.next(d)
+	return n < len(f.toks) && f.toks[n].lit == f.toks[g].lit
 }
 
 // featureTest returns the macro a branch's directive tests when that is
