@@ -1537,4 +1537,23 @@ static inline __device__ void rocmk_ptx_cp_async_commit_group() {}
 static inline __device__ void rocmk_ptx_cp_async_wait_all() {}
 static inline __device__ void rocmk_ptx_cp_async_wait_group(int) {}
 static inline __device__ void rocmk_ptx_prefetch_global_L2(const void *) {}
+// cp.async [dst], [src], cp-size[, src-size]: dst is a shared-window
+// address; the copy is made at once (a valid order of the asynchronous
+// copy), the bytes past src-size zero. cp-size is 4, 8 or 16, dst and src
+// aligned to it.
+static inline __device__ void rocmk_ptx_cp_async(unsigned long long dst, const void *src, int cp, int n) {
+  __attribute__((address_space(3))) unsigned char *d = (__attribute__((address_space(3))) unsigned char *)(unsigned int)dst;
+  const unsigned char *s = (const unsigned char *)src;
+  if (n >= cp) {
+    for (int i = 0; i < cp; i += 4)
+      *(__attribute__((address_space(3))) unsigned int *)(d + i) = *(const unsigned int *)(s + i);
+    return;
+  }
+  for (int i = 0; i < cp; i++) d[i] = i < n ? s[i] : 0;
+}
+static inline __device__ void rocmk_ptx_cp_async(unsigned long long dst, const void *src, int cp) {
+  rocmk_ptx_cp_async(dst, src, cp, cp);
+}
+// %laneid: the lane in the wave (0..63 on wave64, where CUDA's warp has 32)
+static inline __device__ unsigned int rocmk_ptx_laneid() { return __lane_id(); }
 #endif  // ROCMK_COMPAT_PTX
