@@ -76,12 +76,12 @@ func TestPTXInstructionsTranslate(t *testing.T) {
 	out, _ = trLines(t, `__device__ void f() { asm("rcp.approx.f32 %0, %1;" : "=f"(y) : "f"((float)cudaGetLastError())); }`+"\n", Options{})
 	assert.Contains(t, out, "(y) = rocmk_ptx_rcp_approx_f32(((float)hipGetLastError()));")
 	for _, keep := range []string{
-		`asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p cp.async.cg.shared.global [%1], [%0], 16; }" :: "l"(a), "r"(s));`, // predicate operand reused
+		`asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p cp.async.cg.shared.global [%1], [%0], 16; }" :: "l"(a), "r"(s));`,         // predicate operand reused
 		`asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @q cp.async.cg.shared.global [%1], [%2], 16; }" :: "r"(a), "r"(s), "l"(g));`, // another predicate
 		`asm volatile("{ .reg .pred p; setp.lt.s32 p, %0, 0; @p cp.async.cg.shared.global [%1], [%2], 16; }" :: "r"(a), "r"(s), "l"(g));`, // not a test of 0
-		`asm volatile("cp.async.cg.shared.global [%0], [%1], 16, p;" :: "r"(s), "l"(g));`,                                                   // ignore-src predicate
-		`asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(s), "r"(g32));`,                                                    // a 32-bit source
-		`asm volatile("cp.async.bulk.shared::cluster.global [%0], [%1], %2;" :: "r"(s), "l"(g), "r"(n));`,                                   // TMA
+		`asm volatile("cp.async.cg.shared.global [%0], [%1], 16, p;" :: "r"(s), "l"(g));`,                                                 // ignore-src predicate
+		`asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(s), "r"(g32));`,                                                  // a 32-bit source
+		`asm volatile("cp.async.bulk.shared::cluster.global [%0], [%1], %2;" :: "r"(s), "l"(g), "r"(n));`,                                 // TMA
 		`asm volatile("mov.u32 %0, %%warpid;" : "=r"(w));`,
 		`asm volatile("ex2.approx.f32 %0, %1; ex2.approx.f32 %0, %0;" : "=f"(y) : "f"(x));`, // two instructions
 		`asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};" : "=f"(a) : "r"(b));`,
