@@ -19,13 +19,14 @@ const module = "github.com/rocmk/rocmk"
 var layers = [][]string{
 	{".", "kernels/example"},
 	{"commands"},
+	{"commands/portrun"},
 	{"commands/term"},
 	{"kernels"},
-	{"verify/port"},
+	{"verify/port", "verify/program"},
 	{"compile", "verify/spec", "verify/gpu"},
 	{"compile/toolchain", "compile/slurm", "compile/bundle", "compile/embedding", "hipify", "cache/remote", "cache/remote/remotetest", "verify"},
 	// Leaves: nothing of rocmk but what is listed below them.
-	{"cache", "inspect", "compile/runner", "compile/par", "compile/includes", "compile/rspfile", "hipify/gen", "kernels/cuda"},
+	{"cache", "inspect", "compile/runner", "compile/par", "compile/includes", "compile/rspfile", "hipify/gen", "kernels/cuda", "verify/outcmp"},
 	{"cache/safefile"},
 }
 

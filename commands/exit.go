@@ -9,6 +9,7 @@ import (
 	"github.com/rocmk/rocmk/compile/toolchain"
 	"github.com/rocmk/rocmk/inspect"
 	"github.com/rocmk/rocmk/verify"
+	"github.com/rocmk/rocmk/verify/program"
 )
 
 // Exit codes. Only Main turns errors into these; see exitCode.
@@ -18,6 +19,8 @@ const (
 	ExitUsage       = 2   // bad flags, arguments or target names
 	ExitMismatch    = 3   // kernels ran but gave wrong numbers
 	ExitEnvMissing  = 4   // no toolchain, GPU or runtime library
+	ExitBuildFailed = 5   // port --run: the original or the translation did not build
+	ExitRunFailed   = 6   // port --run: a program could not be run, or the original failed
 	ExitInterrupted = 130 // SIGINT/SIGTERM
 )
 
@@ -28,6 +31,8 @@ const exitCodeTable = `EXIT STATUS:
    2    usage error (bad flag, argument or target ID)
    3    verification mismatch: kernels ran, numbers were wrong
    4    environment missing: no ROCm toolchain, GPU or runtime library
+   5    port --run: the original or its translation did not build
+   6    port --run: a program could not be run (or the reference itself failed)
    130  interrupted`
 
 // usagef returns a usage error (exit code 2): safefile.UsageError, the one
@@ -68,12 +73,16 @@ func exitCode(err error) int {
 		errors.Is(err, compile.ErrOutputConflict), // two sources, one output name
 		errors.Is(err, toolchain.ErrBadLayout):
 		return ExitUsage
-	case errors.As(err, &me):
+	case errors.As(err, &me), errors.Is(err, program.ErrDiffer):
 		return ExitMismatch
+	case errors.Is(err, program.ErrBuildFailed):
+		return ExitBuildFailed
+	case errors.Is(err, program.ErrRunFailed):
+		return ExitRunFailed
 	case errors.Is(err, toolchain.ErrToolchainNotFound),
 		errors.Is(err, verify.ErrRuntimeUnavailable),
 		errors.Is(err, verify.ErrNoDevice),
-		errors.Is(err, errEnvMissing):
+		errors.Is(err, errEnvMissing), errors.Is(err, program.ErrNoGPU):
 		return ExitEnvMissing
 	}
 	return ExitFailure

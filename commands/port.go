@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/rocmk/rocmk/commands/portrun"
 	"github.com/rocmk/rocmk/commands/term"
 	"github.com/rocmk/rocmk/compile/toolchain"
 
@@ -19,8 +20,8 @@ import (
 func portCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "port",
-		Usage:     "hipify a CUDA file, build it for AMD targets and verify its kernels on a GPU against a spec",
-		ArgsUsage: "FILE.cu --spec SPEC.toml",
+		Usage:     "hipify a CUDA file, build it for AMD targets and verify its kernels on a GPU against a spec; or, with --run, build and run a whole program and its translation and compare them",
+		ArgsUsage: "FILE.cu --spec SPEC.toml | --run PROGRAM [-- ARGS]",
 		Description: `port checks a CUDA port in one go: it translates FILE (.cu; a .hip file is
 used as is) with hipify and reports hazards, builds the translation for the
 --arch targets through the build cache, checks each spec'd kernel against the
@@ -35,8 +36,16 @@ specs whose source names another file are skipped.
 Examples:
    rocmk port softmax.cu --spec softmax.toml --arch gfx90a,gfx1100
    rocmk port kernels.cu --spec rocmk.toml --kernel softmax_rows --json
-   rocmk port kernels.cu --spec kernels.toml --arch gfx90a --no-verify`,
-		Flags: []cli.Flag{
+   rocmk port kernels.cu --spec kernels.toml --arch gfx90a --no-verify
+
+With --run, PROGRAM (a .cu file or a directory of units) and its translation
+are built (nvcc; hipcc or nvcc through HIP's NVIDIA platform), run with ARGS
+and compared; see docs/port-report.md. Exit 3: they differ; 5: a build
+failed; 6: a run failed; 4: no GPU.
+   rocmk port --run Samples/vectorAdd -I Common
+   rocmk port --run prog.cu --record prog.rec.json -- 1024   (NVIDIA)
+   rocmk port --run prog.cu --against prog.rec.json -- 1024  (AMD)`,
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "spec", Aliases: []string{"s"}, Usage: "kernel spec file (TOML with [[verify]] tables); required"},
 			&cli.StringSliceFlag{Name: "kernel", Aliases: []string{"k"}, Usage: "only the specs with this name or kernel (repeatable)"},
 			&cli.StringSliceFlag{Name: "arch", Aliases: []string{"a"}, Usage: "AMD targets to build for (gfx90a,gfx1100:xnack-...)"},
@@ -48,8 +57,11 @@ Examples:
 			&cli.BoolFlag{Name: "no-nvcc", Usage: "NVIDIA: compile with NVRTC even when nvcc and the HIP headers are found"},
 			&cli.StringFlag{Name: "hip-include", Usage: "NVIDIA: directory holding hip/hip_runtime.h and hip/nvidia_detail"},
 			&cli.StringSliceFlag{Name: "I", Usage: "an include directory of the source (repeatable)"},
-		},
+		}, portrun.Flags()...),
 		Action: func(c *cli.Context) error {
+			if c.Bool("run") {
+				return runPortProgram(c)
+			}
 			o, err := portOptionsOf(c)
 			if err != nil {
 				return err

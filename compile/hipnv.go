@@ -129,3 +129,14 @@ func cudaIncludeDirs(getenv func(string) string, nvcc, nvrtcLib string) []string
 // nvrtcLibrary is implemented by an NVRTC that can say which file it was
 // loaded from (verify.NVRTC): the CUDA include directory is found beside it.
 type nvrtcLibrary interface{ Library() string }
+
+// HIPNVInclude writes rocmk's HIP-on-NVIDIA headers under root and returns
+// the directory to give nvcc with -I (rocmk port --run builds whole
+// programs with it).
+func HIPNVInclude(root string) (string, error) {
+	t, err := hipnvTree(root)
+	if err != nil {
+		return "", err
+	}
+	return t.Dir, nil
+}

@@ -88,6 +88,16 @@ func Entries() int {
 	return len(table)
 }
 
+// Each calls f with every table entry (each family's, in no set order).
+func Each(f func(*Entry)) {
+	tableOnce.Do(loadTable)
+	for _, e := range table {
+		for ; e != nil; e = e.Next {
+			f(e)
+		}
+	}
+}
+
 func loadTable() {
 	table = make(map[string]*Entry, 9500)
 	data := mapData

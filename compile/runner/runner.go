@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -17,12 +18,40 @@ type Cmd struct {
 	Dir  string   // working directory ("" = current)
 	Argv []string // program and arguments
 	Env  []string // extra "K=V" entries added to the process environment
+	// MaxOutput bounds what is kept of each of stdout and stderr (0:
+	// DefaultMaxOutput); the rest is read and dropped, so a program that
+	// prints forever neither blocks nor exhausts memory.
+	MaxOutput int
 }
+
+// DefaultMaxOutput is the most of each stream a Runner keeps by default.
+const DefaultMaxOutput = 64 << 20
 
 // Output is what a finished program left behind.
 type Output struct {
 	Stdout, Stderr []byte
 	CPU            time.Duration // user+system time of the program and its children
+	// State is how the program ended (nil when it did not start): port
+	// --run reports a program's signal from it.
+	State *os.ProcessState
+	// Truncated: a stream passed Cmd.MaxOutput and was cut there.
+	Truncated bool
+}
+
+// capped keeps the first max bytes written to it and counts the rest.
+type capped struct {
+	buf bytes.Buffer
+	max int
+	cut bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.buf.Len(); room < len(p) {
+		c.buf.Write(p[:max(room, 0)])
+		c.cut = true
+		return len(p), nil
+	}
+	return c.buf.Write(p)
 }
 
 // Runner is the only way rocmk executes a program (cf. cmd/go's work.Shell):
@@ -53,15 +82,20 @@ func (ExecRunner) Run(ctx context.Context, c Cmd) (Output, error) {
 	if len(c.Env) > 0 {
 		cmd.Env = append(cmd.Environ(), c.Env...)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	limit := c.MaxOutput
+	if limit <= 0 {
+		limit = DefaultMaxOutput
+	}
+	stdout, stderr := &capped{max: limit}, &capped{max: limit}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error { return killGroup(cmd.Process) }
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
-	out := Output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	out := Output{Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(), Truncated: stdout.cut || stderr.cut}
 	if cmd.ProcessState != nil {
 		out.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		out.State = cmd.ProcessState
 	}
 	if err != nil && ctx.Err() != nil {
 		return out, ctx.Err()

@@ -38,8 +38,27 @@ typedef cudaFuncAttributes hipFuncAttributes;
 #define hipHostFree cudaFreeHost
 #define hipMemcpy cudaMemcpy
 #define hipMemcpyAsync cudaMemcpyAsync
-#define hipMemcpyToSymbol cudaMemcpyToSymbol
-#define hipMemcpyFromSymbol cudaMemcpyFromSymbol
+// HIP_SYMBOL(X) is &X: the symbol's address goes to CUDA's const void*
+// overloads. Passed on to the templates it bound a temporary pointer
+// (cudaErrorInvalidSymbol; the H200 run of binomialOptions).
+static inline cudaError_t hipMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset = 0,
+                                            cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+static inline cudaError_t hipMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset = 0,
+                                              cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+static inline cudaError_t hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
+                                                 cudaMemcpyKind kind, cudaStream_t stream = 0) {
+  return cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream);
+}
+static inline cudaError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
+                                                   cudaMemcpyKind kind, cudaStream_t stream = 0) {
+  return cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream);
+}
+static inline cudaError_t hipGetSymbolAddress(void **devPtr, const void *symbol) { return cudaGetSymbolAddress(devPtr, symbol); }
+static inline cudaError_t hipGetSymbolSize(size_t *size, const void *symbol) { return cudaGetSymbolSize(size, symbol); }
 #define hipMemset cudaMemset
 #define hipMemsetAsync cudaMemsetAsync
 #define hipDeviceSynchronize cudaDeviceSynchronize
