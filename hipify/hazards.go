@@ -19,7 +19,7 @@ func (t *pass) identHazards(i int) {
 	switch tk.lit {
 	case "asm", "__asm__", "__asm":
 		if t.isAsm(i) {
-			t.diag(tk.pos, SevHazard, "inline-asm", tk.lit, "inline PTX assembly does not compile for AMD GPUs: rewrite it with HIP intrinsics or builtins")
+			t.diag(tk.pos, SevHazard, "inline-asm", tk.lit, t.asmHazard(i))
 		}
 	case "texture":
 		if t.isPunct(t.next(i), "<") {

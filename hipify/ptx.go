@@ -85,7 +85,7 @@ func ldstOp(name string) (ptxOp, bool) {
 // ptxFuncs are the compat header's functions for them (its ptx piece):
 // those of ptxOps, and the load and store templates of ldstOp.
 var ptxFuncs = func() []string {
-	fns := []string{"rocmk_ptx_ld", "rocmk_ptx_st"}
+	fns := []string{"rocmk_ptx_ld", "rocmk_ptx_st", "rocmk_ptx_cp_async", "rocmk_ptx_laneid"}
 	for _, op := range ptxOps {
 		if !slices.Contains(fns, op.fn) {
 			fns = append(fns, op.fn)
@@ -169,7 +169,10 @@ func translatePTX(f *file, es *editList, o *out) ([]edit, map[int]bool) {
 		if !ok {
 			continue
 		}
-		text, op, fn, ok := t.ptxCall(st)
+		text, op, fn, ok := t.ptxPredCall(st)
+		if !ok {
+			text, op, fn, ok = t.ptxCall(st)
+		}
 		if !ok {
 			continue
 		}
@@ -178,8 +181,14 @@ func translatePTX(f *file, es *editList, o *out) ([]edit, map[int]bool) {
 		t.needCompat(compatByName["ptx"])
 		o.rep.Replaced["ptx"]++
 		msg := "inline PTX `" + strings.TrimSuffix(op, " unpack") + "` -> " + fn + " (rocmk_hip_compat.h), with the instruction's semantics"
-		if strings.Contains(op, ".approx") {
+		switch {
+		case strings.Contains(op, ".approx"):
 			msg += "; the approximation is computed exactly"
+		case strings.HasPrefix(op, "cp.async."):
+			msg = "inline PTX `" + op + "` -> " + fn + " (rocmk_hip_compat.h): the copy is made at once (zero fill past src-size), " +
+				"a valid order of an asynchronous copy; its commit and wait become no-ops"
+		case op == "mov %laneid":
+			msg += "; on wave64 CDNA the lane runs 0..63 (CUDA's 0..31: exact on wave32 RDNA)"
 		}
 		t.hazardOnce(tk.pos, "ptx", op, msg)
 	}
@@ -273,6 +282,9 @@ func cString(lit string) (string, bool) {
 func (t *pass) ptxCall(st asmStmt) (text, name, fn string, ok bool) {
 	ins := strings.TrimSpace(st.template)
 	ins = strings.TrimSpace(strings.TrimSuffix(ins, ";"))
+	if m := reLaneid.FindStringSubmatch(ins); m != nil {
+		return t.laneidCall(st, m[1])
+	}
 	if ins == "" || strings.ContainsAny(ins, ";@") || strings.Contains(ins, "%%") {
 		return "", "", "", false // several instructions, predicates, literal %
 	}
@@ -282,6 +294,9 @@ func (t *pass) ptxCall(st asmStmt) (text, name, fn string, ok bool) {
 	}
 	ops := ptxOperands(rest)
 	op, ok := ldstOp(name)
+	if !ok {
+		op, ok = cpAsyncOp(name, len(ops))
+	}
 	if !ok {
 		if strings.ContainsAny(rest, "{}") && name != "mov.b32" {
 			return "", "", "", false

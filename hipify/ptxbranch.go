@@ -31,6 +31,9 @@ type ptxBranch struct {
 	dir  string // "#if", "#elifdef", "#else"...
 	asm  []int  // the asm tokens in the branch (nested ones included)
 	trap bool   // the branch only traps (see trapNames)
+	// buildErr: it traps at build time (#error, static_assert): the
+	// project requires the other branch, so that is no feature switch
+	buildErr bool
 }
 
 type ptxGroup struct {
@@ -58,6 +61,8 @@ type fallbackPass struct {
 	pass
 	translated map[int]bool // asm statements translatePTX replaced: no longer PTX
 	routed     []int
+	offs       []featureOff   // switch-offs found (ptxfeature.go)
+	firstTest  map[string]int // where a switch-off of each macro goes (noteTests)
 }
 
 // ptxFallbacks routes HIP around inline PTX where a fallback exists. It
@@ -98,11 +103,12 @@ func ptxFallbacks(f *file, es *editList, translated map[int]bool, o *out) ([]edi
 				continue
 			case "#error":
 				if b := cur(); b != nil {
-					b.trap = true
+					b.trap, b.buildErr = true, true
 				}
 			}
 			if len(stack) > 0 && (strings.HasPrefix(tk.lit, "#if") || strings.HasPrefix(tk.lit, "#el")) {
 				t.markDecided(stack[len(stack)-1], i)
+				t.noteTests(stack, i)
 			}
 			continue
 		}
@@ -115,9 +121,11 @@ func ptxFallbacks(f *file, es *editList, translated map[int]bool, o *out) ([]edi
 			b.asm = append(b.asm, i)
 		case isTrapName(tk.lit):
 			b.trap = true
+			b.buildErr = b.buildErr || tk.lit == "static_assert"
 		}
 	}
-	return t.edits, t.routed
+	off := t.applyFeatureOffs() // adds edits: before t.edits is read
+	return t.edits, append(t.routed, off...)
 }
 
 // markDecided notes a directive at h that tests HIP itself.
@@ -158,6 +166,9 @@ func (t *fallbackPass) routePTX(g *ptxGroup) []int {
 	}
 	last := g.branches[len(g.branches)-1]
 	if last.dir != "#else" || len(last.asm) > 0 || last.trap {
+		if off, ok := t.featureNames(g, asm); ok {
+			t.offs = append(t.offs, off)
+		}
 		return asm
 	}
 	for _, b := range g.branches[:len(g.branches)-1] {

@@ -1537,4 +1537,38 @@ static inline __device__ void rocmk_ptx_cp_async_commit_group() {}
 static inline __device__ void rocmk_ptx_cp_async_wait_all() {}
 static inline __device__ void rocmk_ptx_cp_async_wait_group(int) {}
 static inline __device__ void rocmk_ptx_prefetch_global_L2(const void *) {}
+// cp.async [dst], [src], cp-size[, src-size]: dst is a shared-window
+// address; the copy is made at once (a valid order of the asynchronous
+// copy), the bytes past src-size zero. cp-size is 4, 8 or 16, dst and src
+// aligned to it. rocmk_ptx_lds_* are shared memory's bytes and words.
+#if defined(__HIP_PLATFORM_NVIDIA__) || defined(__CUDACC__) && !defined(__HIP__)
+typedef unsigned char rocmk_ptx_lds_u8;
+typedef unsigned int rocmk_ptx_lds_u32;
+static inline __device__ rocmk_ptx_lds_u8 *rocmk_ptx_lds(unsigned long long a) {
+  return (rocmk_ptx_lds_u8 *)__cvta_shared_to_generic((size_t)(unsigned int)a);
+}
+static inline __device__ unsigned int rocmk_ptx_laneid() {
+  unsigned int l;
+  asm("mov.u32 %0, %%laneid;" : "=r"(l));
+  return l;
+}
+#else
+typedef __attribute__((address_space(3))) unsigned char rocmk_ptx_lds_u8;
+typedef __attribute__((address_space(3))) unsigned int rocmk_ptx_lds_u32;
+static inline __device__ rocmk_ptx_lds_u8 *rocmk_ptx_lds(unsigned long long a) { return (rocmk_ptx_lds_u8 *)(unsigned int)a; }
+// %laneid: the lane in the wave (0..63 on wave64, where CUDA's warp has 32)
+static inline __device__ unsigned int rocmk_ptx_laneid() { return __lane_id(); }
+#endif
+static inline __device__ void rocmk_ptx_cp_async(unsigned long long dst, const void *src, int cp, int n) {
+  rocmk_ptx_lds_u8 *d = rocmk_ptx_lds(dst);
+  const unsigned char *s = (const unsigned char *)src;
+  if (n >= cp) {
+    for (int i = 0; i < cp; i += 4) *(rocmk_ptx_lds_u32 *)(d + i) = *(const unsigned int *)(s + i);
+    return;
+  }
+  for (int i = 0; i < cp; i++) d[i] = i < n ? s[i] : 0;
+}
+static inline __device__ void rocmk_ptx_cp_async(unsigned long long dst, const void *src, int cp) {
+  rocmk_ptx_cp_async(dst, src, cp, cp);
+}
 #endif  // ROCMK_COMPAT_PTX
