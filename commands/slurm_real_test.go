@@ -137,6 +137,12 @@ func slurmMode(t *testing.T, conf, dir, tmp, mode string, want map[string][]byte
 	again := runSlurmBuild(t, env, filepath.Join(tmp, "cache"), filepath.Join(tmp, "slurm2"), arch, sl...)
 	assert.Equal(t, again.Summary.Jobs, again.Summary.Hits, "the second build is all cache hits")
 	assert.Zero(t, again.Summary.Compiled)
+	if mode == "job" {
+		// An srun job per compile shares its fault handling with steps
+		// (retry, fallback, scancel --name); its faults were proven in
+		// issue 26's first round, and CI time is kept for the other two.
+		return
+	}
 
 	t.Run("slurmd killed mid-plan", func(t *testing.T) {
 		cmd, stdout, stderr := slurmBuild(t, env, filepath.Join(tmp, "cache-kill"), filepath.Join(tmp, "kill"), "gfx90a", sl...)
