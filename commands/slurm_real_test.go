@@ -92,7 +92,7 @@ func TestSlurmExecutor(t *testing.T) {
 	require.Len(t, want, local.Summary.Jobs)
 
 	t.Run("doctor probes the node", func(t *testing.T) {
-		cmd := exec.Command(rocmkBinary(t), "--json", "--cache-dir", filepath.Join(tmp, "cache-doctor"), "doctor", "--arch", "gfx90a")
+		cmd := exec.Command(rocmkBinary(t), "--json", "--cache-dir", filepath.Join(tmp, "cache-local"), "doctor", "--arch", "gfx90a")
 		cmd.Dir = t.TempDir()
 		cmd.Env = append(os.Environ(), env...)
 		out, err := cmd.Output()

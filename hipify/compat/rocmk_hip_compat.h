@@ -1555,7 +1555,15 @@ static inline __device__ unsigned int rocmk_ptx_laneid() {
 #else
 typedef __attribute__((address_space(3))) unsigned char rocmk_ptx_lds_u8;
 typedef __attribute__((address_space(3))) unsigned int rocmk_ptx_lds_u32;
-static inline __device__ rocmk_ptx_lds_u8 *rocmk_ptx_lds(unsigned long long a) { return (rocmk_ptx_lds_u8 *)(unsigned int)a; }
+// Shared-window addresses are 32 bits on the device; the host pass, which
+// never runs this, has 64-bit pointers and wants a full-width integer.
+static inline __device__ rocmk_ptx_lds_u8 *rocmk_ptx_lds(unsigned long long a) {
+#if defined(__HIP_DEVICE_COMPILE__)
+  return (rocmk_ptx_lds_u8 *)(unsigned int)a;
+#else
+  return (rocmk_ptx_lds_u8 *)(__SIZE_TYPE__)(unsigned int)a;
+#endif
+}
 // %laneid: the lane in the wave (0..63 on wave64, where CUDA's warp has 32)
 static inline __device__ unsigned int rocmk_ptx_laneid() { return __lane_id(); }
 #endif
