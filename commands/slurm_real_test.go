@@ -111,6 +111,18 @@ func TestSlurmExecutor(t *testing.T) {
 		require.NotNil(t, d.Executor.ToolchainMatch, d.Executor.Error)
 		assert.True(t, *d.Executor.ToolchainMatch)
 		assert.NotEmpty(t, d.Executor.Node)
+
+		// Before any build there is no cache directory to probe through:
+		// doctor says so, and creates nothing.
+		fresh := filepath.Join(tmp, "cache-none")
+		cmd = exec.Command(rocmkBinary(t), "--json", "--cache-dir", fresh, "doctor", "--arch", "gfx90a")
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), env...)
+		out, err = cmd.Output()
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(out, &d), "%s", out)
+		assert.Contains(t, d.Executor.Error, "does not exist yet: run a build first")
+		assert.NoDirExists(t, fresh)
 	})
 	for _, mode := range []string{"steps", "job", "array"} {
 		t.Run(mode, func(t *testing.T) { slurmMode(t, conf, dir, filepath.Join(tmp, mode), mode, want) })

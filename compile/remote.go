@@ -261,6 +261,10 @@ func (s *Session) CheckExecutor(ctx context.Context, targets []string) *Executor
 		c.Error = err.Error()
 		return c
 	}
+	if s.local == nil { // doctor opens the cache only if it exists; the probe stores into it
+		c.Error = "no probe: the nodes return results through the cache directory, which does not exist yet: run a build first (or pass --cache-dir)"
+		return c
+	}
 	r, err := s.remote(ctx, Request{Slurm: o})
 	if err != nil || r == nil {
 		c.Error = fmt.Sprint("no probe: ", err)
