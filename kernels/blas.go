@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/rocmk/rocmk/verify"
 	"github.com/rocmk/rocmk/verify/blas"
@@ -11,7 +12,12 @@ import (
 
 // BLASModule is the module of the blas family: a library module (cuBLAS or
 // rocBLAS through verify/blas), not a suite image; see VerifyOptions.Getenv.
-const BLASModule = "blas"
+// BLASLtModule is the family's other library module: cuBLASLt or
+// hipBLASLt (blas.OpenLt), for the blaslt_* cases.
+const (
+	BLASModule   = "blas"
+	BLASLtModule = "blaslt"
+)
 
 // blasGemm is one GEMM case of the blas family.
 type blasGemm struct {
@@ -19,6 +25,10 @@ type blasGemm struct {
 	g    blas.Gemm
 	pad  int64 // added to every leading dimension
 	peer bool  // a timing case: the 100% of rocmk's own GEMM at its size
+	// vs is the cuBLAS/rocBLAS case an Lt case is timed against (its 100%);
+	// set only on Lt cases, which run on BLASLtModule.
+	vs string
+	lt bool
 }
 
 // gemmCases are the family's GEMMs: both layouts, every transpose, K = 1,
@@ -37,6 +47,25 @@ var gemmCases = []blasGemm{
 	{name: "blas_hgemm_f16_4096", peer: true, g: blas.Gemm{Layout: blas.RowMajor, M: 4096, N: 4096, K: 4096, Alpha: 1, DType: verify.F16}},
 }
 
+// ltCases are the same calls through the Lt API (cuBLASLt, hipBLASLt):
+// both layouts, every transpose pair, K = 1, padded leading dimensions,
+// alpha and beta, strided batches; the 4096^3 cases are timed against
+// the plain BLAS case of the same call.
+var ltCases = func() []blasGemm {
+	var out []blasGemm
+	for _, c := range gemmCases {
+		switch c.name {
+		case "blas_sgemm_strided_batched_f32":
+			continue // f32 batches: the f16 and bf16 ones exercise the same layout attributes
+		case "blas_sgemm_f32_4096", "blas_hgemm_f16_4096":
+			c.vs, c.peer = c.name, false
+		}
+		c.name, c.lt = "blaslt_"+strings.TrimPrefix(c.name, "blas_"), true
+		out = append(out, c)
+	}
+	return out
+}()
+
 // blasGemv is one GEMV case (f32).
 type blasGemv struct {
 	name string
@@ -54,15 +83,22 @@ var gemvCases = []blasGemv{
 // not apply).
 func LibrarySpecs() []Spec {
 	var s []Spec
-	for _, c := range gemmCases {
+	for _, c := range append(append([]blasGemm(nil), gemmCases...), ltCases...) {
 		c := c
-		s = append(s, Spec{Name: c.name, Family: "blas", Module: BLASModule, DType: c.g.DType, Make: func(o Options) *verify.Case { return gemmCase(c, o) }})
+		s = append(s, Spec{Name: c.name, Family: "blas", Module: c.module(), DType: c.g.DType, Make: func(o Options) *verify.Case { return gemmCase(c, o) }})
 	}
 	for _, c := range gemvCases {
 		c := c
 		s = append(s, Spec{Name: c.name, Family: "blas", Module: BLASModule, DType: verify.F32, Make: func(o Options) *verify.Case { return gemvCase(c, o) }})
 	}
 	return s
+}
+
+func (c blasGemm) module() string {
+	if c.lt {
+		return BLASLtModule
+	}
+	return BLASModule
 }
 
 // matrix draws n values uniform in [-1, 1] rounded to dt (|a b| <= 1 is
@@ -113,9 +149,13 @@ func gemmCase(bc blasGemm, o Options) *verify.Case {
 		func(a, b, c []float64) []float64 { return blas.Fast(g, a, b, c) })
 	c.Note = fmt.Sprintf("%s %s%s M=%d N=%d K=%d batch %d, f32 accumulate", g.Layout, g.TransA, g.TransB, g.M, g.N, g.K, max(g.Batch, 1))
 	c.Args = g.Args(verify.Buf(0), verify.Buf(1), verify.Buf(2))
-	c.Goal = &verify.Goal{Flops: g.Flops()}
+	c.Goal = &verify.Goal{Flops: g.Flops(), Peer: bc.vs}
+	c.Module = bc.module()
 	if bc.peer {
 		c.Note += "; the 100% of rocmk's own GEMM at this size"
+	}
+	if bc.lt {
+		c.Note += "; through the Lt API (matmul descriptor, layouts, heuristic)"
 	}
 	return c
 }

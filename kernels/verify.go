@@ -33,6 +33,8 @@ type Report struct {
 	// BLAS is the vendor library the blas family ran on ("cuBLAS 13.1.0
 	// (path)"), or why it did not run.
 	BLAS string `json:"blas,omitempty"`
+	// BLASLt is the same for the blaslt_* cases (cuBLASLt, hipBLASLt).
+	BLASLt string `json:"blaslt,omitempty"`
 	// CopyGBps is the bandwidth of unary_copy_f32 when it ran (the baseline
 	// elementwise kernels are compared with).
 	CopyGBps    float64 `json:"copy_gb_per_s,omitempty"`
@@ -96,7 +98,7 @@ func Verify(ctx context.Context, rt verify.Runtime, cases []*verify.Case, o Veri
 		}
 		return verify.Image{Data: img.Data, Explain: "built by " + img.Compiler}, err
 	}
-	var blasLib string
+	var blasLib, blasLtLib string
 	o.Run.Libraries = map[string]func() (verify.Module, error){BLASModule: func() (verify.Module, error) {
 		l, err := blas.Open(rt, o.Getenv)
 		if err != nil {
@@ -104,6 +106,14 @@ func Verify(ctx context.Context, rt verify.Runtime, cases []*verify.Case, o Veri
 			return nil, err
 		}
 		blasLib = fmt.Sprintf("%s %s (%s)", l.Name, l.Version, l.Path)
+		return verify.NewLibraryModule(rt, l), nil
+	}, BLASLtModule: func() (verify.Module, error) {
+		l, err := blas.OpenLt(rt, o.Getenv)
+		if err != nil {
+			blasLtLib = err.Error()
+			return nil, err
+		}
+		blasLtLib = fmt.Sprintf("%s %s (%s)", l.Name, l.Version, l.Path)
 		return verify.NewLibraryModule(rt, l), nil
 	}}
 	rep, err := verify.Run(ctx, rt, cases, o.Run)
@@ -113,7 +123,7 @@ func Verify(ctx context.Context, rt verify.Runtime, cases []*verify.Case, o Veri
 	opts := o.Options.withDefaults()
 	r := &Report{Device: dev, Backend: rt.Name(), Size: opts.Size, Seed: opts.Seed, Modules: mods, Cases: rep.Cases,
 		Passed: rep.Passed, Mismatch: rep.Mismatch, Errors: rep.Errors, Skipped: rep.Skipped, BelowGoal: rep.BelowGoal,
-		CopyBandwidthGBps: rep.CopyBandwidth / 1e9, CopyBandwidthErr: rep.CopyBandwidthError, BLAS: blasLib,
+		CopyBandwidthGBps: rep.CopyBandwidth / 1e9, CopyBandwidthErr: rep.CopyBandwidthError, BLAS: blasLib, BLASLt: blasLtLib,
 		PeakGBps: dev.PeakBandwidth() / 1e9}
 	for _, c := range rep.Cases {
 		if c.Name == "unary_copy_f32" && c.GBps > 0 {
