@@ -258,3 +258,15 @@ func (b *ltBackend) gemm(g Gemm, a, bb, c verify.DevPtr) error {
 func (b *ltBackend) gemv(Gemv, verify.DevPtr, verify.DevPtr, verify.DevPtr) error {
 	return errors.New("the Lt API has no GEMV (the blas family's gemv cases run on cuBLAS or rocBLAS)")
 }
+
+// ltHeurLayout is the size of the C mirror of a library's heuristic
+// result and the offsets of its workspaceSize and state (checked against
+// the real headers by the header tests).
+func ltHeurLayout(backend string) (size, workspace, state uintptr) {
+	if backend == "hipblaslt" {
+		var h C.rk_hipblaslt_heur
+		return unsafe.Sizeof(h), unsafe.Offsetof(h.workspaceSize), unsafe.Offsetof(h.state)
+	}
+	var h C.rk_cublaslt_heur
+	return unsafe.Sizeof(h), unsafe.Offsetof(h.workspaceSize), unsafe.Offsetof(h.state)
+}
