@@ -145,7 +145,7 @@ func gemmCase(bc blasGemm, o Options) *verify.Case {
 	g := withLDs(bc.g, bc.pad)
 	dt := g.DType
 	na, nb, nc := g.Sizes()
-	c := blasCase(bc.name, "gemm", dt, [3]string{"A", "B", "C"}, [3]int64{na, nb, nc}, g.Beta, g.K, o,
+	c := blasCase(bc.name, "gemm", dt, [3]string{"A", "B", "C"}, [3]int64{na, nb, nc}, g.Beta, g.Tolerance, o,
 		func(a, b, c []float64) []float64 { return blas.Fast(g, a, b, c) })
 	c.Note = fmt.Sprintf("%s %s%s M=%d N=%d K=%d batch %d, f32 accumulate", g.Layout, g.TransA, g.TransB, g.M, g.N, g.K, max(g.Batch, 1))
 	c.Args = g.Args(verify.Buf(0), verify.Buf(1), verify.Buf(2))
@@ -167,8 +167,7 @@ func gemvCase(bc blasGemv, o Options) *verify.Case {
 		v.Lda = v.M
 	}
 	na, nx, ny := v.Sizes()
-	k, _ := v.Lens()
-	c := blasCase(bc.name, "gemv", verify.F32, [3]string{"A", "x", "y"}, [3]int64{na, nx, ny}, v.Beta, k, o,
+	c := blasCase(bc.name, "gemv", verify.F32, [3]string{"A", "x", "y"}, [3]int64{na, nx, ny}, v.Beta, v.Tolerance, o,
 		func(a, x, y []float64) []float64 { return blas.ReferenceGemv(v, a, x, y) })
 	c.Note = fmt.Sprintf("%s %s M=%d N=%d incx %d incy %d", v.Layout, v.Trans, v.M, v.N, v.IncX, v.IncY)
 	c.Args = v.Args(verify.Buf(0), verify.Buf(1), verify.Buf(2))
@@ -177,14 +176,13 @@ func gemvCase(bc blasGemv, o Options) *verify.Case {
 }
 
 // blasCase is a case of two inputs and an in/out third buffer (names and
-// element counts), of depth k, whose reference ref computes in float64.
-func blasCase(name, kernel string, dt verify.DType, names [3]string, n [3]int64, beta float32, k int64, o Options,
-	ref func(a, b, c []float64) []float64) *verify.Case {
+// element counts), whose reference ref computes in float64 and whose
+// tolerance tol works out from the generated inputs (the K-scaled model).
+func blasCase(name, kernel string, dt verify.DType, names [3]string, n [3]int64, beta float32,
+	tol func(a, b, c []float64) verify.Tolerance, o Options, ref func(a, b, c []float64) []float64) *verify.Case {
 	o = o.withDefaults()
 	c := &verify.Case{Name: name, Kernel: kernel, Family: "blas", Module: BLASModule, DType: dt}
 	c.Buffers = []verify.Buffer{{Name: names[0], DType: dt}, {Name: names[1], DType: dt}, {Name: names[2], DType: dt, Len: int(n[2]), Out: true}}
-	tol := blas.Tolerance(dt, k, 1)
-	c.Buffers[2].Tol = &tol
 	c.Elems = n[2]
 	c.Bytes = (n[0] + n[1] + 2*n[2]) * sz(dt)
 	if beta == 0 {
@@ -194,6 +192,8 @@ func blasCase(name, kernel string, dt verify.DType, names [3]string, n [3]int64,
 		c.Buffers[0].Data = matrix(dt, n[0], seedOf(o.Seed, name+"/"+names[0]))
 		c.Buffers[1].Data = matrix(dt, n[1], seedOf(o.Seed, name+"/"+names[1]))
 		c.Buffers[2].Data = cInput(dt, n[2], beta, seedOf(o.Seed, name+"/"+names[2]))
+		t := tol(decodeAll(dt, c.Buffers[0].Data), decodeAll(dt, c.Buffers[1].Data), decodeAll(dt, c.Buffers[2].Data))
+		c.Buffers[2].Tol = &t
 	}
 	c.Ref = func(b []verify.Buffer) [][]byte {
 		out := ref(decodeAll(dt, b[0].Data), decodeAll(dt, b[1].Data), decodeAll(dt, b[2].Data))

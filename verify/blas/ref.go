@@ -1,12 +1,8 @@
 package blas
 
 import (
-	"math"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
-
-	"github.com/rocmk/rocmk/verify"
 )
 
 // at is the index of element (i, j) of a matrix stored in l with ld.
@@ -76,23 +72,6 @@ func ReferenceGemv(v Gemv, a, x, y []float64) []float64 {
 		out[k] = float64(v.Alpha)*sum + betaTerm(v.Beta, y[k])
 	}
 	return out
-}
-
-// Tolerance is the comparison bound of a GEMM of depth k with outputs in
-// dt and f32 accumulation, as cuBLAS's own tests scale it: the output's
-// rounding (dt's default relative tolerance) plus k accumulation roundings
-// of f32 on terms of magnitude up to scale (|a||b| at most), in absolute.
-func Tolerance(dt verify.DType, k int64, scale float64) verify.Tolerance {
-	t := verify.DefaultTolerance(dt)
-	acc := float64(max(k, 1)) * math.Ldexp(1, -23) * scale
-	if dt != verify.F32 {
-		// f16/bf16 inputs: tensor cores may accumulate in blocks with
-		// truncation; allow the rounding of each block's sum too.
-		acc *= 4
-	}
-	t.ATol = max(t.ATol, acc)
-	t.RTol = max(t.RTol, 4*math.Ldexp(1, -23)*math.Sqrt(float64(max(k, 1))))
-	return t
 }
 
 // Fast computes what Reference does through gonum's parallel, blocked
