@@ -99,23 +99,20 @@ func Verify(ctx context.Context, rt verify.Runtime, cases []*verify.Case, o Veri
 		return verify.Image{Data: img.Data, Explain: "built by " + img.Compiler}, err
 	}
 	var blasLib, blasLtLib string
-	o.Run.Libraries = map[string]func() (verify.Module, error){BLASModule: func() (verify.Module, error) {
-		l, err := blas.Open(rt, o.Getenv)
-		if err != nil {
-			blasLib = err.Error()
-			return nil, err
+	// open opens a vendor library as a module; desc receives what it is
+	// (name, version, file) or why it did not open.
+	open := func(openLib func(verify.Runtime, func(string) string) (*blas.Library, error), desc *string) func() (verify.Module, error) {
+		return func() (verify.Module, error) {
+			l, err := openLib(rt, o.Getenv)
+			if err != nil {
+				*desc = err.Error()
+				return nil, err
+			}
+			*desc = fmt.Sprintf("%s %s (%s)", l.Name, l.Version, l.Path)
+			return verify.NewLibraryModule(rt, l), nil
 		}
-		blasLib = fmt.Sprintf("%s %s (%s)", l.Name, l.Version, l.Path)
-		return verify.NewLibraryModule(rt, l), nil
-	}, BLASLtModule: func() (verify.Module, error) {
-		l, err := blas.OpenLt(rt, o.Getenv)
-		if err != nil {
-			blasLtLib = err.Error()
-			return nil, err
-		}
-		blasLtLib = fmt.Sprintf("%s %s (%s)", l.Name, l.Version, l.Path)
-		return verify.NewLibraryModule(rt, l), nil
-	}}
+	}
+	o.Run.Libraries = map[string]func() (verify.Module, error){BLASModule: open(blas.Open, &blasLib), BLASLtModule: open(blas.OpenLt, &blasLtLib)}
 	rep, err := verify.Run(ctx, rt, cases, o.Run)
 	if rep == nil {
 		return nil, err

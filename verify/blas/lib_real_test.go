@@ -33,7 +33,7 @@ func TestInstalledBLASResolves(t *testing.T) {
 		if LtBackendFor("hip") == l.Backend || LtBackendFor("cuda") == l.Backend {
 			lib, err := loadLt(l.Backend, os.Getenv)
 			require.NoError(t, err, "%s at %s", l.Backend, l.Path)
-			t.Logf("%s: %s (version %s) resolves every symbol", l.Backend, lib.Path(map[string]string{"cublaslt": "cublasLtCreate", "hipblaslt": "hipblasLtCreate"}[l.Backend]), l.Version)
+			t.Logf("%s: %s (version %s) resolves every symbol", l.Backend, lib.Path(ltPrefix[l.Backend]+"Create"), l.Version)
 			continue
 		}
 		lib, err := load(l.Backend, os.Getenv)

@@ -1,10 +1,6 @@
 package blas
 
-import (
-	"fmt"
-
-	"github.com/rocmk/rocmk/verify"
-)
+import "github.com/rocmk/rocmk/verify"
 
 // The Lt libraries (cuBLASLt, hipBLASLt) run one GEMM as a plan: a matmul
 // descriptor (compute type f32, scale type f32, TRANSA/TRANSB), a layout
@@ -82,17 +78,5 @@ func LtBackendFor(runtime string) string {
 // wrapping verify.ErrSkip.
 func OpenLt(rt verify.Runtime, getenv func(string) string) (*Library, error) {
 	backend := LtBackendFor(rt.Name())
-	if backend == "" {
-		return nil, verify.Skipf("no BLASLt binding for the %s runtime", rt.Name())
-	}
-	l := &Library{Name: map[string]string{"cublaslt": "cuBLASLt", "hipblaslt": "hipBLASLt"}[backend], rt: rt}
-	err := verify.OnDevice(rt, func() error {
-		var err error
-		l.ops, l.Path, l.Version, err = openLtBackend(rt, backend, getenv)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", l.Name, err)
-	}
-	return l, nil
+	return open(rt, "BLASLt", backend, func() (backendOps, string, string, error) { return openLtBackend(rt, backend, getenv) })
 }

@@ -131,6 +131,9 @@ func ltSyms(prefix string) []verify.Symbol {
 	return append(syms, verify.Symbol{Names: []string{prefix + "GetStatusString"}, Optional: true})
 }
 
+// ltPrefix is the prefix of a library's calls.
+var ltPrefix = map[string]string{"cublaslt": "cublasLt", "hipblaslt": "hipblasLt"}
+
 func ltIndex(backend string) C.int {
 	if backend == "hipblaslt" {
 		return 1
@@ -140,9 +143,8 @@ func ltIndex(backend string) C.int {
 
 // loadLt dlopens an Lt library once and fills its C table.
 func loadLt(backend string, getenv func(string) string) (*verify.SharedLibrary, error) {
-	prefix := map[string]string{"cublaslt": "cublasLt", "hipblaslt": "hipblasLt"}[backend]
 	lib := ltIndex(backend)
-	return loadOnce(backend, getenv, ltSyms(prefix), func(i int, p unsafe.Pointer) { C.rk_lt_set(lib, C.int(i), p) })
+	return loadOnce(backend, getenv, ltSyms(ltPrefix[backend]), func(i int, p unsafe.Pointer) { C.rk_lt_set(lib, C.int(i), p) })
 }
 
 // ltBackend is one Lt handle, its workspace and the plans of the GEMMs
@@ -173,7 +175,7 @@ func openLtBackend(rt verify.Runtime, backend string, getenv func(string) string
 	if err != nil {
 		return nil, "", "", err
 	}
-	prefix := map[string]string{"cublaslt": "cublasLt", "hipblaslt": "hipblasLt"}[backend]
+	prefix := ltPrefix[backend]
 	b := &ltBackend{rt: rt, lib: ltIndex(backend), prefix: prefix, enums: ltEnumsOf(backend), plans: map[Gemm]*C.rk_lt_plan{}}
 	var h unsafe.Pointer
 	if err := b.status("Create", C.rk_ltCreate(b.lib, &h)); err != nil {

@@ -57,65 +57,47 @@ func (g Gemm) Tolerance(a, b, c []float64) verify.Tolerance {
 	var rowA, colB, maxC float64
 	for bt := int64(0); bt < g.batches(); bt++ {
 		oa, ob := bt*g.StrideA, bt*g.StrideB
-		for i := int64(0); i < g.M; i++ {
-			var s float64
-			for p := int64(0); p < g.K; p++ {
-				r, cc := i, p // (i, p) of op(A) is stored at (p, i) when transposed
-				if g.TransA == Trans {
-					r, cc = p, i
-				}
-				x := a[oa+at(g.Layout, r, cc, g.Lda)]
-				s += x * x
-			}
-			rowA = max(rowA, s)
-		}
-		for j := int64(0); j < g.N; j++ {
-			var s float64
-			for p := int64(0); p < g.K; p++ {
-				r, cc := p, j
-				if g.TransB == Trans {
-					r, cc = j, p
-				}
-				x := b[ob+at(g.Layout, r, cc, g.Ldb)]
-				s += x * x
-			}
-			colB = max(colB, s)
-		}
+		rowA = max(rowA, maxNorm(g.M, g.K, func(i, p int64) float64 { return a[oa+g.atA(i, p)] }))
+		colB = max(colB, maxNorm(g.N, g.K, func(j, p int64) float64 { return b[ob+g.atB(p, j)] }))
 	}
 	if g.Beta != 0 {
-		for _, v := range c {
-			maxC = max(maxC, math.Abs(v))
-		}
+		maxC = maxAbs(c)
 	}
-	s := math.Abs(float64(g.Alpha))*math.Sqrt(rowA)*math.Sqrt(colB) + math.Abs(float64(g.Beta))*maxC
+	s := math.Abs(float64(g.Alpha))*rowA*colB + math.Abs(float64(g.Beta))*maxC
 	return Tolerance(g.DType, k, s)
 }
 
 // Tolerance is the bound of v's outputs (f32) on A, x and y (its input).
 func (v Gemv) Tolerance(a, x, y []float64) verify.Tolerance {
 	nx, ny := v.Lens() // op(A) is ny x nx
-	var rowA, xx, maxY float64
-	for i := int64(0); i < ny; i++ {
-		var s float64
-		for j := int64(0); j < nx; j++ {
-			r, c := i, j
-			if v.Trans == Trans {
-				r, c = j, i
-			}
-			e := a[at(v.Layout, r, c, v.Lda)]
-			s += e * e
-		}
-		rowA = max(rowA, s)
-	}
-	for j := int64(0); j < nx; j++ {
-		xx += x[j*v.IncX] * x[j*v.IncX]
-	}
-	k := nx
+	rowA := maxNorm(ny, nx, func(i, j int64) float64 { return a[v.atA(i, j)] })
+	xn := maxNorm(1, nx, func(_, j int64) float64 { return x[j*v.IncX] })
+	k, maxY := nx, 0.0
 	if v.Beta != 0 {
-		k++
-		for _, e := range y {
-			maxY = max(maxY, math.Abs(e))
-		}
+		k, maxY = nx+1, maxAbs(y)
 	}
-	return Tolerance(verify.F32, k, math.Abs(float64(v.Alpha))*math.Sqrt(rowA*xx)+math.Abs(float64(v.Beta))*maxY)
+	return Tolerance(verify.F32, k, math.Abs(float64(v.Alpha))*rowA*xn+math.Abs(float64(v.Beta))*maxY)
+}
+
+// maxNorm is the largest 2-norm of n vectors of length k, whose element
+// (i, p) is elem(i, p).
+func maxNorm(n, k int64, elem func(i, p int64) float64) float64 {
+	var m float64
+	for i := int64(0); i < n; i++ {
+		var s float64
+		for p := int64(0); p < k; p++ {
+			x := elem(i, p)
+			s += x * x
+		}
+		m = max(m, s)
+	}
+	return math.Sqrt(m)
+}
+
+func maxAbs(v []float64) float64 {
+	var m float64
+	for _, x := range v {
+		m = max(m, math.Abs(x))
+	}
+	return m
 }

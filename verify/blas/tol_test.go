@@ -75,14 +75,7 @@ func f32Gemm(g Gemm, a, b, c []float64) []float64 {
 			for j := int64(0); j < g.N; j++ {
 				var part [8]float32
 				for p := int64(0); p < g.K; p++ {
-					ai, aj, bi, bj := i, p, p, j
-					if g.TransA == Trans {
-						ai, aj = p, i
-					}
-					if g.TransB == Trans {
-						bi, bj = j, p
-					}
-					part[p%8] += float32(a[oa+at(g.Layout, ai, aj, g.Lda)]) * float32(b[ob+at(g.Layout, bi, bj, g.Ldb)])
+					part[p%8] += float32(a[oa+g.atA(i, p)]) * float32(b[ob+g.atB(p, j)])
 				}
 				var acc float32
 				for _, v := range part {
