@@ -101,8 +101,8 @@ func (c blasGemm) module() string {
 	return BLASModule
 }
 
-// matrix draws n values uniform in [-1, 1] rounded to dt (|a b| <= 1 is
-// what the tolerance is scaled by).
+// matrix draws n values uniform in [-1, 1] rounded to dt (the tolerance
+// is worked out from them: Gemm.Tolerance).
 func matrix(dt verify.DType, n int64, seed uint64) []byte {
 	return gen(dt, int(n), seed, func(r *rand.Rand, _ int) float64 { return r.Float64()*2 - 1 })
 }
