@@ -258,7 +258,9 @@ __device__ __forceinline__ void rk_row_map(const typename D::S* __restrict__ row
 // window is used, so every lane has them in flight during the arithmetic.
 // Quants become floats without int-to-float conversions (a quarter-rate
 // instruction on NVIDIA): 0x4B000000 | b is the float 2^23 + b, exact, and
-// one subtraction gives b - offset.
+// one subtraction gives b - offset. QV_U and QV_PF can be set before the
+// module (testdata/verify/qgemv times variants); 4 and 1 were the fastest on an
+// H200 (docs/verify-h100.md).
 #define QV_LG 32
 #define QV_R 16
 #define QV_RG (QV_R * QV_LG / 256)
