@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -33,8 +34,11 @@ type hipifyOptions struct {
 	QuietWarnings  bool
 	HIPVersion     string
 	G              globalOptions
-	FindToolchain  func() (string, error) // HIP version of the discovered toolchain
+	// FindToolchain returns the discovered toolchain's HIP version and
+	// include directory.
+	FindToolchain  func() (version, include string, err error)
 	hipVersionFrom string
+	hipInclude     string // the discovered toolchain's, where --stats looks for ROCm libraries
 }
 
 func hipifyCommand() *cli.Command {
@@ -178,6 +182,14 @@ func runHipify(ctx context.Context, o hipifyOptions, env Env) error {
 // resolveHIPVersion fills Translate.HIPVersion from --hip-version, the
 // discovered toolchain, or the default.
 func resolveHIPVersion(o *hipifyOptions, env Env) error {
+	find := o.FindToolchain
+	if find == nil {
+		find = func() (string, string, error) { return toolchain.HIPHeaders(env.Getenv) }
+	}
+	s, inc, err := find()
+	if err == nil {
+		o.hipInclude = inc
+	}
 	if o.HIPVersion != "" {
 		v, ok := hipify.ParseVersion(o.HIPVersion)
 		if !ok {
@@ -187,11 +199,7 @@ func resolveHIPVersion(o *hipifyOptions, env Env) error {
 		o.hipVersionFrom = "--hip-version"
 		return nil
 	}
-	find := o.FindToolchain
-	if find == nil {
-		find = func() (string, error) { return toolchain.HIPVersion(env.Getenv) }
-	}
-	if s, err := find(); err == nil && s != "" {
+	if err == nil && s != "" {
 		parts := strings.SplitN(s, ".", 3)
 		if len(parts) >= 2 {
 			if v, ok := hipify.ParseVersion(parts[0] + "." + parts[1]); ok {
@@ -259,6 +267,9 @@ func hipifyFailure(json bool, failed []error, n int) error {
 // --check list, then the --stats table or the --json document.
 func reportHipify(ui *term.UI, o hipifyOptions, results []hipify.Result, elapsed time.Duration) error {
 	doc := hipify.Summarize(results, o.Tree.Translate.HIPVersion, elapsed)
+	if o.Stats {
+		doc.Blockers = blockers(o, results)
+	}
 	stdout, changed, failed := hipifyOutput(ui, o, results, &doc)
 	if o.Check && !ui.JSON {
 		for _, n := range changed {
@@ -297,4 +308,21 @@ func reportHipify(ui *term.UI, o hipifyOptions, results []hipify.Result, elapsed
 			doc.Total.Files, doc.Total.Lines, doc.Total.Replacements, doc.Total.Unsupported, doc.Total.Hazards, elapsed.Round(time.Millisecond))
 	}
 	return nil
+}
+
+// blockers classifies what will not compile on the target: the ROCm
+// libraries are looked for in the discovered toolchain's include
+// directory (none found: only what the HIP version rules out).
+func blockers(o hipifyOptions, results []hipify.Result) *hipify.BlockerReport {
+	var roots, incs []string
+	for _, in := range o.Tree.Inputs {
+		if st, err := os.Stat(in); err == nil && st.IsDir() {
+			roots = append(roots, in)
+		}
+	}
+	if o.hipInclude != "" {
+		incs = []string{o.hipInclude}
+	}
+	rep := hipify.Blockers(results, roots, incs)
+	return &rep
 }
