@@ -53,13 +53,24 @@ func ForHeader(name string) (Library, bool) {
 	name = strings.TrimPrefix(filepath.ToSlash(name), "./")
 	for _, l := range table {
 		for _, p := range l.prefixes {
-			if name == p || strings.HasSuffix(p, "/") && strings.HasPrefix(name, p) ||
-				!strings.Contains(p, ".") && !strings.HasSuffix(p, "/") && strings.HasPrefix(name, p) && strings.HasSuffix(name, ".h") {
+			if matches(name, p) {
 				return l, true
 			}
 		}
 	}
 	return Library{}, false
+}
+
+// matches: a directory prefix ("hipcub/") holds every header under it, a
+// whole name ("cublasLt.h") itself, a stem ("curand") its .h headers.
+func matches(name, p string) bool {
+	switch {
+	case strings.HasSuffix(p, "/"):
+		return strings.HasPrefix(name, p)
+	case strings.Contains(p, "."):
+		return name == p
+	}
+	return strings.HasPrefix(name, p) && strings.HasSuffix(name, ".h")
 }
 
 // Installed reports whether one of the library's marker headers is in
