@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/firsterr"
 )
 
 // ResourceUsage is build --resource-usage's table: per kernel its registers,
@@ -73,6 +74,33 @@ func Diagnostics(ui *UI, list compile.ErrorList) {
 			ui.Println(ui.Err, Printable(rest, "\n\t"))
 		}
 	}
+}
+
+// UnitError is a failing unit's first compiler error, classified.
+type UnitError struct {
+	Unit   string `json:"unit"`
+	Target string `json:"target"`
+	firsterr.Error
+}
+
+// FirstErrors prints, on stderr, a line per failing unit with its first
+// error and class, then the count of units per class.
+func FirstErrors(ui *UI, errs []UnitError) {
+	if len(errs) == 0 || ui.JSON {
+		return
+	}
+	n := map[string]int{}
+	for _, e := range errs {
+		n[e.Class]++
+		ui.Println(ui.Err, ui.ErrS.Err.Render("first error:")+" "+Printable(SourceName(e.Unit)+" ["+e.Target+"]: "+e.Error.String(), ""))
+	}
+	var parts []string
+	for _, c := range firsterr.Classes {
+		if n[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", c, n[c]))
+		}
+	}
+	ui.Println(ui.Err, fmt.Sprintf("failing units by class: %s", strings.Join(parts, ", ")))
 }
 
 // where counts the compiles by where they ran, with an executor:
