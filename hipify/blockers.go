@@ -162,7 +162,7 @@ func fileBlockers(r Result, includeDirs []string) []Blocker {
 		}
 	}
 	if len(includeDirs) > 0 && !IsCompatHeader(r.Out) {
-		bs = append(bs, absentLibraries(r.Name, r.Out, includeDirs, kept)...)
+		bs = append(bs, absentLibraries(r.Name, r.In, r.Out, includeDirs, kept)...)
 	}
 	return bs
 }
@@ -186,8 +186,9 @@ func classifyUnsupported(d Diagnostic) Blocker {
 // absentLibraries finds the library includes of a translation that no
 // include directory holds. A library included under several spellings
 // (the __has_include pair of a moved header) is absent only when none is
-// there.
-func absentLibraries(name string, out []byte, includeDirs []string, kept map[string]bool) []Blocker {
+// there. The line is the source's include of the library (its CUDA
+// spelling), else the translation's.
+func absentLibraries(name string, in, out []byte, includeDirs []string, kept map[string]bool) []Blocker {
 	type use struct {
 		lib   rocmlibs.Library
 		line  int
@@ -210,10 +211,19 @@ func absentLibraries(name string, out []byte, includeDirs []string, kept map[str
 		u.names = append(u.names, ref.Name)
 		u.found = u.found || rocmlibs.Find(includeDirs, ref.Name)
 	}
+	srcLine := map[string]int{}
+	for _, ref := range incscan.Scan(in).Refs {
+		if lib, ok := rocmlibs.ForHeader(ref.Name); ok && !ref.Has && srcLine[lib.Name] == 0 {
+			srcLine[lib.Name] = ref.Line
+		}
+	}
 	var bs []Blocker
 	for _, u := range uses {
 		if u.found {
 			continue
+		}
+		if l := srcLine[u.lib.Name]; l > 0 {
+			u.line = l
 		}
 		bs = append(bs, Blocker{Class: BlockLibrary, Where: name + ":" + strconv.Itoa(u.line), Name: u.names[0], Package: u.lib.Package,
 			Msg: "<" + u.names[0] + "> is not installed for the target toolchain: " + u.lib.Hint()})
