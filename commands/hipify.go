@@ -25,15 +25,15 @@ import (
 var defaultHIPVersion = hipify.Version{Major: 6, Minor: 3}
 
 type hipifyOptions struct {
-	Tree           hipify.TreeOptions // inputs, outputs, renames, translation options
-	Diff           bool
-	Check          bool
-	NoOutput       bool
-	Stats          bool
-	Sample         bool
-	QuietWarnings  bool
-	HIPVersion     string
-	G              globalOptions
+	Tree          hipify.TreeOptions // inputs, outputs, renames, translation options
+	Diff          bool
+	Check         bool
+	NoOutput      bool
+	Stats         bool
+	Sample        bool
+	QuietWarnings bool
+	HIPVersion    string
+	G             globalOptions
 	// FindToolchain returns the discovered toolchain's HIP version and
 	// include directory.
 	FindToolchain  func() (version, include string, err error)

@@ -59,13 +59,14 @@ func TestHipifyStatsBlockers(t *testing.T) {
 		"c.cu":           "#include <cuda_runtime.h>\n__global__ void k(float *x) { x[0] = 1; }\n",
 		"d.cu":           "#include <cublasLt.h>\n#include \"inc/common.cuh\"\n",
 		"e.cu":           "#include <cuda_runtime.h>\nvoid f() { cudaGraphicsResourceSetMapFlags(0, 0); }\n",
+		"v52/f.cu":       "#include <cuda_runtime.h>\nvoid f(cudaArray_t a) { cudaMemcpy2DArrayToArray(a, 0, 0, a, 0, 0, 4, 4, cudaMemcpyDeviceToDevice); }\n",
 		"inc/unused.cuh": "#include <cufft.h>\n",
 	})
 	env := testEnv(map[string]string{"ROCM_PATH": root})
 
 	rep, per := blockersOf(t, env, "--hip-version", "6.4", src)
 	assert.Equal(t, []string{filepath.Join(root, "include")}, rep.IncludeDirs)
-	assert.Equal(t, 5, rep.Units)
+	assert.Equal(t, 6, rep.Units)   // f.cu builds on 6.4
 	assert.Equal(t, 4, rep.Blocked) // a, b, d, e
 	require.Len(t, per["a.cu"], 1, "hipBLAS is installed, hipFFT is not: %+v", per["a.cu"])
 	a := per["a.cu"][0]
@@ -83,17 +84,21 @@ func TestHipifyStatsBlockers(t *testing.T) {
 
 	// HIP 5.2 has no hipBLASLt at all (5.5 added it): the CUDA include is
 	// kept and reported, whatever is installed.
-	_, per = blockersOf(t, env, "--hip-version", "5.2", filepath.Join(src, "d.cu"), filepath.Join(src, "inc"))
+	_, per = blockersOf(t, env, "--hip-version", "5.2", filepath.Join(src, "d.cu"), filepath.Join(src, "inc"), filepath.Join(src, "v52"))
 	require.NotEmpty(t, per["d.cu"])
 	assert.Equal(t, hipify.BlockLibrary, per["d.cu"][0].Class)
 	assert.Equal(t, "cublasLt.h", per["d.cu"][0].Name)
 	assert.Contains(t, per["d.cu"][0].Msg, "needs HIP 5.5.0")
 	assert.Equal(t, "libhipblaslt-dev", per["d.cu"][0].Package)
+	// An API the target HIP lacks (hipMemcpy2DArrayToArray came with 6.2).
+	require.Len(t, per["f.cu"], 1)
+	assert.Equal(t, hipify.BlockAPI, per["f.cu"][0].Class)
+	assert.Equal(t, "cudaMemcpy2DArrayToArray", per["f.cu"][0].Name)
 
 	// Text: a line per class, then each blocked unit's items.
 	r := runRocmk(t, env, "hipify", "--stats", "--no-output", "--quiet-warnings", "--hip-version", "6.4", src)
 	require.Equal(t, 0, r.Code, r.Stderr)
-	assert.Contains(t, r.Stdout, "blocked: 4 of 5 units will not compile on the target (libraries looked for in "+filepath.Join(root, "include")+")\n")
+	assert.Contains(t, r.Stdout, "blocked: 4 of 6 units will not compile on the target (libraries looked for in "+filepath.Join(root, "include")+")\n")
 	assert.Contains(t, r.Stdout, "  library-absent  2 units, 3 items\n  api-absent      0 units, 0 items\n  ptx             1 units, 1 items\n  unsupported     1 units, 1 items\n")
 	assert.Contains(t, r.Stdout, filepath.Join(src, "inc/common.cuh")+":2: library-absent: <hipfft/hipfft.h> is not installed")
 
