@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/rocmk/rocmk/commands/term"
-	"github.com/rocmk/rocmk/compile/firsterr"
 	"github.com/rocmk/rocmk/compile/runner"
 	"github.com/rocmk/rocmk/compile/slurm"
 	"github.com/rocmk/rocmk/compile/toolchain"
@@ -110,8 +108,7 @@ type buildDoc struct {
 	// their kernels against each code object's.
 	Tree   *compile.Tree          `json:"tree,omitempty"`
 	Parity []compile.KernelParity `json:"kernel_parity,omitempty"`
-	// FirstErrors are, per failing unit, its compiler's first error and
-	// that error's class.
+	// FirstErrors: per failing unit, its first compiler error, classified.
 	FirstErrors []term.UnitError `json:"first_errors,omitempty"`
 }
 
@@ -168,8 +165,7 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 		ui.Infof("the translated sources the errors below name are in %s", req.Tree.Dir)
 	}
 	term.Diagnostics(ui, list)
-	doc.FirstErrors = firstErrors(list, req)
-	term.FirstErrors(ui, doc.FirstErrors)
+	doc.FirstErrors = term.FirstErrors(ui, term.ClassifyFirstErrors(list, req))
 	if o.Plan.DryRun {
 		return printDryRun(ui, o.g.JSON, doc, rep, len(list))
 	}
@@ -266,37 +262,4 @@ func printDryRun(ui *term.UI, asJSON bool, doc buildDoc, rep *compile.Report, fa
 		return fmt.Errorf("build -n: no command for %d of %d jobs", failed, len(rep.Results))
 	}
 	return nil
-}
-
-// firstErrors classifies each failing unit's first error (its first
-// failing target's): an error in a file under the compiler's directory,
-// the unit's or the translated tree is the project's.
-func firstErrors(list compile.ErrorList, req compile.Request) []term.UnitError {
-	var out []term.UnitError
-	seen := map[string]bool{}
-	base, _ := filepath.Abs(req.BaseDir)
-	for _, ce := range list {
-		if seen[ce.Src] {
-			continue
-		}
-		seen[ce.Src] = true
-		roots := []string{base, filepath.Dir(ce.Src)}
-		unit := ce.Src
-		if req.Tree != nil {
-			roots = append(roots, req.Tree.Dir)
-			if o := req.Tree.Original(ce.Src); o != "" {
-				unit = o
-			}
-		}
-		e, ok := firsterr.First(ce.Stderr, firsterr.InRoots(roots...))
-		if !ok {
-			msg := "no compiler error in its output"
-			if ce.Err != nil {
-				msg = ce.Err.Error()
-			}
-			e = firsterr.Error{Message: msg, Class: firsterr.Other}
-		}
-		out = append(out, term.UnitError{Unit: unit, Target: ce.Target.String(), Error: e})
-	}
-	return out
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -25,18 +24,15 @@ import (
 var defaultHIPVersion = hipify.Version{Major: 6, Minor: 3}
 
 type hipifyOptions struct {
-	Tree          hipify.TreeOptions // inputs, outputs, renames, translation options
-	Diff          bool
-	Check         bool
-	NoOutput      bool
-	Stats         bool
-	Sample        bool
-	QuietWarnings bool
-	HIPVersion    string
-	G             globalOptions
-	// FindToolchain returns the discovered toolchain's HIP version and
-	// include directory.
-	FindToolchain  func() (version, include string, err error)
+	Tree           hipify.TreeOptions // inputs, outputs, renames, translation options
+	Diff           bool
+	Check          bool
+	NoOutput       bool
+	Stats          bool
+	Sample         bool
+	QuietWarnings  bool
+	HIPVersion     string
+	G              globalOptions
 	hipVersionFrom string
 	hipInclude     string // the discovered toolchain's, where --stats looks for ROCm libraries
 }
@@ -182,14 +178,8 @@ func runHipify(ctx context.Context, o hipifyOptions, env Env) error {
 // resolveHIPVersion fills Translate.HIPVersion from --hip-version, the
 // discovered toolchain, or the default.
 func resolveHIPVersion(o *hipifyOptions, env Env) error {
-	find := o.FindToolchain
-	if find == nil {
-		find = func() (string, string, error) { return toolchain.HIPHeaders(env.Getenv) }
-	}
-	s, inc, err := find()
-	if err == nil {
-		o.hipInclude = inc
-	}
+	s, inc, err := toolchain.HIPHeaders(env.Getenv)
+	o.hipInclude = inc
 	if o.HIPVersion != "" {
 		v, ok := hipify.ParseVersion(o.HIPVersion)
 		if !ok {
@@ -268,7 +258,7 @@ func hipifyFailure(json bool, failed []error, n int) error {
 func reportHipify(ui *term.UI, o hipifyOptions, results []hipify.Result, elapsed time.Duration) error {
 	doc := hipify.Summarize(results, o.Tree.Translate.HIPVersion, elapsed)
 	if o.Stats {
-		doc.Blockers = blockers(o, results)
+		doc.Blockers = hipify.TreeBlockers(results, o.Tree.Inputs, o.hipInclude)
 	}
 	stdout, changed, failed := hipifyOutput(ui, o, results, &doc)
 	if o.Check && !ui.JSON {
@@ -308,21 +298,4 @@ func reportHipify(ui *term.UI, o hipifyOptions, results []hipify.Result, elapsed
 			doc.Total.Files, doc.Total.Lines, doc.Total.Replacements, doc.Total.Unsupported, doc.Total.Hazards, elapsed.Round(time.Millisecond))
 	}
 	return nil
-}
-
-// blockers classifies what will not compile on the target: the ROCm
-// libraries are looked for in the discovered toolchain's include
-// directory (none found: only what the HIP version rules out).
-func blockers(o hipifyOptions, results []hipify.Result) *hipify.BlockerReport {
-	var roots, incs []string
-	for _, in := range o.Tree.Inputs {
-		if st, err := os.Stat(in); err == nil && st.IsDir() {
-			roots = append(roots, in)
-		}
-	}
-	if o.hipInclude != "" {
-		incs = []string{o.hipInclude}
-	}
-	rep := hipify.Blockers(results, roots, incs)
-	return &rep
 }

@@ -1,6 +1,7 @@
 package hipify
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -54,6 +55,23 @@ type BlockerReport struct {
 type ClassCount struct {
 	Units int `json:"units"`
 	Items int `json:"items"`
+}
+
+// TreeBlockers is Blockers for a translation of inputs (the directories
+// among them are the roots) on the toolchain whose HIP include directory
+// is hipInclude ("": none found, installed libraries are not checked).
+func TreeBlockers(results []Result, inputs []string, hipInclude string) *BlockerReport {
+	var roots, incs []string
+	for _, in := range inputs {
+		if st, err := os.Stat(in); err == nil && st.IsDir() {
+			roots = append(roots, in)
+		}
+	}
+	if hipInclude != "" {
+		incs = []string{hipInclude}
+	}
+	rep := Blockers(results, roots, incs)
+	return &rep
 }
 
 // Blockers classifies, per translation unit of results, what will keep
