@@ -576,6 +576,8 @@ type TreeReport struct {
 	HIPVersion string       `json:"hip_version"`
 	Files      []FileResult `json:"files"`
 	Total      Totals       `json:"total"`
+	// Blockers (--stats) classify what will not compile on the target.
+	Blockers *BlockerReport `json:"blockers,omitempty"`
 }
 
 // FileResult is one file's report in a TreeReport.
