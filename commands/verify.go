@@ -63,7 +63,7 @@ modified or hand-ported kernel checked against the suite's references).
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "backend", Value: "auto", Usage: "GPU runtime: auto, hip or cuda"},
 			&cli.IntFlag{Name: "device", Usage: "device index among the visible GPUs", Action: intAtLeast("device", 0)},
-			&cli.StringSliceFlag{Name: "kernel", Aliases: []string{"k"}, Usage: "kernels to run: glob (binary_*_f16), family (softmax) or substring; repeatable"},
+			&cli.StringSliceFlag{Name: "kernel", Aliases: []string{"k"}, Usage: "kernels to run: exact name, family (softmax) or glob (binary_*_f16, attn_decode*); repeatable"},
 			&cli.StringSliceFlag{Name: "dtype", Usage: "only these dtypes (f32, f16, bf16); repeatable"},
 			&cli.IntFlag{Name: "size", Value: 1 << 24, Usage: "elements per kernel (row kernels: rounded to whole rows)", Action: intAtLeast("size", 1)},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "input generator seed"},
