@@ -24,6 +24,7 @@ func translateTokens(f *file, macros []edit, handled map[int]bool, o *out) (es *
 	ptx, ptxDone := translatePTX(f, es, o)
 	es.merge(ptx)
 	fixed = append(fixed, vecOperators(f, o)...)
+	fixed = append(fixed, collapsedOverloads(f, o)...)
 	return es, append(fixed, placeCompat(f, anchor, o)...), ptxDone
 }
 
