@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Overloads whose parameter types become one HIP type: the later one is
@@ -43,4 +44,38 @@ func TestCollapsedOverloadsLeftAlone(t *testing.T) {
 			assert.NotEqual(t, "collapsed-overload", d.Code, src)
 		}
 	}
+}
+
+// cooperative_groups/reduce.h asks for the CG piece and goes; so do
+// labeled_partition (any HIP) and binary_partition (before HIP 6.4) in a
+// cooperative-groups file. With --no-compat the include stays, reported.
+func TestCooperativeGroupsAskForPiece(t *testing.T) {
+	out, rep := tr(t, "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\nnamespace cg = cooperative_groups;\n", Options{HIPVersion: v52})
+	assert.NotContains(t, out, "reduce.h")
+	assert.Contains(t, out, "#define ROCMK_COMPAT_CG 1\n")
+	assert.Equal(t, []string{"cg"}, rep.Compat)
+	again, rep2 := tr(t, out, Options{HIPVersion: v52})
+	assert.Equal(t, out, again, "the block's define keeps the piece when the include is gone")
+	assert.Equal(t, []string{"cg"}, rep2.Compat)
+
+	part := "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__device__ void f(cg::coalesced_group g, int v) { auto p = cg::PART(g, v); }\n"
+	for _, c := range []struct {
+		name string
+		hv   Version
+		want []string
+	}{
+		{"labeled_partition", v52, []string{"cg"}},
+		{"labeled_partition", Version{6, 4, 0}, []string{"cg"}},
+		{"binary_partition", v52, []string{"cg"}},
+		{"binary_partition", Version{6, 4, 0}, nil},
+	} {
+		_, rep := tr(t, strings.ReplaceAll(part, "PART", c.name), Options{HIPVersion: c.hv})
+		assert.Equal(t, c.want, rep.Compat, "%s on HIP %s", c.name, c.hv)
+	}
+	_, rep = tr(t, "__device__ int labeled_partition(int x) { return x; }\n", Options{HIPVersion: v52})
+	assert.Empty(t, rep.Compat, "not a cooperative-groups file")
+
+	out, rep = tr(t, "#include <cooperative_groups/reduce.h>\n", Options{HIPVersion: v52, NoCompat: true})
+	assert.Contains(t, out, "#include <cooperative_groups/reduce.h>")
+	require.Len(t, rep.Unsupported, 1)
 }
