@@ -79,3 +79,18 @@ func TestCooperativeGroupsAskForPiece(t *testing.T) {
 	assert.Contains(t, out, "#include <cooperative_groups/reduce.h>")
 	require.Len(t, rep.Unsupported, 1)
 }
+
+// CUDA's default flags of cudaMalloc3DArray become explicit; cudaMallocPitch
+// on a typed pointer gets void** before HIP 6.4 only.
+func TestCUDADefaultArguments(t *testing.T) {
+	src := "void f(float *p, size_t *w, cudaArray_t *a, cudaChannelFormatDesc *d, cudaExtent e) {\n" +
+		"  cudaMallocPitch(&p, w, 16, 16);\n  cudaMalloc3DArray(a, d, e);\n  cudaMalloc3DArray(a, d, e, 2);\n}\n"
+	out, _ := tr(t, src, Options{HIPVersion: v52})
+	assert.Contains(t, out, "hipMallocPitch(reinterpret_cast<void **>(&p), w, 16, 16);")
+	assert.Contains(t, out, "hipMalloc3DArray(a, d, e, 0);\n  hipMalloc3DArray(a, d, e, 2);")
+	for _, hv := range []Version{{6, 4, 0}, {}} {
+		out, _ = tr(t, src, Options{HIPVersion: hv})
+		assert.Contains(t, out, "hipMallocPitch(&p, w, 16, 16);", "HIP %s", hv)
+		assert.Contains(t, out, "hipMalloc3DArray(a, d, e, 0);", "HIP %s", hv)
+	}
+}
