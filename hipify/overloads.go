@@ -26,18 +26,10 @@ func collapsedOverloads(f *file, o *out) []edit {
 	}
 	seen := map[string]*def{} // name + HIP parameter types -> the first definition
 	var es []edit
-	scope := []bool{}
+	var scope nsScope
 	for i := 0; i < len(f.toks); i++ {
 		tk := &f.toks[i]
-		if tk.skip || tk.pp != "" || tk.inDefn {
-			continue
-		}
-		if tk.kind == PUNCT && tk.lit == "{" {
-			scope = append(scope, f.isNamespaceBrace(i))
-		} else if tk.kind == PUNCT && tk.lit == "}" && len(scope) > 0 {
-			scope = scope[:len(scope)-1]
-		}
-		if tk.kind != IDENT || !allTrue(scope) {
+		if !scope.step(f, i) || tk.kind != IDENT {
 			continue
 		}
 		start, open, end, ok := f.freeFuncDef(i)
