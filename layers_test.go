@@ -25,9 +25,9 @@ var layers = [][]string{
 	{"verify/port", "verify/program"},
 	{"verify/blas"},
 	{"compile", "verify/spec", "verify/gpu"},
-	{"compile/toolchain", "compile/slurm", "compile/bundle", "compile/embedding", "hipify", "cache/remote", "cache/remote/remotetest", "verify"},
+	{"compile/toolchain", "compile/firsterr", "compile/slurm", "compile/bundle", "compile/embedding", "hipify", "cache/remote", "cache/remote/remotetest", "verify"},
 	// Leaves: nothing of rocmk but what is listed below them.
-	{"cache", "inspect", "compile/runner", "compile/par", "compile/includes", "compile/rspfile", "hipify/gen", "kernels/cuda", "verify/outcmp", "compile/slurm/slurmtest"},
+	{"cache", "inspect", "compile/runner", "compile/par", "compile/includes", "compile/rspfile", "hipify/gen", "kernels/cuda", "verify/outcmp", "compile/slurm/slurmtest", "hipify/rocmlibs"},
 	{"cache/safefile"},
 }
 

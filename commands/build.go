@@ -108,6 +108,8 @@ type buildDoc struct {
 	// their kernels against each code object's.
 	Tree   *compile.Tree          `json:"tree,omitempty"`
 	Parity []compile.KernelParity `json:"kernel_parity,omitempty"`
+	// FirstErrors: per failing unit, its first compiler error, classified.
+	FirstErrors []term.UnitError `json:"first_errors,omitempty"`
 }
 
 type buildSummary struct {
@@ -163,6 +165,7 @@ func runBuild(ctx context.Context, o buildOptions, env Env) error {
 		ui.Infof("the translated sources the errors below name are in %s", req.Tree.Dir)
 	}
 	term.Diagnostics(ui, list)
+	doc.FirstErrors = term.FirstErrors(ui, term.ClassifyFirstErrors(list, req))
 	if o.Plan.DryRun {
 		return printDryRun(ui, o.g.JSON, doc, rep, len(list))
 	}

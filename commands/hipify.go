@@ -33,8 +33,8 @@ type hipifyOptions struct {
 	QuietWarnings  bool
 	HIPVersion     string
 	G              globalOptions
-	FindToolchain  func() (string, error) // HIP version of the discovered toolchain
 	hipVersionFrom string
+	hipInclude     string // the discovered toolchain's, where --stats looks for ROCm libraries
 }
 
 func hipifyCommand() *cli.Command {
@@ -178,6 +178,8 @@ func runHipify(ctx context.Context, o hipifyOptions, env Env) error {
 // resolveHIPVersion fills Translate.HIPVersion from --hip-version, the
 // discovered toolchain, or the default.
 func resolveHIPVersion(o *hipifyOptions, env Env) error {
+	s, inc, err := toolchain.HIPHeaders(env.Getenv)
+	o.hipInclude = inc
 	if o.HIPVersion != "" {
 		v, ok := hipify.ParseVersion(o.HIPVersion)
 		if !ok {
@@ -187,11 +189,7 @@ func resolveHIPVersion(o *hipifyOptions, env Env) error {
 		o.hipVersionFrom = "--hip-version"
 		return nil
 	}
-	find := o.FindToolchain
-	if find == nil {
-		find = func() (string, error) { return toolchain.HIPVersion(env.Getenv) }
-	}
-	if s, err := find(); err == nil && s != "" {
+	if err == nil && s != "" {
 		parts := strings.SplitN(s, ".", 3)
 		if len(parts) >= 2 {
 			if v, ok := hipify.ParseVersion(parts[0] + "." + parts[1]); ok {
@@ -259,6 +257,9 @@ func hipifyFailure(json bool, failed []error, n int) error {
 // --check list, then the --stats table or the --json document.
 func reportHipify(ui *term.UI, o hipifyOptions, results []hipify.Result, elapsed time.Duration) error {
 	doc := hipify.Summarize(results, o.Tree.Translate.HIPVersion, elapsed)
+	if o.Stats {
+		doc.Blockers = hipify.TreeBlockers(results, o.Tree.Inputs, o.hipInclude)
+	}
 	stdout, changed, failed := hipifyOutput(ui, o, results, &doc)
 	if o.Check && !ui.JSON {
 		for _, n := range changed {

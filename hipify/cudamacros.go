@@ -249,6 +249,10 @@ type macroEdit struct {
 type macroPass struct {
 	pass
 	handled map[int]bool
+
+	kept         map[int]keptBranch // conditionals whose CUDA branch is kept (rocmbranch.go)
+	cudaSide     string             // the includer whose kept CUDA branch this file is
+	cudaSideLine int
 }
 
 // cudaMacros runs the macro pass over every active #if, #ifdef, #ifndef
@@ -300,6 +304,12 @@ func (t *macroPass) cudaConditional(h, end int) {
 		rocmSwitchMacro: "rocm-switch"}[kind]
 	last := args[len(args)-1]
 	orig := string(t.src[t.toks[h].pos.Offset:t.endOf(last)])
+	if kind == rocmSwitchMacro && t.opt.CUDAMacros == MacrosMap && t.keepCUDABranch(h, orig) {
+		for _, j := range args {
+			t.handled[j] = true
+		}
+		return
+	}
 	if t.opt.CUDAMacros == MacrosKeep {
 		for _, j := range args {
 			t.handled[j] = true

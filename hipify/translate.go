@@ -58,6 +58,9 @@ type Options struct {
 	// themselves (RunTree finds them): the project's definition wins, so
 	// they never ask for a piece, and a guarded piece leaves them out.
 	ProjectDefines map[string]bool
+	// SourcePath is where the source was read ("": unknown). A ROCm
+	// branch's includes are looked for from there (rocmbranch.go).
+	SourcePath string
 }
 
 // Diagnostic severities.

@@ -310,6 +310,7 @@ func translateOne(o TreeOptions, j Job, defs map[string]bool) Result {
 	r.In = src
 	topt := compatOptions(o, j)
 	topt.ProjectDefines = defs
+	topt.SourcePath = j.Src
 	r.Out, r.Report, r.Err = Translate(j.Name, src, topt)
 	if r.Err == nil && o.Parity {
 		p := CheckParity(j.Name, src, r.Out, o.Translate, nil)
@@ -575,6 +576,8 @@ type TreeReport struct {
 	HIPVersion string       `json:"hip_version"`
 	Files      []FileResult `json:"files"`
 	Total      Totals       `json:"total"`
+	// Blockers (--stats) classify what will not compile on the target.
+	Blockers *BlockerReport `json:"blockers,omitempty"`
 }
 
 // FileResult is one file's report in a TreeReport.

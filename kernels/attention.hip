@@ -260,7 +260,7 @@ __device__ __forceinline__ void rk_row_map(const typename D::S* __restrict__ row
 #define ATT_PART 256
 #define ATT_GMAX 4
 
-#define ATT_U 4  // rows each lane loads at once
+#define ATT_U 2  // rows each lane loads at once
 
 template <typename D> __device__ __forceinline__ void att_unpack8(uint4 v, float* f) {
   const rk_vec<typename D::S> a(v);
@@ -273,8 +273,9 @@ template <typename D> __device__ __forceinline__ void att_load8(const typename D
 }
 
 // element offset of token t's row (plus off) in a paged cache
-__device__ __forceinline__ long long att_row(const int* __restrict__ tab, int t, int BS, long long rowStride, int off) {
-  return ((long long)tab[t / BS] * BS + t % BS) * rowStride + off;
+__device__ __forceinline__ long long att_row(const int* blk, int b0, int t, int BS, long long rowStride, int off) {
+  const int tq = t / BS;
+  return ((long long)blk[tq - b0] * BS + (t - tq * BS)) * rowStride + off;
 }
 
 template <typename D, int HD>
@@ -300,6 +301,12 @@ __device__ void attn_decode(const typename D::S* __restrict__ q, const typename 
   const long long rowStride = (long long)KVH * HD;
   // ATT_PART is a multiple of NL * ATT_U, so sc[g][j] below stays in bounds
   for (int i = threadIdx.x; i < ATT_GMAX * HD; i += blockDim.x) acc_sh[i / HD][i % HD] = 0.0f;
+  // the partition's block-table entries (at most n), staged so that no K/V
+  // load waits on a table load
+  __shared__ int blk[ATT_PART];
+  const int b0 = t0 / BS;
+  for (int i = threadIdx.x; i <= (t0 + n - 1) / BS - b0; i += blockDim.x) blk[i] = tab[b0 + i];
+  __syncthreads();
   // pass 1: scores
   {
     float qr[ATT_GMAX][8];
@@ -316,7 +323,7 @@ __device__ void attn_decode(const typename D::S* __restrict__ q, const typename 
     for (int jb = 0; jb < n; jb += NL * ATT_U) {
       uint4 raw[ATT_U];
 #pragma unroll
-      for (int u = 0; u < ATT_U; u++) raw[u] = *(const uint4*)(kc + att_row(tab, t0 + min(jb + u * NL + tl, n - 1), BS, rowStride, kvh * HD + dc * 8));
+      for (int u = 0; u < ATT_U; u++) raw[u] = *(const uint4*)(kc + att_row(blk, b0, t0 + min(jb + u * NL + tl, n - 1), BS, rowStride, kvh * HD + dc * 8));
 #pragma unroll
       for (int u = 0; u < ATT_U; u++) {
         const int j = jb + u * NL + tl;
@@ -362,7 +369,7 @@ __device__ void attn_decode(const typename D::S* __restrict__ q, const typename 
     for (int jb = 0; jb < n; jb += NL * ATT_U) {
       uint4 raw[ATT_U];
 #pragma unroll
-      for (int u = 0; u < ATT_U; u++) raw[u] = *(const uint4*)(vc + att_row(tab, t0 + min(jb + u * NL + tl, n - 1), BS, rowStride, kvh * HD + dc * 8));
+      for (int u = 0; u < ATT_U; u++) raw[u] = *(const uint4*)(vc + att_row(blk, b0, t0 + min(jb + u * NL + tl, n - 1), BS, rowStride, kvh * HD + dc * 8));
 #pragma unroll
       for (int u = 0; u < ATT_U; u++) {
         const int j = jb + u * NL + tl;

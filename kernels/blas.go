@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/rocmk/rocmk/verify"
 	"github.com/rocmk/rocmk/verify/blas"
@@ -11,7 +12,12 @@ import (
 
 // BLASModule is the module of the blas family: a library module (cuBLAS or
 // rocBLAS through verify/blas), not a suite image; see VerifyOptions.Getenv.
-const BLASModule = "blas"
+// BLASLtModule is the family's other library module: cuBLASLt or
+// hipBLASLt (blas.OpenLt), for the blaslt_* cases.
+const (
+	BLASModule   = "blas"
+	BLASLtModule = "blaslt"
+)
 
 // blasGemm is one GEMM case of the blas family.
 type blasGemm struct {
@@ -19,6 +25,10 @@ type blasGemm struct {
 	g    blas.Gemm
 	pad  int64 // added to every leading dimension
 	peer bool  // a timing case: the 100% of rocmk's own GEMM at its size
+	// vs is the cuBLAS/rocBLAS case an Lt case is timed against (its 100%);
+	// set only on Lt cases, which run on BLASLtModule.
+	vs string
+	lt bool
 }
 
 // gemmCases are the family's GEMMs: both layouts, every transpose, K = 1,
@@ -37,6 +47,25 @@ var gemmCases = []blasGemm{
 	{name: "blas_hgemm_f16_4096", peer: true, g: blas.Gemm{Layout: blas.RowMajor, M: 4096, N: 4096, K: 4096, Alpha: 1, DType: verify.F16}},
 }
 
+// ltCases are the same calls through the Lt API (cuBLASLt, hipBLASLt):
+// both layouts, every transpose pair, K = 1, padded leading dimensions,
+// alpha and beta, strided batches; the 4096^3 cases are timed against
+// the plain BLAS case of the same call.
+var ltCases = func() []blasGemm {
+	var out []blasGemm
+	for _, c := range gemmCases {
+		switch c.name {
+		case "blas_sgemm_strided_batched_f32":
+			continue // f32 batches: the f16 and bf16 ones exercise the same layout attributes
+		case "blas_sgemm_f32_4096", "blas_hgemm_f16_4096":
+			c.vs, c.peer = c.name, false
+		}
+		c.name, c.lt = "blaslt_"+strings.TrimPrefix(c.name, "blas_"), true
+		out = append(out, c)
+	}
+	return out
+}()
+
 // blasGemv is one GEMV case (f32).
 type blasGemv struct {
 	name string
@@ -54,9 +83,9 @@ var gemvCases = []blasGemv{
 // not apply).
 func LibrarySpecs() []Spec {
 	var s []Spec
-	for _, c := range gemmCases {
+	for _, c := range append(append([]blasGemm(nil), gemmCases...), ltCases...) {
 		c := c
-		s = append(s, Spec{Name: c.name, Family: "blas", Module: BLASModule, DType: c.g.DType, Make: func(o Options) *verify.Case { return gemmCase(c, o) }})
+		s = append(s, Spec{Name: c.name, Family: "blas", Module: c.module(), DType: c.g.DType, Make: func(o Options) *verify.Case { return gemmCase(c, o) }})
 	}
 	for _, c := range gemvCases {
 		c := c
@@ -65,8 +94,15 @@ func LibrarySpecs() []Spec {
 	return s
 }
 
-// matrix draws n values uniform in [-1, 1] rounded to dt (|a b| <= 1 is
-// what the tolerance is scaled by).
+func (c blasGemm) module() string {
+	if c.lt {
+		return BLASLtModule
+	}
+	return BLASModule
+}
+
+// matrix draws n values uniform in [-1, 1] rounded to dt (the tolerance
+// is worked out from them: Gemm.Tolerance).
 func matrix(dt verify.DType, n int64, seed uint64) []byte {
 	return gen(dt, int(n), seed, func(r *rand.Rand, _ int) float64 { return r.Float64()*2 - 1 })
 }
@@ -109,13 +145,17 @@ func gemmCase(bc blasGemm, o Options) *verify.Case {
 	g := withLDs(bc.g, bc.pad)
 	dt := g.DType
 	na, nb, nc := g.Sizes()
-	c := blasCase(bc.name, "gemm", dt, [3]string{"A", "B", "C"}, [3]int64{na, nb, nc}, g.Beta, g.K, o,
+	c := blasCase(bc.name, "gemm", dt, [3]string{"A", "B", "C"}, [3]int64{na, nb, nc}, g.Beta, g.Tolerance, o,
 		func(a, b, c []float64) []float64 { return blas.Fast(g, a, b, c) })
 	c.Note = fmt.Sprintf("%s %s%s M=%d N=%d K=%d batch %d, f32 accumulate", g.Layout, g.TransA, g.TransB, g.M, g.N, g.K, max(g.Batch, 1))
 	c.Args = g.Args(verify.Buf(0), verify.Buf(1), verify.Buf(2))
-	c.Goal = &verify.Goal{Flops: g.Flops()}
+	c.Goal = &verify.Goal{Flops: g.Flops(), Peer: bc.vs}
+	c.Module = bc.module()
 	if bc.peer {
 		c.Note += "; the 100% of rocmk's own GEMM at this size"
+	}
+	if bc.lt {
+		c.Note += "; through the Lt API (matmul descriptor, layouts, heuristic)"
 	}
 	return c
 }
@@ -127,8 +167,7 @@ func gemvCase(bc blasGemv, o Options) *verify.Case {
 		v.Lda = v.M
 	}
 	na, nx, ny := v.Sizes()
-	k, _ := v.Lens()
-	c := blasCase(bc.name, "gemv", verify.F32, [3]string{"A", "x", "y"}, [3]int64{na, nx, ny}, v.Beta, k, o,
+	c := blasCase(bc.name, "gemv", verify.F32, [3]string{"A", "x", "y"}, [3]int64{na, nx, ny}, v.Beta, v.Tolerance, o,
 		func(a, x, y []float64) []float64 { return blas.ReferenceGemv(v, a, x, y) })
 	c.Note = fmt.Sprintf("%s %s M=%d N=%d incx %d incy %d", v.Layout, v.Trans, v.M, v.N, v.IncX, v.IncY)
 	c.Args = v.Args(verify.Buf(0), verify.Buf(1), verify.Buf(2))
@@ -137,14 +176,13 @@ func gemvCase(bc blasGemv, o Options) *verify.Case {
 }
 
 // blasCase is a case of two inputs and an in/out third buffer (names and
-// element counts), of depth k, whose reference ref computes in float64.
-func blasCase(name, kernel string, dt verify.DType, names [3]string, n [3]int64, beta float32, k int64, o Options,
-	ref func(a, b, c []float64) []float64) *verify.Case {
+// element counts), whose reference ref computes in float64 and whose
+// tolerance tol works out from the generated inputs (the K-scaled model).
+func blasCase(name, kernel string, dt verify.DType, names [3]string, n [3]int64, beta float32,
+	tol func(a, b, c []float64) verify.Tolerance, o Options, ref func(a, b, c []float64) []float64) *verify.Case {
 	o = o.withDefaults()
 	c := &verify.Case{Name: name, Kernel: kernel, Family: "blas", Module: BLASModule, DType: dt}
 	c.Buffers = []verify.Buffer{{Name: names[0], DType: dt}, {Name: names[1], DType: dt}, {Name: names[2], DType: dt, Len: int(n[2]), Out: true}}
-	tol := blas.Tolerance(dt, k, 1)
-	c.Buffers[2].Tol = &tol
 	c.Elems = n[2]
 	c.Bytes = (n[0] + n[1] + 2*n[2]) * sz(dt)
 	if beta == 0 {
@@ -154,6 +192,8 @@ func blasCase(name, kernel string, dt verify.DType, names [3]string, n [3]int64,
 		c.Buffers[0].Data = matrix(dt, n[0], seedOf(o.Seed, name+"/"+names[0]))
 		c.Buffers[1].Data = matrix(dt, n[1], seedOf(o.Seed, name+"/"+names[1]))
 		c.Buffers[2].Data = cInput(dt, n[2], beta, seedOf(o.Seed, name+"/"+names[2]))
+		t := tol(decodeAll(dt, c.Buffers[0].Data), decodeAll(dt, c.Buffers[1].Data), decodeAll(dt, c.Buffers[2].Data))
+		c.Buffers[2].Tol = &t
 	}
 	c.Ref = func(b []verify.Buffer) [][]byte {
 		out := ref(decodeAll(dt, b[0].Data), decodeAll(dt, b[1].Data), decodeAll(dt, b[2].Data))

@@ -20,10 +20,20 @@ func TestBLASCasesAreValidCalls(t *testing.T) {
 		c := s.Make(Options{})
 		names[c.Name] = true
 		assert.Equal(t, "blas", c.Family)
-		assert.Equal(t, BLASModule, c.Module)
+		if strings.HasPrefix(c.Name, "blaslt_") {
+			assert.Equal(t, BLASLtModule, c.Module, c.Name)
+			assert.Equal(t, "gemm", c.Kernel, "the Lt API has no GEMV")
+		} else {
+			assert.Equal(t, BLASModule, c.Module, c.Name)
+		}
+		assert.Equal(t, s.Module, c.Module, "the spec names the case's module")
 		require.Len(t, c.Buffers, 3, c.Name)
 		require.NotNil(t, c.Goal, c.Name)
-		require.NotNil(t, c.Buffers[2].Tol, c.Name)
+		if !strings.HasSuffix(c.Name, "_4096") {
+			c.Gen(c) // the tolerance is worked out from the inputs (blas.Tolerance's model)
+			require.NotNil(t, c.Buffers[2].Tol, c.Name)
+			assert.Positive(t, c.Buffers[2].Tol.ATol, c.Name)
+		}
 		assert.Equal(t, c.Elems, int64(c.Buffers[2].Len), c.Name)
 		assert.Positive(t, c.Bytes, c.Name)
 		if c.Kernel == "gemm" {
@@ -34,7 +44,20 @@ func TestBLASCasesAreValidCalls(t *testing.T) {
 		assert.True(t, names[n], n)
 	}
 	assert.Len(t, Specs([]string{"blas"}, nil), len(LibrarySpecs()), "the family selects them")
+	for _, n := range []string{"blaslt_sgemm_f32", "blaslt_sgemm_f32_nt_k1", "blaslt_hgemm_f16", "blaslt_gemm_bf16",
+		"blaslt_hgemm_strided_batched_f16", "blaslt_gemm_strided_batched_bf16", "blaslt_sgemm_f32_4096", "blaslt_hgemm_f16_4096"} {
+		assert.True(t, names[n], n)
+	}
 	assert.Len(t, Specs([]string{"blas_*_4096"}, nil), 2)
+	// The Lt 4096^3 cases print their ratio to the plain BLAS call's time.
+	for lt, vs := range map[string]string{"blaslt_sgemm_f32_4096": "blas_sgemm_f32_4096", "blaslt_hgemm_f16_4096": "blas_hgemm_f16_4096"} {
+		s, err := Lookup(lt)
+		require.NoError(t, err)
+		c := s.Make(Options{})
+		assert.Equal(t, vs, c.Goal.Peer, lt)
+		assert.Equal(t, 2*4096.0*4096*4096, c.Goal.Flops, lt)
+		assert.Zero(t, c.Goal.Min, "a figure, no goal: %s", lt)
+	}
 	_, err := Lookup("blas_sgemv_f32")
 	assert.NoError(t, err)
 }
@@ -80,4 +103,20 @@ func TestBLASSkippedWithoutALibrary(t *testing.T) {
 		}
 	}
 	assert.Equal(t, "skipped: no BLAS binding for the fake runtime", rep.BLAS)
+}
+
+// The same for the Lt cases: skipped with the reason, not failed.
+func TestBLASLtSkippedWithoutALibrary(t *testing.T) {
+	rt := verify.NewFakeRuntime()
+	cases := Select(Options{Size: 1 << 10}, []string{"blaslt_*"}, nil)
+	require.Len(t, cases, len(ltCases))
+	rep, err := Verify(context.Background(), rt, cases, VerifyOptions{Run: verify.RunOptions{Repeats: 2}})
+	require.NoError(t, err, "skipped is no failure")
+	assert.Equal(t, len(ltCases), rep.Skipped)
+	for _, c := range rep.Cases {
+		assert.Equal(t, verify.StatusSkipped, c.Status, c.Name)
+		assert.Equal(t, "skipped: no BLASLt binding for the fake runtime", c.Error, c.Name)
+	}
+	assert.Equal(t, "skipped: no BLASLt binding for the fake runtime", rep.BLASLt)
+	assert.Empty(t, rep.BLAS, "the plain BLAS was not asked for")
 }

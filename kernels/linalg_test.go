@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rocmk/rocmk/verify"
+	vblas "github.com/rocmk/rocmk/verify/blas"
 )
 
 // GGUF's Q8_0 block at group 32: the f16 scale amax/127, then 32 int8
@@ -125,48 +126,9 @@ func randVec(r *rand.Rand, n int) []float64 {
 	return v
 }
 
-// The tolerance model: a float32 dot product summed in any order stays
-// inside dotTol of the float64 one for K up to 64K (the worst of a few
-// orders on adversarial data: large terms that cancel, then small ones),
-// and the bound is not vacuous: one dropped term of a short sum fails it.
-func TestDotTolModel(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
-	for _, k := range []int{1, 7, 77, 1024, 4096, 65536} {
-		a, b := randVec(r, k), randVec(r, k)
-		for i := 0; i < k/2; i++ { // cancelling pairs of large terms
-			a[2*i], a[2*i+1], b[2*i], b[2*i+1] = 4, -4, 3.999, 3.999
-		}
-		var exact, s float64
-		for i := range a {
-			exact += float64(float32(a[i])) * float64(float32(b[i]))
-			s += math.Abs(a[i] * b[i])
-		}
-		tol := dotTol(verify.F32, k, s)
-		for _, order := range []string{"forward", "backward", "blocked"} {
-			var part [8]float32 // blocked: 8 partial sums, as a register-blocked kernel keeps
-			for j := 0; j < k; j++ {
-				i, p := j, 0
-				switch order {
-				case "backward":
-					i = k - 1 - j
-				case "blocked":
-					p = j % 8
-				}
-				part[p] = float32(float64(part[p]) + float64(float32(a[i])*float32(b[i])))
-			}
-			var acc float32
-			for _, v := range part {
-				acc += v
-			}
-			assert.LessOrEqual(t, math.Abs(float64(acc)-exact), tol.ATol+tol.RTol*math.Abs(exact), "K=%d %s", k, order)
-		}
-		if k == 77 {
-			dropped := exact - a[40]*b[40]
-			assert.Greater(t, math.Abs(dropped-exact), tol.ATol+tol.RTol*math.Abs(exact), "a missing term is caught")
-		}
-	}
-	assert.InDelta(t, 2*4096*0x1p-24*10.0, dotTol(verify.F16, 4096, 10).ATol, 1e-12, "ATol = 2 K u S")
-	assert.Equal(t, 2*0x1p-11, dotTol(verify.F16, 4096, 10).RTol, "RTol = two f16 roundings")
+// The model itself (blas.Tolerance) is tested in verify/blas; dotTol is it.
+func TestDotTolIsTheBLASModel(t *testing.T) {
+	assert.Equal(t, vblas.Tolerance(verify.F16, 4096, 10), dotTol(verify.F16, 4096, 10))
 }
 
 // The Cauchy-Schwarz bound the cases use is at least every S_ij.

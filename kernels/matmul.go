@@ -7,44 +7,17 @@ import (
 	"gonum.org/v1/gonum/blas/gonum"
 
 	"github.com/rocmk/rocmk/verify"
+	vblas "github.com/rocmk/rocmk/verify/blas"
 )
 
 // CPU references of the gemm, gemv, qgemv and wsum families, in float64
-// over the inputs as stored, and their tolerance model.
-//
-// Tolerance model (the forward error bound of a dot product, as cuBLAS's
-// and LAPACK's tests use it): a length-K dot product accumulated in float32
-// differs from the exact one by at most gamma_K * S with gamma_K ~ K*u,
-// u = 2^-24 and S = sum_k |a_k||b_k|, whatever the summation order; the
-// result is then rounded to the output dtype once by the kernel and once by
-// the reference. So an output element passes when
-//
-//	|got - want| <= dotC * K * u * S  +  2 * u_out * |want|
-//
-// with dotC = 2 (a rounding for the product of f32 inputs and one for the
-// sum). verify compares with one ATol per output, so S is bounded for all
-// elements at once by Cauchy-Schwarz, S_ij <= |a_i|_2 |b_j|_2 <=
-// max_i |a_i|_2 * max_j |b_j|_2, worked out from the generated inputs; on
-// random inputs that is within a factor 4/3 of the largest S_ij.
+// over the inputs as stored. Their tolerance is verify/blas's one model
+// (vblas.Tolerance: 2 K u S + 2 u_out |want|, S bounded by Cauchy-Schwarz
+// from the generated inputs with maxRowNorm and maxColNorm).
 
-// dotC is the constant of the bound: rounding errors per term.
-const dotC = 2
-
-// unitRoundoff is u of a dtype: half the distance from 1 to the next value.
-func unitRoundoff(dt verify.DType) float64 {
-	switch dt {
-	case verify.F16:
-		return 0x1p-11
-	case verify.BF16:
-		return 0x1p-8
-	}
-	return 0x1p-24
-}
-
-// dotTol is the tolerance of outputs that are length-k float32 dot products
-// with sum |a||b| at most s, rounded to out.
+// dotTol is blas.Tolerance for k of int.
 func dotTol(out verify.DType, k int, s float64) verify.Tolerance {
-	return verify.Tolerance{RTol: 2 * unitRoundoff(out), ATol: dotC * float64(k) * 0x1p-24 * s, EqualNaN: true}
+	return vblas.Tolerance(out, int64(k), s)
 }
 
 // maxRowNorm is the largest 2-norm of the rows (rows x cols, row-major) of x.

@@ -33,6 +33,8 @@ type Report struct {
 	// BLAS is the vendor library the blas family ran on ("cuBLAS 13.1.0
 	// (path)"), or why it did not run.
 	BLAS string `json:"blas,omitempty"`
+	// BLASLt is the same for the blaslt_* cases (cuBLASLt, hipBLASLt).
+	BLASLt string `json:"blaslt,omitempty"`
 	// CopyGBps is the bandwidth of unary_copy_f32 when it ran (the baseline
 	// elementwise kernels are compared with).
 	CopyGBps    float64 `json:"copy_gb_per_s,omitempty"`
@@ -96,16 +98,21 @@ func Verify(ctx context.Context, rt verify.Runtime, cases []*verify.Case, o Veri
 		}
 		return verify.Image{Data: img.Data, Explain: "built by " + img.Compiler}, err
 	}
-	var blasLib string
-	o.Run.Libraries = map[string]func() (verify.Module, error){BLASModule: func() (verify.Module, error) {
-		l, err := blas.Open(rt, o.Getenv)
-		if err != nil {
-			blasLib = err.Error()
-			return nil, err
+	var blasLib, blasLtLib string
+	// open opens a vendor library as a module; desc receives what it is
+	// (name, version, file) or why it did not open.
+	open := func(openLib func(verify.Runtime, func(string) string) (*blas.Library, error), desc *string) func() (verify.Module, error) {
+		return func() (verify.Module, error) {
+			l, err := openLib(rt, o.Getenv)
+			if err != nil {
+				*desc = err.Error()
+				return nil, err
+			}
+			*desc = fmt.Sprintf("%s %s (%s)", l.Name, l.Version, l.Path)
+			return verify.NewLibraryModule(rt, l), nil
 		}
-		blasLib = fmt.Sprintf("%s %s (%s)", l.Name, l.Version, l.Path)
-		return verify.NewLibraryModule(rt, l), nil
-	}}
+	}
+	o.Run.Libraries = map[string]func() (verify.Module, error){BLASModule: open(blas.Open, &blasLib), BLASLtModule: open(blas.OpenLt, &blasLtLib)}
 	rep, err := verify.Run(ctx, rt, cases, o.Run)
 	if rep == nil {
 		return nil, err
@@ -113,7 +120,7 @@ func Verify(ctx context.Context, rt verify.Runtime, cases []*verify.Case, o Veri
 	opts := o.Options.withDefaults()
 	r := &Report{Device: dev, Backend: rt.Name(), Size: opts.Size, Seed: opts.Seed, Modules: mods, Cases: rep.Cases,
 		Passed: rep.Passed, Mismatch: rep.Mismatch, Errors: rep.Errors, Skipped: rep.Skipped, BelowGoal: rep.BelowGoal,
-		CopyBandwidthGBps: rep.CopyBandwidth / 1e9, CopyBandwidthErr: rep.CopyBandwidthError, BLAS: blasLib,
+		CopyBandwidthGBps: rep.CopyBandwidth / 1e9, CopyBandwidthErr: rep.CopyBandwidthError, BLAS: blasLib, BLASLt: blasLtLib,
 		PeakGBps: dev.PeakBandwidth() / 1e9}
 	for _, c := range rep.Cases {
 		if c.Name == "unary_copy_f32" && c.GBps > 0 {

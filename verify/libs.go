@@ -27,9 +27,9 @@ func RuntimeLibraries(getenv func(string) string) []RuntimeLibrary {
 		{Backend: "nvrtc", Use: "NVIDIA images when nvcc cannot build them", Names: libraryNames("nvrtc", getenv)},
 		{Backend: "hiprtc", Use: "verify/gpu's run-time compile on AMD", Names: libraryNames("hiprtc", getenv)},
 		{Backend: "cublas", Use: "the blas family on NVIDIA (verify/blas)", Names: libraryNames("cublas", getenv)},
-		{Backend: "cublaslt", Use: "detected and reported (cuBLASLt)", Names: libraryNames("cublaslt", getenv)},
+		{Backend: "cublaslt", Use: "the blas family's blaslt_* cases on NVIDIA (verify/blas)", Names: libraryNames("cublaslt", getenv)},
 		{Backend: "rocblas", Use: "the blas family on AMD (verify/blas)", Names: libraryNames("rocblas", getenv)},
-		{Backend: "hipblaslt", Use: "detected and reported (hipBLASLt)", Names: libraryNames("hipblaslt", getenv)},
+		{Backend: "hipblaslt", Use: "the blas family's blaslt_* cases on AMD (verify/blas)", Names: libraryNames("hipblaslt", getenv)},
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rocmk/rocmk/compile"
+	"github.com/rocmk/rocmk/compile/firsterr"
 )
 
 // ResourceUsage is build --resource-usage's table: per kernel its registers,
@@ -75,6 +76,34 @@ func Diagnostics(ui *UI, list compile.ErrorList) {
 	}
 }
 
+// UnitError is a failing unit's first compiler error, classified.
+type UnitError struct {
+	Unit   string `json:"unit"`
+	Target string `json:"target"`
+	firsterr.Error
+}
+
+// FirstErrors prints, on stderr, a line per failing unit with its first
+// error and class, then the count of units per class; it returns errs.
+func FirstErrors(ui *UI, errs []UnitError) []UnitError {
+	if len(errs) == 0 || ui.JSON {
+		return errs
+	}
+	n := map[string]int{}
+	for _, e := range errs {
+		n[e.Class]++
+		ui.Println(ui.Err, ui.ErrS.Err.Render("first error:")+" "+Printable(SourceName(e.Unit)+" ["+e.Target+"]: "+e.Error.String(), ""))
+	}
+	var parts []string
+	for _, c := range firsterr.Classes {
+		if n[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", c, n[c]))
+		}
+	}
+	ui.Println(ui.Err, fmt.Sprintf("failing units by class: %s", strings.Join(parts, ", ")))
+	return errs
+}
+
 // where counts the compiles by where they ran, with an executor:
 // " (3 on slurm, 1 local)"; "" without one.
 func where(rep *compile.Report) string {
@@ -96,4 +125,37 @@ func BuildSummary(w io.Writer, rep *compile.Report, outDir string, withRemote bo
 		len(rep.Results), rep.Count(compile.StatusHit), remote, rep.Count(compile.StatusCompiled), where(rep), rep.Count(compile.StatusFailed),
 		Duration(rep.Wall), Duration(rep.CPU), outDir)
 	return err
+}
+
+// ClassifyFirstErrors classifies each failing unit's first error (its first
+// failing target's): an error in a file under the compiler's directory,
+// the unit's or the translated tree is the project's.
+func ClassifyFirstErrors(list compile.ErrorList, req compile.Request) []UnitError {
+	var out []UnitError
+	seen := map[string]bool{}
+	base, _ := filepath.Abs(req.BaseDir)
+	for _, ce := range list {
+		if seen[ce.Src] {
+			continue
+		}
+		seen[ce.Src] = true
+		roots := []string{base, filepath.Dir(ce.Src)}
+		unit := ce.Src
+		if req.Tree != nil {
+			roots = append(roots, req.Tree.Dir)
+			if o := req.Tree.Original(ce.Src); o != "" {
+				unit = o
+			}
+		}
+		e, ok := firsterr.First(ce.Stderr, firsterr.InRoots(roots...))
+		if !ok {
+			msg := "no compiler error in its output"
+			if ce.Err != nil {
+				msg = ce.Err.Error()
+			}
+			e = firsterr.Error{Message: msg, Class: firsterr.Other}
+		}
+		out = append(out, UnitError{Unit: unit, Target: ce.Target.String(), Error: e})
+	}
+	return out
 }

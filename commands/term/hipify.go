@@ -22,7 +22,33 @@ func HipifyStats(w io.Writer, s *Styles, doc hipify.TreeReport) error {
 			return err
 		}
 	}
+	if doc.Blockers != nil {
+		return HipifyBlockers(w, s, *doc.Blockers)
+	}
 	return nil
+}
+
+// HipifyBlockers prints what will not compile on the target: a line per
+// class with its counts, then each blocked unit's items.
+func HipifyBlockers(w io.Writer, s *Styles, b hipify.BlockerReport) error {
+	var out strings.Builder
+	libs := "libraries looked for in " + strings.Join(b.IncludeDirs, ", ")
+	if len(b.IncludeDirs) == 0 {
+		libs = "no ROCm toolchain found: installed libraries not checked"
+	}
+	fmt.Fprintf(&out, "blocked: %d of %d units will not compile on the target (%s)\n", b.Blocked, b.Units, libs)
+	for _, c := range hipify.BlockerClasses {
+		n := b.Classes[c]
+		fmt.Fprintf(&out, "  %-15s %d units, %d items\n", c, n.Units, n.Items)
+	}
+	for _, u := range b.PerUnit {
+		out.WriteString(s.Header.Render(Printable(u.Unit, "")) + "\n")
+		for _, x := range u.Blockers {
+			fmt.Fprintf(&out, "  %s: %s: %s\n", Printable(x.Where, ""), x.Class, Printable(x.Msg, ""))
+		}
+	}
+	_, err := io.WriteString(w, out.String())
+	return err
 }
 
 // hipifyStatsTable is the --stats table, and the kernels HIP would miss.

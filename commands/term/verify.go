@@ -91,6 +91,9 @@ func verifyGoals(w io.Writer, st *Styles, doc *kernels.Report, goals []string) {
 	if doc.BLAS != "" {
 		head += "; blas: " + doc.BLAS
 	}
+	if doc.BLASLt != "" {
+		head += "; blaslt: " + doc.BLASLt
+	}
 	fmt.Fprintln(w, head)
 	for _, g := range goals {
 		if strings.Contains(g, "BELOW GOAL") {

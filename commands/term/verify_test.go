@@ -18,7 +18,7 @@ import (
 func TestVerifyPrintsGoals(t *testing.T) {
 	tm := &verify.Timing{Repeats: 1, Median: time.Millisecond}
 	doc := &kernels.Report{Device: verify.Device{Name: "GPU", Arch: "sm_90"}, Passed: 2, Skipped: 1, BelowGoal: 1, CopyBandwidthGBps: 4210,
-		BLAS: "cuBLAS 13.1.0 (libcublas.so.13)", Cases: []verify.CaseResult{
+		BLAS: "cuBLAS 13.1.0 (libcublas.so.13)", BLASLt: "cuBLASLt 13.1.0 (libcublasLt.so.13)", Cases: []verify.CaseResult{
 			{Name: "gemm_f32", DType: "f32", Outcome: verify.Outcome{Status: verify.StatusPass, Time: tm},
 				Goal: &verify.GoalResult{Unit: "TFLOP/s", TFlops: 30, Against: "blas_sgemm_f32_4096", AgainstRate: 51.4, Ratio: 30 / 51.4, Min: 0.6, Below: true}},
 			{Name: "gemv_f32", DType: "f32", Outcome: verify.Outcome{Status: verify.StatusPass, Time: tm},
@@ -28,7 +28,7 @@ func TestVerifyPrintsGoals(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, Verify(&b, NewStyles(lipgloss.NewRenderer(&b)), doc))
 	out := b.String()
-	assert.Contains(t, out, "goals (measured copy bandwidth 4.21 TB/s); blas: cuBLAS 13.1.0 (libcublas.so.13)")
+	assert.Contains(t, out, "goals (measured copy bandwidth 4.21 TB/s); blas: cuBLAS 13.1.0 (libcublas.so.13); blaslt: cuBLASLt 13.1.0 (libcublasLt.so.13)")
 	assert.Contains(t, out, "  gemm_f32: 58% of blas_sgemm_f32_4096 (30 of 51.4 TFLOP/s), BELOW GOAL 60%")
 	assert.Contains(t, out, "  gemv_f32: 83% of copy bandwidth 4.21 TB/s (3500 GB/s)")
 	assert.Contains(t, out, "blas_x: skipped: no BLAS")

@@ -179,11 +179,18 @@ func FindInstallation(o FindOptions) (*Installation, error) {
 // without running any program (it comes from hip_version.h, so this stays
 // cheap): what hipify targets by default.
 func HIPVersion(getenv func(string) string) (string, error) {
+	v, _, err := HIPHeaders(getenv)
+	return v, err
+}
+
+// HIPHeaders is HIPVersion with the installation's HIP include directory
+// ("" when it has none), where its ROCm libraries' headers are too.
+func HIPHeaders(getenv func(string) string) (version, include string, err error) {
 	in, err := FindInstallation(FindOptions{Getenv: getenv, Run: noRun{}})
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	return in.HIPVersion, nil
+	return in.HIPVersion, in.HIPInclude, nil
 }
 
 // noRun is a Runner that runs nothing.

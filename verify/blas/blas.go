@@ -1,7 +1,8 @@
 // Package blas runs GEMM and GEMV through the vendor BLAS of the opened
 // GPU, loaded with dlopen like the runtimes (rocmk builds with no SDK):
 // cuBLAS (libcublas.so.13/12/11) on NVIDIA, rocBLAS (librocblas.so.5/4/0)
-// on AMD. cuBLASLt and hipBLASLt are detected and reported (Libraries).
+// on AMD; GEMM also through the Lt API, cuBLASLt and hipBLASLt (OpenLt).
+// Every GEMM and GEMV check uses one tolerance model (Tolerance).
 //
 // Both libraries are column-major. A row-major call is mapped with the
 // transpose identity C^T = B^T A^T: a row-major matrix read column-major

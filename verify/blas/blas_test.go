@@ -132,12 +132,3 @@ func TestArgsRoundTrip(t *testing.T) {
 	_, err = decode("gemm", args[:3], &got)
 	assert.EqualError(t, err, "gemm takes 4 arguments (three buffers and its parameters), got 3")
 }
-
-func TestToleranceScalesWithK(t *testing.T) {
-	small, big := Tolerance(verify.F32, 1, 1), Tolerance(verify.F32, 4096, 1)
-	assert.Equal(t, verify.DefaultTolerance(verify.F32).ATol, small.ATol, "K=1: the dtype's own bound")
-	assert.Greater(t, big.ATol, 40*small.ATol)
-	assert.InDelta(t, 4096*0x1p-23, big.ATol, 1e-12)
-	assert.Greater(t, Tolerance(verify.F16, 4096, 1).ATol, big.ATol)
-	assert.Equal(t, verify.DefaultTolerance(verify.BF16).RTol, Tolerance(verify.BF16, 4096, 1).RTol, "bf16 rounding dominates")
-}

@@ -66,14 +66,24 @@ func BackendFor(runtime string) string {
 // device. When the library is not installed the error wraps
 // verify.ErrSkip (its cases are skipped, not failed).
 func Open(rt verify.Runtime, getenv func(string) string) (*Library, error) {
-	backend := BackendFor(rt.Name())
+	return open(rt, "BLAS", BackendFor(rt.Name()), func() (backendOps, string, string, error) {
+		return openBackend(BackendFor(rt.Name()), getenv)
+	})
+}
+
+// libraryNames are the libraries' names as they print.
+var libraryNames = map[string]string{"cublas": "cuBLAS", "rocblas": "rocBLAS", "cublaslt": "cuBLASLt", "hipblaslt": "hipBLASLt"}
+
+// open opens backend (what: "BLAS" or "BLASLt", for the message when rt
+// has none) through openOps, with rt's device current.
+func open(rt verify.Runtime, what, backend string, openOps func() (backendOps, string, string, error)) (*Library, error) {
 	if backend == "" {
-		return nil, verify.Skipf("no BLAS binding for the %s runtime", rt.Name())
+		return nil, verify.Skipf("no %s binding for the %s runtime", what, rt.Name())
 	}
-	l := &Library{Name: map[string]string{"cublas": "cuBLAS", "rocblas": "rocBLAS"}[backend], rt: rt}
+	l := &Library{Name: libraryNames[backend], rt: rt}
 	err := verify.OnDevice(rt, func() error {
 		var err error
-		l.ops, l.Path, l.Version, err = openBackend(backend, getenv)
+		l.ops, l.Path, l.Version, err = openOps()
 		return err
 	})
 	if err != nil {

@@ -104,6 +104,17 @@ var loaded struct {
 
 // load dlopens the BLAS of backend ("cublas" or "rocblas") once.
 func load(backend string, getenv func(string) string) (*verify.SharedLibrary, error) {
+	syms, set := cublasSyms, func(i int, p unsafe.Pointer) { C.rk_cb_set(C.int(i), p) }
+	if backend == "rocblas" {
+		syms, set = rocblasSyms, func(i int, p unsafe.Pointer) { C.rk_rb_set(C.int(i), p) }
+	}
+	return loadOnce(backend, getenv, syms, set)
+}
+
+// loadOnce dlopens the library of backend (its names from
+// verify.RuntimeLibraryNames) and resolves syms into its C table through
+// set, the first time; later calls return the same library.
+func loadOnce(backend string, getenv func(string) string, syms []verify.Symbol, set func(int, unsafe.Pointer)) (*verify.SharedLibrary, error) {
 	loaded.Lock()
 	defer loaded.Unlock()
 	if l := loaded.libs[backend]; l != nil {
@@ -113,10 +124,6 @@ func load(backend string, getenv func(string) string) (*verify.SharedLibrary, er
 	lib, err := verify.OpenLibrary(names)
 	if err != nil {
 		return nil, verify.Skipf("%s not found (%v)", backend, err)
-	}
-	syms, set := cublasSyms, func(i int, p unsafe.Pointer) { C.rk_cb_set(C.int(i), p) }
-	if backend == "rocblas" {
-		syms, set = rocblasSyms, func(i int, p unsafe.Pointer) { C.rk_rb_set(C.int(i), p) }
 	}
 	if err := lib.Resolve(syms, set); err != nil {
 		lib.Close()

@@ -1,12 +1,8 @@
 package blas
 
 import (
-	"math"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
-
-	"github.com/rocmk/rocmk/verify"
 )
 
 // at is the index of element (i, j) of a matrix stored in l with ld.
@@ -32,15 +28,7 @@ func Reference(g Gemm, a, b, c []float64) []float64 {
 			for j := int64(0); j < g.N; j++ {
 				var sum float64
 				for p := int64(0); p < g.K; p++ {
-					ai, aj := i, p
-					if g.TransA == Trans {
-						ai, aj = p, i
-					}
-					bi, bj := p, j
-					if g.TransB == Trans {
-						bi, bj = j, p
-					}
-					sum += a[oa+at(g.Layout, ai, aj, g.Lda)] * b[ob+at(g.Layout, bi, bj, g.Ldb)]
+					sum += a[oa+g.atA(i, p)] * b[ob+g.atB(p, j)]
 				}
 				k := oc + at(g.Layout, i, j, g.Ldc)
 				out[k] = float64(g.Alpha)*sum + betaTerm(g.Beta, c[k])
@@ -48,6 +36,22 @@ func Reference(g Gemm, a, b, c []float64) []float64 {
 		}
 	}
 	return out
+}
+
+// atA is the index of element (i, p) of op(A) in one A; atB of (p, j)
+// of op(B) in one B.
+func (g Gemm) atA(i, p int64) int64 {
+	if g.TransA == Trans {
+		i, p = p, i
+	}
+	return at(g.Layout, i, p, g.Lda)
+}
+
+func (g Gemm) atB(p, j int64) int64 {
+	if g.TransB == Trans {
+		p, j = j, p
+	}
+	return at(g.Layout, p, j, g.Ldb)
 }
 
 // betaTerm is beta*c, with beta 0 ignoring c (BLAS: C need not be set,
@@ -59,6 +63,14 @@ func betaTerm(beta float32, c float64) float64 {
 	return float64(beta) * c
 }
 
+// atA is the index of element (i, j) of op(A) in A.
+func (v Gemv) atA(i, j int64) int64 {
+	if v.Trans == Trans {
+		i, j = j, i
+	}
+	return at(v.Layout, i, j, v.Lda)
+}
+
 // ReferenceGemv computes v in float64 on A, x and y (its input).
 func ReferenceGemv(v Gemv, a, x, y []float64) []float64 {
 	out := append([]float64(nil), y...)
@@ -66,33 +78,12 @@ func ReferenceGemv(v Gemv, a, x, y []float64) []float64 {
 	for i := int64(0); i < ny; i++ {
 		var sum float64
 		for j := int64(0); j < nx; j++ {
-			r, c := i, j
-			if v.Trans == Trans {
-				r, c = j, i
-			}
-			sum += a[at(v.Layout, r, c, v.Lda)] * x[j*v.IncX]
+			sum += a[v.atA(i, j)] * x[j*v.IncX]
 		}
 		k := i * v.IncY
 		out[k] = float64(v.Alpha)*sum + betaTerm(v.Beta, y[k])
 	}
 	return out
-}
-
-// Tolerance is the comparison bound of a GEMM of depth k with outputs in
-// dt and f32 accumulation, as cuBLAS's own tests scale it: the output's
-// rounding (dt's default relative tolerance) plus k accumulation roundings
-// of f32 on terms of magnitude up to scale (|a||b| at most), in absolute.
-func Tolerance(dt verify.DType, k int64, scale float64) verify.Tolerance {
-	t := verify.DefaultTolerance(dt)
-	acc := float64(max(k, 1)) * math.Ldexp(1, -23) * scale
-	if dt != verify.F32 {
-		// f16/bf16 inputs: tensor cores may accumulate in blocks with
-		// truncation; allow the rounding of each block's sum too.
-		acc *= 4
-	}
-	t.ATol = max(t.ATol, acc)
-	t.RTol = max(t.RTol, 4*math.Ldexp(1, -23)*math.Sqrt(float64(max(k, 1))))
-	return t
 }
 
 // Fast computes what Reference does through gonum's parallel, blocked

@@ -1,0 +1,2 @@
+#include <hip/hip_runtime.h>
+unsigned flags() { return cudaGraphicsMapFlagsWriteDiscard; }

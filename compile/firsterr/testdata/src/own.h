@@ -1,0 +1,1 @@
+__device__ float helper() { return 1.0f +; }
