@@ -125,6 +125,10 @@ var compatPieces = []*compatPiece{
 	{name: "hostmath", macro: "ROCMK_COMPAT_HOSTMATH", idents: names(Version{}, "isfinite", "isnan", "isinf", "signbit")},
 	{name: "hip-macros", macro: "ROCMK_COMPAT_HIP_MACROS", idents: names(Version{}, "MASK1", "MASK2")},
 	{name: "ptx", macro: "ROCMK_COMPAT_PTX", idents: names(Version{}, ptxFuncs...)},
+	// cooperative_groups/reduce.h asks for it too (compatHeaders); HIP 6.4
+	// has binary_partition (5.2 does not)
+	{name: "cg", macro: "ROCMK_COMPAT_CG", with: []string{"cooperative_groups"}, idents: mergeNames(
+		names(Version{}, "labeled_partition"), names(Version{6, 4, 0}, "binary_partition"))},
 	// what warpSize in a constant expression becomes (warpsize.go)
 	{name: "warpsize", macro: "ROCMK_COMPAT_WARPSIZE", idents: names(Version{}, "ROCMK_WARP_SIZE", "ROCMK_DEVICE_STATIC_ASSERT")},
 }
@@ -138,6 +142,10 @@ func mergeNames(ms ...map[string]Version) map[string]Version {
 	}
 	return out
 }
+
+// compatHeaders are CUDA headers whose API is a piece of the compat header:
+// their include is dropped and asks for the piece.
+var compatHeaders = map[string]string{"cooperative_groups/reduce.h": "cg"}
 
 var (
 	compatByName  = map[string]*compatPiece{}

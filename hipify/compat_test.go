@@ -178,6 +178,8 @@ func TestCompatHeaderCompilesForAMD(t *testing.T) {
 				fmt.Fprintf(&b, "#ifdef %s\n#error %s is still a macro\n#endif\n", id, id)
 			case id == "hip_bfloat16" || id == "atomicAdd" || strings.HasPrefix(id, "__shfl") || id == "__ldg":
 				// HIP's own names; the piece adds overloads
+			case id == "labeled_partition" || id == "binary_partition": // the CG piece's, in CUDA's namespace
+				fmt.Fprintf(&b, "namespace n%d { using ::cooperative_groups::%s; }\n", i, id)
 			case renamed(id):
 				// CUDA names the translation renames (__nv_bfloat162 -> __hip_bfloat162)
 			default:

@@ -132,7 +132,7 @@ var unsupportedHeaders = map[string]string{
 	"cuda_awbarrier.h":            "arrive-wait barriers have no HIP equivalent",
 	"cuda_awbarrier_primitives.h": "arrive-wait barriers have no HIP equivalent",
 	"cuda/":                       "libcu++ (cuda::, cuda::std::) has no HIP equivalent in ROCm's HIP",
-	"cooperative_groups/":         "only hip/hip_cooperative_groups.h exists: no reduce, scan or memcpy_async",
+	"cooperative_groups/":         "only hip/hip_cooperative_groups.h exists: no scan or memcpy_async (reduce.h: rocmk's compatibility header)",
 	"cudaEGL.h":                   "EGL interop has no HIP equivalent",
 	"cuda_egl_interop.h":          "EGL interop has no HIP equivalent",
 	"cudaGL.h":                    "driver-API OpenGL interop has no HIP equivalent",

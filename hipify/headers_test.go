@@ -20,11 +20,11 @@ func unsupportedNames(rep *Report) []string {
 // silently; a library header that a ROCm library provides under the same
 // name is kept with a note.
 func TestUnknownCUDAHeadersReported(t *testing.T) {
-	src := "#include <mma.h>\n#include <cooperative_groups/reduce.h>\n#include <cuda/barrier>\n#include \"cudaEGL.h\"\n" +
+	src := "#include <mma.h>\n#include <cooperative_groups/scan.h>\n#include <cuda/barrier>\n#include \"cudaEGL.h\"\n" +
 		"#include <nvtx3/nvToolsExt.h>\n#include <cuda_pipeline.h>\n#include <thrust/device_vector.h>\n#include <vector>\n#include \"my_cuda_utils.h\"\n"
 	out, rep := trLines(t, src, Options{})
 	assert.Equal(t, src, out, "kept as written")
-	assert.Equal(t, []string{"t.cu:1:10 mma.h", "t.cu:2:10 cooperative_groups/reduce.h", "t.cu:3:10 cuda/barrier",
+	assert.Equal(t, []string{"t.cu:1:10 mma.h", "t.cu:2:10 cooperative_groups/scan.h", "t.cu:3:10 cuda/barrier",
 		"t.cu:4:10 cudaEGL.h", "t.cu:5:10 nvtx3/nvToolsExt.h", "t.cu:6:10 cuda_pipeline.h"}, unsupportedNames(rep))
 	assert.Contains(t, rep.Unsupported[0].Msg, "rocWMMA")
 	require.Len(t, rep.Hazards, 1)

@@ -24,6 +24,7 @@ func translateTokens(f *file, macros []edit, handled map[int]bool, o *out) (es *
 	ptx, ptxDone := translatePTX(f, es, o)
 	es.merge(ptx)
 	fixed = append(fixed, vecOperators(f, o)...)
+	fixed = append(fixed, collapsedOverloads(f, o)...)
 	return es, append(fixed, placeCompat(f, anchor, o)...), ptxDone
 }
 
@@ -208,6 +209,14 @@ func (t *includePass) unmapped(i, h, end int, name string) {
 		t.o.rep.Replaced["include"]++
 		return
 	}
+	if p := compatByName[compatHeaders[name]]; p != nil && !t.opt.NoCompat {
+		// the header's API is a piece of the compat header (which includes
+		// what it builds on): the include asks for the piece
+		t.addEdit(t.toks[i].pos.Offset, t.endOf(end), "")
+		t.needCompat(p)
+		t.o.rep.Replaced["include"]++
+		return
+	}
 	if kind, why, ok := headerNote(name); ok {
 		if kind == "library" {
 			t.hazardOnce(t.toks[h].pos, "library", name, name+": provided by "+why+" under the same name; kept (install "+why+")")
@@ -281,6 +290,15 @@ func (t *includePass) insertRuntimeInclude() {
 // pieces the passes asked for (o.compat), at the anchor the include pass found.
 func placeCompat(f *file, a anchor, o *out) []edit {
 	b0, b1 := f.compatBlock[0], f.compatBlock[1]
+	if b0 >= 0 && !f.opt.NoCompat {
+		// a piece an include asked for (compatHeaders): the include is gone
+		// from a translated file, the block's define says it was there
+		for _, n := range compatHeaders {
+			if p := compatByName[n]; bytes.Contains(f.src[b0:b1], []byte("#define "+p.macro+" ")) {
+				o.needCompat(p)
+			}
+		}
+	}
 	if len(o.compat) == 0 && b0 < 0 {
 		return nil
 	}

@@ -22,6 +22,9 @@ type callRule struct {
 	ops  []argOp
 	// hazard, when set, is reported at the call
 	hazard, hcode string
+	// before, when set: the rule applies only to a target HIP older than
+	// it (a newer HIP takes the call as CUDA writes it)
+	before Version
 }
 
 const (
@@ -55,6 +58,11 @@ var callRules = map[string][]callRule{
 	"cuOccupancyMaxPotentialBlockSize":           {{nargs: 6, ops: []argOp{{'d', 3, ""}}}},
 	"cuOccupancyMaxPotentialBlockSizeWithFlags":  {{nargs: 7, ops: []argOp{{'d', 3, ""}}}},
 	"cudaGetDriverEntryPoint":                    {{nargs: 4, to: "hipGetProcAddress", ops: []argOp{{'i', 2, "603"}}}},
+	// CUDA's defaults HIP lacks: flags of cudaMalloc3DArray (0, cudaArrayDefault,
+	// as hipArrayDefault), and the typed-pointer template of cudaMallocPitch
+	// (HIP 6.4 has it; HIP 5.2 only void**)
+	"cudaMalloc3DArray": {{nargs: 3, ops: []argOp{{'i', 3, "0"}}}},
+	"cudaMallocPitch":   {{nargs: 4, before: Version{6, 4, 0}, ops: []argOp{{'w', 0, "reinterpret_cast<void **>(%s)"}}}},
 
 	// cuDNN -> MIOpen argument order (--miopen)
 	"cudnnFindConvolutionForwardAlgorithmEx":       {{miopen: true, perm: "0,1,2,3,4,5,6,7,8,9,10,11,12,=true"}},
@@ -103,7 +111,8 @@ func (t *pass) special(i int) (bool, *pendingPerm) {
 		}
 	}
 	for _, r := range rules {
-		if r.nargs != 0 && r.nargs != len(args) || r.roc && !t.opt.Roc || r.miopen && !t.opt.MIOpen {
+		if r.nargs != 0 && r.nargs != len(args) || r.roc && !t.opt.Roc || r.miopen && !t.opt.MIOpen ||
+			!r.before.IsZero() && (t.opt.HIPVersion.IsZero() || !t.opt.HIPVersion.Less(r.before)) {
 			continue
 		}
 		for _, op := range r.ops {

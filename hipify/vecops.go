@@ -38,18 +38,10 @@ var vecScalars = map[string]bool{"char": true, "short": true, "int": true, "long
 func vecOperators(f *file, o *out) []edit {
 	var runs [][2]int // token ranges [first, last] of guarded definitions, merged
 	count, first := 0, -1
-	scope := []bool{} // for each open {: whether it is a namespace (operators there are free)
+	var scope nsScope // operators at namespace scope are free
 	for i := 0; i < len(f.toks); i++ {
 		tk := &f.toks[i]
-		if tk.skip || tk.pp != "" || tk.inDefn {
-			continue
-		}
-		if tk.kind == PUNCT && tk.lit == "{" {
-			scope = append(scope, f.isNamespaceBrace(i))
-		} else if tk.kind == PUNCT && tk.lit == "}" && len(scope) > 0 {
-			scope = scope[:len(scope)-1]
-		}
-		if tk.kind != IDENT || tk.lit != "operator" || !allTrue(scope) {
+		if !scope.step(f, i) || tk.kind != IDENT || tk.lit != "operator" {
 			continue
 		}
 		start, end, ok := f.vecOperatorDef(i)
@@ -82,6 +74,24 @@ func vecOperators(f *file, o *out) []edit {
 		es = append(es, f.lineInsert(r[0], vecOpIf, true), f.lineInsert(r[1], vecOpEndif, false))
 	}
 	return es
+}
+
+// nsScope is, for each { open at a token, whether it opens a namespace.
+type nsScope []bool
+
+// step takes token i into the scope and reports whether it is code (not
+// skipped, not in a directive) at namespace scope.
+func (s *nsScope) step(f *file, i int) bool {
+	tk := &f.toks[i]
+	if tk.skip || tk.pp != "" || tk.inDefn {
+		return false
+	}
+	if tk.kind == PUNCT && tk.lit == "{" {
+		*s = append(*s, f.isNamespaceBrace(i))
+	} else if tk.kind == PUNCT && tk.lit == "}" && len(*s) > 0 {
+		*s = (*s)[:len(*s)-1]
+	}
+	return allTrue(*s)
 }
 
 func allTrue(bs []bool) bool {

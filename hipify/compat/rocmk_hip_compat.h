@@ -33,6 +33,8 @@
 //   ROCMK_COMPAT_LDST        __ldcs/__ldcg/__ldca/__ldlu/__ldcv, __stcs/__stcg/__stwb/__stwt on any type
 //   ROCMK_COMPAT_HOSTMATH    isfinite/isnan/isinf/signbit in host code (<math.h>)
 //   ROCMK_COMPAT_HIP_MACROS  MASK1, MASK2 free for the code's own use (HIP 5.2 leaks them as macros)
+//   ROCMK_COMPAT_CG          cooperative_groups/reduce.h (cg::reduce, cg::plus...), cg::labeled_partition,
+//                            cg::binary_partition (before HIP 6.4)
 //   ROCMK_COMPAT_PTX         rocmk_ptx_*: single PTX instructions that inline asm used
 //   ROCMK_COMPAT_WARPSIZE    ROCMK_WARP_SIZE (the target's wave size, a constant; 64 in the
 //                            host pass) and ROCMK_DEVICE_STATIC_ASSERT (device passes only)
@@ -1348,6 +1350,92 @@ ROCMK_SHFLBF6(__shfl_xor, int)
 #undef ROCMK_SHFLBF6
 #endif
 #endif  // AMD
+
+// ---------------------------------------------------------------------------
+// ROCMK_COMPAT_CG: cooperative_groups/reduce.h (cg::reduce with cg::plus,
+// less, greater, bit_and, bit_or, bit_xor) and cg::labeled_partition, which
+// HIP 5.2 to 6.4 lack (amd_hip_cooperative_groups.h, checked on both), and
+// cg::binary_partition, which HIP 5.2 lacks (6.4 has it). On NVIDIA, CUDA's
+// own reduce.h is included instead.
+//
+// reduce: member r starts with its own value v_r; in the step with offset
+// d = 1, 2, 4, ... every member reads the value of rank r + d (g.shfl by
+// rank, which HIP defines on tiles and on coalesced groups) and, where
+// r + d < n, combines it: after the step, rank r holds op over ranks
+// [r, min(r + 2d, n)), since the value read covers [r + d, min(r + 2d, n)).
+// When d >= n, rank 0 holds op over all n, which every member reads. Any n
+// (a coalesced group need not be a power of two); op associative and
+// commutative, as CUDA requires. less and greater select the smaller and
+// the larger operand, as CUDA's do (cooperative_groups/details/functional.h).
+//
+// labeled_partition: each member reads every member's label and lane (by
+// rank) and keeps the lanes whose label equals its own: the coalesced group
+// of those lanes, ranked by lane as CUDA ranks it. binary_partition is
+// labeled_partition by the predicate. Both are templates on the parent
+// group, so a HIP's own, more specialised overloads are chosen over them.
+#if defined(ROCMK_COMPAT_CG) && !defined(ROCMK_COMPAT_CG_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
+#define ROCMK_COMPAT_CG_DONE 1
+#if defined(__HIP_PLATFORM_NVIDIA__)
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#else
+#include <hip/hip_cooperative_groups.h>
+namespace cooperative_groups {
+template <class T> struct plus {
+  __device__ T operator()(const T &a, const T &b) const { return a + b; }
+};
+template <class T> struct less {
+  __device__ T operator()(const T &a, const T &b) const { return (b < a) ? b : a; }
+};
+template <class T> struct greater {
+  __device__ T operator()(const T &a, const T &b) const { return (a < b) ? b : a; }
+};
+template <class T> struct bit_and {
+  __device__ T operator()(const T &a, const T &b) const { return a & b; }
+};
+template <class T> struct bit_or {
+  __device__ T operator()(const T &a, const T &b) const { return a | b; }
+};
+template <class T> struct bit_xor {
+  __device__ T operator()(const T &a, const T &b) const { return a ^ b; }
+};
+
+template <class Group, class T, class Op>
+__device__ auto reduce(const Group &g, T v, Op op) -> decltype(op(v, v)) {
+  decltype(op(v, v)) acc = v;
+  const unsigned int n = g.size(), r = g.thread_rank();
+  for (unsigned int d = 1; d < n; d <<= 1) {
+    decltype(acc) other = g.shfl(acc, (int)((r + d) % n)); // every member takes part
+    if (r + d < n) acc = op(acc, other);
+  }
+  return g.shfl(acc, 0);
+}
+
+namespace rocmk_cg_detail {
+// a coalesced_group of the lanes in mask (its constructor is protected)
+struct lanes : coalesced_group {
+  __device__ explicit lanes(unsigned long long mask) : coalesced_group(mask) {}
+};
+}  // namespace rocmk_cg_detail
+
+template <class Group>
+__device__ coalesced_group labeled_partition(const Group &g, int label) {
+  unsigned long long mask = 0;
+  const unsigned int lane = __lane_id();
+  for (unsigned int r = 0; r < g.size(); ++r) {
+    int l = g.shfl(label, (int)r);
+    unsigned int ln = g.shfl(lane, (int)r);
+    if (l == label) mask |= 1ull << ln;
+  }
+  return rocmk_cg_detail::lanes(mask);
+}
+template <class Group>
+__device__ coalesced_group binary_partition(const Group &g, bool pred) {
+  return labeled_partition(g, pred ? 1 : 0);
+}
+}  // namespace cooperative_groups
+#endif
+#endif  // ROCMK_COMPAT_CG
 
 // ---------------------------------------------------------------------------
 // ROCMK_COMPAT_WARPSIZE: ROCMK_WARP_SIZE, the wavefront size as a constant

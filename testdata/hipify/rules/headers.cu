@@ -3,7 +3,7 @@
 // HIP does not ship yet is not emitted; cooperative groups need
 // hip_runtime.h first.
 #include <cooperative_groups.h>
-#include <cooperative_groups/reduce.h>
+#include <cooperative_groups/scan.h>
 #include <cuda_runtime.h>
 #include <mma.h>
 #include <cuda_pipeline.h>
