@@ -104,7 +104,7 @@ func gemvKernelCase(dt verify.DType, sh shape, o Options) *verify.Case {
 }
 
 // Rows per block of the gemv (GV_R) and qgemv (QV_R) kernels.
-const gvRows, qvRows = 4, 16
+const gvRows, qvRows = 4, 4
 
 // qFormats are the quantized formats of the qgemv family, in suite order.
 var qFormats = []QFormat{{8, 32}, {8, 64}, {8, 128}, {4, 32}, {4, 64}, {4, 128}}

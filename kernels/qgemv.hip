@@ -244,150 +244,53 @@ __device__ __forceinline__ void rk_row_map(const typename D::S* __restrict__ row
 //   q8: f16 scale d, then G int8 q           value = q * d      (2+G bytes)
 //   q4: f16 scale d, then G/2 bytes: byte j holds weight j in its low nibble
 //       and weight j + G/2 in its high one value = (q - 8) * d  (2+G/2 bytes)
-// K must be a multiple of G.
-//
-// A block of 256 threads computes QV_R = 16 rows, as 256 / 32 groups of 32
-// threads (a warp on NVIDIA and RDNA, half a wave on CDNA) with QV_RG rows
-// each. The rows stream through in windows of whole blocks: each group
-// copies its rows' windows into shared memory with aligned 16-byte loads
-// (blocks are only 2-byte aligned: a window starts at its 16-byte aligned
-// floor, and the loads never leave the 16-byte chunks holding its bytes),
-// then each lane takes QV_U slots of 8 weights (q8: 8 consecutive quants; q4:
-// 4 bytes, weights 4j..4j+3 and G/2+4j..) and uses its 8 x values for all
-// QV_RG rows. With QV_PF the next window's loads are issued before this
-// window is used, so every lane has them in flight during the arithmetic.
-// Quants become floats without int-to-float conversions (a quarter-rate
-// instruction on NVIDIA): 0x4B000000 | b is the float 2^23 + b, exact, and
-// one subtraction gives b - offset. QV_U and QV_PF can be set before the
-// module (testdata/verify/qgemv times variants); 4 and 1 were the fastest on an
-// H200 (docs/verify-h100.md).
-#define QV_LG 32
-#define QV_R 16
-#define QV_RG (QV_R * QV_LG / 256)
-#ifndef QV_U
-#define QV_U 4
-#endif
-#ifndef QV_PF
-#define QV_PF 1
-#endif
-
-// qv_u32 reads 4 bytes at a 2-byte aligned address.
-__device__ __forceinline__ unsigned qv_u32(const unsigned char* p) {
-  const unsigned short* h = (const unsigned short*)p;
-  return (unsigned)h[0] | ((unsigned)h[1] << 16);
-}
-
-// qv_byte is byte i of u, minus off, as a float (exact: 2^23 + b - off).
-__device__ __forceinline__ float qv_byte(unsigned u, int i, float off) {
-  return __uint_as_float(0x4B000000u | ((u >> (8 * i)) & 0xFFu)) - (8388608.0f + off);
-}
-
-// qv_dot4 is s plus the dot product of the 4 bytes of u (each minus off) with v.
-__device__ __forceinline__ float qv_dot4(unsigned u, float4 v, float off, float s) {
-  s += qv_byte(u, 0, off) * v.x;
-  s += qv_byte(u, 1, off) * v.y;
-  s += qv_byte(u, 2, off) * v.z;
-  return s + qv_byte(u, 3, off) * v.w;
-}
-
-// qv_win is a group's window geometry: QV_U * 32 slots, NB blocks of G/8
-// slots; NC 16-byte chunks hold a row's window at any 2-byte offset.
-template <int G, bool Q4> struct qv_win {
-  static const int BS = Q4 ? 2 + G / 2 : 2 + G, S = G / 8, NB = QV_U * QV_LG / S;
-  static const int NC = (NB * BS + 14) / 16 + 1, NL = (NC + QV_LG - 1) / QV_LG;
-};
-
-// qv_fetch loads the chunks of the window at blocks b0.. of rows[r] (nb
-// blocks left in the row) into v[r][..]; o[r] is where the window starts in
-// its first chunk.
-template <int G, bool Q4>
-__device__ __forceinline__ void qv_fetch(const unsigned char* const* rows, int b0, int nb, int lane, uint4 (*v)[qv_win<G, Q4>::NL], int* o) {
-  typedef qv_win<G, Q4> Wn;
-  const int n = min(Wn::NB, nb - b0) * Wn::BS;
-#pragma unroll
-  for (int r = 0; r < QV_RG; r++) {
-    const unsigned char* p = rows[r] + (long long)b0 * Wn::BS;
-    o[r] = (int)((unsigned long long)p & 15u);
-    const uint4* a = (const uint4*)(p - o[r]);
-    const int nc = (o[r] + n + 15) / 16;
-#pragma unroll
-    for (int i = 0; i < Wn::NL; i++)
-      if (lane + i * QV_LG < nc) v[r][i] = a[lane + i * QV_LG];
-  }
-}
-
-// qv_use adds the window at blocks b0.. (sm: its rows' chunks, o: offsets)
-// to acc: lane's slots t = lane + 32u, block t / S, slot t % S.
-template <int G, bool Q4>
-__device__ __forceinline__ void qv_use(const unsigned char (*sm)[qv_win<G, Q4>::NC * 16], const int* o, const float* __restrict__ x, int b0, int nb,
-                                       int lane, float* acc) {
-  typedef qv_win<G, Q4> Wn;
-  const int ns = min(Wn::NB, nb - b0) * Wn::S;
-#pragma unroll
-  for (int u = 0; u < QV_U; u++) {
-    const int t = lane + u * QV_LG, b = t / Wn::S, j = t % Wn::S;
-    if (t < ns) {
-      const float* xs = x + (long long)(b0 + b) * G;
-      const float4 xa = *(const float4*)(xs + (Q4 ? 4 * j : 8 * j));
-      const float4 xb = *(const float4*)(xs + (Q4 ? G / 2 + 4 * j : 8 * j + 4));
-#pragma unroll
-      for (int r = 0; r < QV_RG; r++) {
-        const unsigned char* blk = sm[r] + o[r] + b * Wn::BS;
-        const float d = rk_f16_to_f32(*(const unsigned short*)blk);
-        float s;
-        if (Q4) {
-          const unsigned w = qv_u32(blk + 2 + 4 * j);
-          s = qv_dot4((w >> 4) & 0x0F0F0F0Fu, xb, 8.0f, qv_dot4(w & 0x0F0F0F0Fu, xa, 8.0f, 0.0f));
-        } else {  // signed bytes: flip the sign bit, then subtract 128
-          const unsigned w0 = qv_u32(blk + 2 + 8 * j) ^ 0x80808080u, w1 = qv_u32(blk + 6 + 8 * j) ^ 0x80808080u;
-          s = qv_dot4(w1, xb, 128.0f, qv_dot4(w0, xa, 128.0f, 0.0f));
-        }
-        acc[r] += d * s;
-      }
-    }
-  }
-}
+// K must be a multiple of G. Blocks are 2-byte aligned only, so weights are
+// read as 16-bit words; a block of 256 threads computes QV_R rows, each
+// thread 4 consecutive weights a step with one float4 of x kept for all rows.
+#define QV_R 4
 
 template <int G, bool Q4>
 __device__ void qgemv_rows(const unsigned char* __restrict__ W, const float* __restrict__ x, float* __restrict__ y, int M, int K) {
-  typedef qv_win<G, Q4> Wn;
-  __shared__ uint4 sm[256 / QV_LG][QV_RG][Wn::NC];
-  const int lane = threadIdx.x % QV_LG, g = threadIdx.x / QV_LG, nb = K / G;
-  const int m0 = blockIdx.x * QV_R + g * QV_RG;
-  const unsigned char* rows[QV_RG];
-  float acc[QV_RG];
-  uint4 v[QV_RG][Wn::NL];
-  int o[QV_RG];
+  const int BS = Q4 ? 2 + G / 2 : 2 + G;
+  const long long nb = K / G;
+  const int m0 = blockIdx.x * QV_R;
+  float acc[QV_R];
 #pragma unroll
-  for (int r = 0; r < QV_RG; r++) {  // rows past M repeat the last; not stored
-    rows[r] = W + (long long)min(m0 + r, M - 1) * nb * Wn::BS;
-    acc[r] = 0.0f;
-  }
-  qv_fetch<G, Q4>(rows, 0, nb, lane, v, o);
-  for (int b0 = 0; b0 < nb; b0 += Wn::NB) {  // the same trip count in every group
-    int ou[QV_RG];
+  for (int r = 0; r < QV_R; r++) acc[r] = 0.0f;
+#pragma unroll 2
+  for (int k = threadIdx.x * 4; k < K; k += blockDim.x * 4) {
+    const float4 xv = *(const float4*)(x + k);
+    const int b = k / G, p = k % G;
 #pragma unroll
-    for (int r = 0; r < QV_RG; r++) {
-      ou[r] = o[r];
-#pragma unroll
-      for (int i = 0; i < Wn::NL; i++)
-        if (lane + i * QV_LG < Wn::NC) sm[g][r][lane + i * QV_LG] = v[r][i];
+    for (int r = 0; r < QV_R; r++) {
+      const int m = min(m0 + r, M - 1);  // rows past M repeat the last; not stored
+      const unsigned char* blk = W + ((long long)m * nb + b) * BS;
+      const float d = rk_f16_to_f32(*(const unsigned short*)blk);
+      float q0, q1, q2, q3;
+      if (Q4) {
+        const int j = p % (G / 2), sh = p < G / 2 ? 0 : 4;
+        const unsigned u = (unsigned)*(const unsigned short*)(blk + 2 + j) | ((unsigned)*(const unsigned short*)(blk + 4 + j) << 16);
+        q0 = (float)((int)((u >> sh) & 15u) - 8);
+        q1 = (float)((int)((u >> (8 + sh)) & 15u) - 8);
+        q2 = (float)((int)((u >> (16 + sh)) & 15u) - 8);
+        q3 = (float)((int)((u >> (24 + sh)) & 15u) - 8);
+      } else {
+        const unsigned u = (unsigned)*(const unsigned short*)(blk + 2 + p) | ((unsigned)*(const unsigned short*)(blk + 4 + p) << 16);
+        q0 = (float)(signed char)(u & 0xffu);
+        q1 = (float)(signed char)((u >> 8) & 0xffu);
+        q2 = (float)(signed char)((u >> 16) & 0xffu);
+        q3 = (float)(signed char)(u >> 24);
+      }
+      acc[r] += d * (q0 * xv.x + q1 * xv.y + q2 * xv.z + q3 * xv.w);
     }
-    __syncthreads();
-    if (QV_PF && b0 + Wn::NB < nb) qv_fetch<G, Q4>(rows, b0 + Wn::NB, nb, lane, v, o);
-    qv_use<G, Q4>((const unsigned char (*)[Wn::NC * 16])sm[g], ou, x, b0, nb, lane, acc);
-    __syncthreads();
-    if (!QV_PF && b0 + Wn::NB < nb) qv_fetch<G, Q4>(rows, b0 + Wn::NB, nb, lane, v, o);
   }
+  rk_block_sum_n<QV_R>(acc);
+  if (threadIdx.x < QV_R && m0 + (int)threadIdx.x < M) {
+    float v = acc[0];
 #pragma unroll
-  for (int r = 0; r < QV_RG; r++)
-    for (int s = QV_LG / 2; s > 0; s /= 2) acc[r] += __shfl_xor(acc[r], s, QV_LG);
-  if (lane < QV_RG && m0 + lane < M) {
-    float s = acc[0];
-#pragma unroll
-    for (int r = 1; r < QV_RG; r++)
-      if (lane == r) s = acc[r];
-    y[m0 + lane] = s;
+    for (int r = 1; r < QV_R; r++)
+      if ((int)threadIdx.x == r) v = acc[r];
+    y[m0 + threadIdx.x] = v;
   }
 }
 
