@@ -67,13 +67,7 @@ sysroot-test:
 
 # Every Fuzz* function, one at a time, for a bounded time each.
 fuzz:
-	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' .); do \
-	  pkg=./$$(dirname $$f); \
-	  for fn in $$(grep -o '^func Fuzz[A-Za-z0-9_]*' $$f | sed 's/^func //'); do \
-	    echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
-	    $(GO) test $$pkg -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME); \
-	  done; \
-	done
+	GO="$(GO)" FUZZTIME="$(FUZZTIME)" bash scripts/fuzz.sh
 
 # Go benchmarks, then a fully cached rebuild of the bundled suite for two
 # targets, the whole process (target: under 100 ms; docs/build.md).

@@ -1,6 +1,7 @@
 package includes
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -62,12 +63,16 @@ char c = '"'; // a quote in a character literal
 	assert.False(t, Scan([]byte("// __TIME__\nconst char* t = \"__DATE__\";\n")).Clock)
 }
 
+var spliceRE = regexp.MustCompile(`\\\r?\n`)
+
 func FuzzScanIncludes(f *testing.F) {
 	f.Add([]byte("#include \"a.h\"\n#if __has_include(<b>)\n#endif\n"))
 	f.Add([]byte("R\"(\n#include \"x\"\n)\"\n/* */ # include_next <y> \\\n\n"))
 	f.Add([]byte("\"a\\b\" x \\\n y \\\r\n z \\\\\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		want := strings.ReplaceAll(strings.ReplaceAll(string(b), "\\\r\n", ""), "\\\n", "")
+		// One pass, as translation phase 2: a splice that appears only once
+		// another is removed is not itself removed.
+		want := spliceRE.ReplaceAllString(string(b), "")
 		if got, _ := removeSplices(b); string(got) != want {
 			t.Fatalf("removeSplices(%q) = %q, want %q", b, got, want)
 		}
