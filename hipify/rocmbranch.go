@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/rocmk/rocmk/cache/safefile"
 )
 
 // The ROCm switch (cudamacros.go) takes a project's own ROCm branch. A
@@ -35,6 +37,9 @@ type keptBranch struct {
 const (
 	cudaSideLevels = 3
 	cudaSideBudget = 5000
+	// cudaSideMaxFile bounds one walked file: a FIFO, a device or a huge
+	// file beside the project must not hang or exhaust the translation.
+	cudaSideMaxFile = 64 << 20
 )
 
 // condChain returns the directive tokens of the conditional that starts
@@ -211,7 +216,7 @@ func cudaSideOf(path string, opt *Options) (string, int) {
 		if err != nil || d.IsDir() || p == abs || !isSourceName(p) {
 			return nil
 		}
-		src, err := os.ReadFile(p)
+		src, err := safefile.Read(p, cudaSideMaxFile)
 		if err != nil || !bytes.Contains(src, []byte(filepath.Base(abs))) || checkText(p, src) != nil {
 			return nil
 		}
