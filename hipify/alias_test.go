@@ -20,6 +20,7 @@ func TestProjectAliasDefinesStay(t *testing.T) {
 #define cudaStream_t hipStream_t // a comment
 #define MY_MALLOC cudaMalloc
 #define cudaMallocAlias cudaMalloc
+#define CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED
 int f(cudaStream_t s) {
   cudaEvent_t e;
   cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
@@ -37,6 +38,9 @@ int f(cudaStream_t s) {
 	}
 	require.Contains(t, got, "#define MY_MALLOC hipMalloc\n")
 	require.Contains(t, got, "#define cudaMallocAlias hipMalloc\n", "a define whose body is CUDA's name is an ordinary define")
+	// ggml's vendors/cuda.h: CUDA's new name for its old one, which HIP
+	// names alike; renamed, the line would define HIP's name as itself
+	require.Contains(t, got, "#define CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED hipDeviceAttributeVirtualMemoryManagementSupported\n")
 	require.Contains(t, got, "hipEventCreateWithFlags(&e, hipEventDisableTiming);")
 	again, _, err := Translate("alias.cu", out, Options{})
 	require.NoError(t, err)

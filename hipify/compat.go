@@ -123,6 +123,11 @@ var compatPieces = []*compatPiece{
 	{name: "ldst", macro: "ROCMK_COMPAT_LDST", idents: names(Version{}, "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv",
 		"__stcs", "__stcg", "__stwb", "__stwt")},
 	{name: "hostmath", macro: "ROCMK_COMPAT_HOSTMATH", idents: names(Version{}, "isfinite", "isnan", "isinf", "signbit")},
+	// CUDA 13's location forms: overloads, for files that name the type
+	{name: "memloc", macro: "ROCMK_COMPAT_MEMLOC", with: []string{"cudaMemLocation", "CUmemLocation", "CUmemLocation_st", "CUmemLocation_v1", "hipMemLocation"},
+		idents: names(Version{}, "hipMemAdvise", "hipMemPrefetchAsync", "cudaMemLocationTypeHost", "rocmk_hipMemLocationTypeHost")},
+	{name: "graphics", macro: "ROCMK_COMPAT_GRAPHICS",
+		idents: names(Version{}, "cudaGraphicsResourceSetMapFlags", "rocmk_hipGraphicsResourceSetMapFlags")},
 	{name: "hip-macros", macro: "ROCMK_COMPAT_HIP_MACROS", idents: names(Version{}, "MASK1", "MASK2")},
 	{name: "ptx", macro: "ROCMK_COMPAT_PTX", idents: names(Version{}, ptxFuncs...)},
 	// cooperative_groups/reduce.h asks for it too (compatHeaders); HIP 6.4
@@ -180,6 +185,10 @@ var compatRenames = map[string]string{
 	"nv_bfloat162":       "__hip_bfloat162",
 	"__nv_bfloat16_raw":  "__hip_bfloat16_raw",
 	"__nv_bfloat162_raw": "__hip_bfloat162_raw",
+	// HIP names no host location (the memloc piece's value)
+	"cudaMemLocationTypeHost": "rocmk_hipMemLocationTypeHost",
+	// HIP has no cudaGraphicsResourceSetMapFlags (the graphics piece's)
+	"cudaGraphicsResourceSetMapFlags": "rocmk_hipGraphicsResourceSetMapFlags",
 }
 
 // compatFor returns the pieces that provide name to a file targeting hv

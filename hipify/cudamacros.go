@@ -157,7 +157,7 @@ var cudaGuards = map[string]string{
 	"CUSOLVERDN_H_":            "HIPSOLVER_H",
 	"__CUDA_FP8_H__":           "",
 	"__NVRTC_H__":              "",
-	"CUSPARSEAPI":              "",
+	"CUSPARSEAPI":              "HIPSPARSE_H", // cusparse.h's API macro, tested as "cuSPARSE is included"
 	"NVJPEGAPI":                "",
 	"NV_NPPIDEFS_H":            "",
 }

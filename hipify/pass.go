@@ -113,10 +113,12 @@ type includePass struct {
 	haveRuntime bool
 	emitted     map[string]string // header -> the branch it was emitted in (see branchPath)
 	branches    branchPath
+	thrust      map[string]bool // the thrust headers included
+	thrustEnd   int             // the end of the last thrust #include (-1: none)
 }
 
 func includes(f *file, o *out) (es, fixed []edit, a anchor) {
-	t := &includePass{pass: pass{file: f, o: o}, anchor: anchor{at: -1}, emitted: map[string]string{}}
+	t := &includePass{pass: pass{file: f, o: o}, anchor: anchor{at: -1}, emitted: map[string]string{}, thrust: map[string]bool{}, thrustEnd: -1}
 	for i := 0; i < len(f.toks); i++ {
 		tk := &f.toks[i]
 		if tk.kind == HASH && !tk.skip {
@@ -128,6 +130,13 @@ func includes(f *file, o *out) (es, fixed []edit, a anchor) {
 	}
 	if !t.haveRuntime && !f.opt.NoInclude {
 		t.insertRuntimeInclude()
+	}
+	if t.thrustEnd >= 0 {
+		// CUDA's thrust headers include more of each other than rocThrust's
+		for _, line := range f.thrustIncludes(t.thrust) {
+			t.fixed = append(t.fixed, edit{start: t.thrustEnd, end: t.thrustEnd, text: "\n" + line})
+			t.o.rep.Replaced["include"]++
+		}
 	}
 	return t.edits, t.fixed, t.anchor
 }
@@ -144,6 +153,10 @@ func (t *includePass) include(i int) {
 	end := i
 	for end+1 < len(t.toks) && t.toks[end+1].kind != PPEND {
 		end++
+	}
+	if strings.HasPrefix(name, "thrust/") {
+		t.thrust[name] = true
+		t.thrustEnd = t.endOf(end)
 	}
 	if name == hipRuntimeH {
 		t.haveRuntime = true
@@ -607,6 +620,11 @@ func (t *pass) ident(i int) {
 	if e.HIPExperimental && !t.opt.NoHazards {
 		t.hazardOnce(tk.pos, "experimental", tk.lit, tk.lit+" -> "+to+" is experimental in HIP: check its behaviour")
 	}
+	if tag, ok := hipStructTags[to]; ok {
+		if pr := t.prev(i); pr >= 0 && t.toks[pr].kind == IDENT && t.toks[pr].lit == "struct" {
+			to = tag // struct cudaGraphicsResource *r: HIP's name is a typedef, its struct has another tag
+		}
+	}
 	if to != tk.lit && t.aliasDefine(i, to) {
 		return // the project's own alias of the HIP name: renaming it would define the HIP name as itself
 	}
@@ -656,8 +674,14 @@ func (f *file) aliasDefine(i int, to string) bool {
 		}
 		b = f.next(c)
 	}
-	if b >= len(f.toks) || f.toks[b].kind != IDENT || f.toks[b].lit != to {
+	if b >= len(f.toks) || f.toks[b].kind != IDENT {
 		return false
+	}
+	if body := f.toks[b].lit; body != to {
+		// an alias of one CUDA name by another that HIP names alike
+		if e, ok := Lookup(body); !ok || e.HIP != to {
+			return false
+		}
 	}
 	end := f.next(b)
 	return fn || end >= len(f.toks) || f.toks[end].kind == PPEND || f.toks[end].kind == EOF

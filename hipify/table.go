@@ -141,15 +141,76 @@ func loadTable() {
 			e.HIP, e.HIPAdded = name, Version{Major: 6}
 		}
 	}
-	for name, fix := range tableFixes {
+	fix := func(name, hip string, added Version, family string, typ bool) {
 		e, ok := table[name]
 		if !ok {
-			e = &Entry{CUDA: name, Family: "device", Type: fix.typ}
+			e = &Entry{CUDA: name, Family: family, Type: typ}
 			table[name] = e
 		}
-		e.HIP, e.HIPAdded = fix.hip, fix.added
+		e.HIP, e.HIPAdded = hip, added
+	}
+	for name, f := range tableFixes {
+		fix(name, f.hip, f.added, "device", f.typ)
+	}
+	for _, f := range cufftXtFixes {
+		fix(f.cuda, f.hip, f.added, "fft", f.typ)
 	}
 }
+
+// hipStructTags are HIP types whose name is a typedef of a struct with
+// another tag (hip_runtime_api.h, the same in HIP 5.2 and 6.4): CUDA code
+// that writes "struct cudaGraphicsResource *r" gets HIP's tag there, since
+// "struct hipGraphicsResource" does not compile.
+var hipStructTags = map[string]string{
+	"hipGraphicsResource":              "_hipGraphicsResource",
+	"hipLaunchParams":                  "hipLaunchParams_t",
+	"hipExternalMemoryHandleDesc":      "hipExternalMemoryHandleDesc_st",
+	"hipExternalMemoryBufferDesc":      "hipExternalMemoryBufferDesc_st",
+	"hipExternalSemaphoreHandleDesc":   "hipExternalSemaphoreHandleDesc_st",
+	"hipExternalSemaphoreSignalParams": "hipExternalSemaphoreSignalParams_st",
+	"hipExternalSemaphoreWaitParams":   "hipExternalSemaphoreWaitParams_st",
+}
+
+// nameFix is one CUDA name's HIP counterpart, from the HIP version that
+// added it.
+type nameFix struct {
+	cuda, hip string
+	added     Version
+	typ       bool
+}
+
+// cufftXtFixes: cuFFT's extended and multi-GPU API, which hipFFT has
+// under hipfftXt.h and hiplibxt.h (the plan and exec calls from ROCm 5.6,
+// descriptors and multi-GPU from 6.0) and the tables' snapshot lists as
+// missing or not at all. Checked against HIP 6.4's headers by
+// TestLibraryUsesCompile's cufftXt case.
+var cufftXtFixes = func() (out []nameFix) {
+	add := func(added Version, typ bool, pairs ...string) {
+		for i := 0; i < len(pairs); i += 2 {
+			out = append(out, nameFix{pairs[i], pairs[i+1], added, typ})
+		}
+	}
+	v56, v60 := Version{5, 6, 0}, Version{6, 0, 0}
+	add(v56, false, "cufftXtMakePlanMany", "hipfftXtMakePlanMany", "cufftXtGetSizeMany", "hipfftXtGetSizeMany",
+		"cufftXtExec", "hipfftXtExec")
+	add(v60, false, "cufftXtSetGPUs", "hipfftXtSetGPUs", "cufftXtMalloc", "hipfftXtMalloc", "cufftXtMemcpy", "hipfftXtMemcpy",
+		"cufftXtFree", "hipfftXtFree", "cufftXtExecDescriptor", "hipfftXtExecDescriptor")
+	for _, k := range []string{"C2C", "R2C", "C2R", "Z2Z", "D2Z", "Z2D"} {
+		add(v60, false, "cufftXtExecDescriptor"+k, "hipfftXtExecDescriptor"+k)
+	}
+	add(v60, true, "cufftXtCopyType", "hipfftXtCopyType", "cufftXtCopyType_t", "hipfftXtCopyType_t",
+		"CUFFT_COPY_HOST_TO_DEVICE", "HIPFFT_COPY_HOST_TO_DEVICE", "CUFFT_COPY_DEVICE_TO_HOST", "HIPFFT_COPY_DEVICE_TO_HOST",
+		"CUFFT_COPY_DEVICE_TO_DEVICE", "HIPFFT_COPY_DEVICE_TO_DEVICE", "CUFFT_COPY_UNDEFINED", "HIPFFT_COPY_UNDEFINED",
+		"cufftXtSubFormat", "hipfftXtSubFormat", "cufftXtSubFormat_t", "hipfftXtSubFormat_t",
+		"CUFFT_XT_FORMAT_INPUT", "HIPFFT_XT_FORMAT_INPUT", "CUFFT_XT_FORMAT_OUTPUT", "HIPFFT_XT_FORMAT_OUTPUT",
+		"CUFFT_XT_FORMAT_INPLACE", "HIPFFT_XT_FORMAT_INPLACE", "CUFFT_XT_FORMAT_INPLACE_SHUFFLED", "HIPFFT_XT_FORMAT_INPLACE_SHUFFLED",
+		"CUFFT_XT_FORMAT_1D_INPUT_SHUFFLED", "HIPFFT_XT_FORMAT_1D_INPUT_SHUFFLED", "CUFFT_FORMAT_UNDEFINED", "HIPFFT_FORMAT_UNDEFINED",
+		// cudalibxt.h, which cufftXt.h includes
+		"cudaXtDesc", "hipXtDesc", "cudaXtDesc_t", "hipXtDesc_t", "cudaLibXtDesc", "hipLibXtDesc", "cudaLibXtDesc_t", "hipLibXtDesc_t",
+		"cudaLibFormat", "hiplibFormat", "cudaLibFormat_t", "hiplibFormat_t", "CUDA_LIB_FORMAT_CUFFT", "HIPLIB_FORMAT_HIPFFT",
+		"CUDA_LIB_FORMAT_UNDEFINED", "HIPLIB_FORMAT_UNDEFINED", "MAX_CUDA_DESCRIPTOR_GPUS", "MAX_HIP_DESCRIPTOR_GPUS")
+	return out
+}()
 
 // tableFixes correct HIPIFY's tables where HIP itself says otherwise
 // (checked by compiling against HIP's headers): names HIP has that the
@@ -160,6 +221,15 @@ var tableFixes = map[string]struct {
 	typ   bool
 }{
 	"make_half2": {"make_half2", Version{1, 6, 0}, false}, // amd_hip_fp16.h has it (HIP 5.2 too)
+	// cudaGraphicsMapFlags values, which CUDA code passes as register flags
+	// (cudaGraphicsGLRegisterBuffer(&r, vbo, cudaGraphicsMapFlagsWriteDiscard)):
+	// the same values as the register flags HIP has (0, 1, 2)
+	"cudaGraphicsMapFlagsNone":         {"hipGraphicsRegisterFlagsNone", Version{4, 4, 0}, true},
+	"cudaGraphicsMapFlagsReadOnly":     {"hipGraphicsRegisterFlagsReadOnly", Version{4, 4, 0}, true},
+	"cudaGraphicsMapFlagsWriteDiscard": {"hipGraphicsRegisterFlagsWriteDiscard", Version{4, 4, 0}, true},
+	// CUDA 10.2's name for CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+	// (same value, 102; deprecated in 11.2, still in cuda.h and the samples)
+	"CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED": {"hipDeviceAttributeVirtualMemoryManagementSupported", Version{5, 3, 0}, true},
 	// hipBLAS has cuBLAS 11.4's status string under its own name (hipblas.h of
 	// ROCm 6.x: const char* hipblasStatusToString(hipblasStatus_t)); the tables list none
 	"cublasGetStatusString": {"hipblasStatusToString", Version{Major: 6}, false},

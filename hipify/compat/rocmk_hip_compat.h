@@ -33,6 +33,9 @@
 //   ROCMK_COMPAT_LDST        __ldcs/__ldcg/__ldca/__ldlu/__ldcv, __stcs/__stcg/__stwb/__stwt on any type
 //   ROCMK_COMPAT_HOSTMATH    isfinite/isnan/isinf/signbit in host code (<math.h>)
 //   ROCMK_COMPAT_HIP_MACROS  MASK1, MASK2 free for the code's own use (HIP 5.2 leaks them as macros)
+//   ROCMK_COMPAT_MEMLOC      hipMemAdvise, hipMemPrefetchAsync taking a hipMemLocation (CUDA 13's forms),
+//                            rocmk_hipMemLocationTypeHost
+//   ROCMK_COMPAT_GRAPHICS    rocmk_hipGraphicsResourceSetMapFlags (cudaGraphicsResourceSetMapFlags: hints)
 //   ROCMK_COMPAT_CG          cooperative_groups/reduce.h (cg::reduce, cg::plus...), cg::labeled_partition,
 //                            cg::binary_partition (before HIP 6.4)
 //   ROCMK_COMPAT_PTX         rocmk_ptx_*: single PTX instructions that inline asm used
@@ -1272,6 +1275,46 @@ ROCMK_ST(__stcs) ROCMK_ST(__stcg) ROCMK_ST(__stwb) ROCMK_ST(__stwt)
 // calling them needs the C library's (which <math.h> brings in).
 #if defined(ROCMK_COMPAT_HOSTMATH) && !defined(ROCMK_COMPAT_IMPL_ONLY)
 #include <math.h>
+#endif
+
+// ROCMK_COMPAT_GRAPHICS: cudaGraphicsResourceSetMapFlags, which HIP lacks.
+// CUDA's map flags are usage hints (read only: CUDA will not write; write
+// discard: the contents need not be kept), so honouring none of them is a
+// correct implementation; the flags are checked as CUDA checks them.
+#if defined(ROCMK_COMPAT_GRAPHICS) && !defined(ROCMK_COMPAT_GRAPHICS_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
+#define ROCMK_COMPAT_GRAPHICS_DONE 1
+static inline hipError_t rocmk_hipGraphicsResourceSetMapFlags(hipGraphicsResource_t resource, unsigned int flags) {
+  if (resource == 0) return hipErrorInvalidResourceHandle;
+  if (flags > 2) return hipErrorInvalidValue; // none 0, read only 1, write discard 2
+  return hipSuccess;
+}
+#endif
+
+// ROCMK_COMPAT_MEMLOC: CUDA 13's cudaMemAdvise and cudaMemPrefetchAsync take
+// a cudaMemLocation (CUDA 12.2's _v2 forms) where HIP takes a device
+// ordinal, hipCpuDeviceId for the host. HIP's hipMemLocationType names only
+// devices: cudaMemLocationTypeHost becomes rocmk_hipMemLocationTypeHost, a
+// value of rocmk's own that these overloads turn into hipCpuDeviceId. Any
+// other location is an invalid value, as the prefetch's flags (CUDA
+// requires 0) are when set.
+#if defined(ROCMK_COMPAT_MEMLOC) && !defined(ROCMK_COMPAT_MEMLOC_DONE) && !defined(ROCMK_COMPAT_IMPL_ONLY)
+#define ROCMK_COMPAT_MEMLOC_DONE 1
+static const hipMemLocationType rocmk_hipMemLocationTypeHost = (hipMemLocationType)0x726f;
+static inline int rocmk_mem_location_ordinal(hipMemLocation loc) {
+  if (loc.type == hipMemLocationTypeDevice) return loc.id;
+  return loc.type == rocmk_hipMemLocationTypeHost ? hipCpuDeviceId : hipInvalidDeviceId;
+}
+static inline hipError_t hipMemAdvise(const void *p, size_t n, hipMemoryAdvise advice, hipMemLocation loc) {
+  int dev = rocmk_mem_location_ordinal(loc);
+  if (dev == hipInvalidDeviceId) return hipErrorInvalidValue;
+  return hipMemAdvise(p, n, advice, dev);
+}
+static inline hipError_t hipMemPrefetchAsync(const void *p, size_t n, hipMemLocation loc, unsigned int flags,
+                                             hipStream_t stream = 0) {
+  int dev = rocmk_mem_location_ordinal(loc);
+  if (dev == hipInvalidDeviceId || flags != 0) return hipErrorInvalidValue;
+  return hipMemPrefetchAsync(p, n, dev, stream);
+}
 #endif
 
 // ---------------------------------------------------------------------------
