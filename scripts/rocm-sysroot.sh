@@ -17,7 +17,8 @@ set -euo pipefail
 root="${ROCMK_SYSROOT:-/var/lib/rocmk/sysroot}"
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 packages=(hipcc libamdhip64-dev libhipblas-dev libhipblaslt-dev libhipcub-dev librocthrust-dev
-  librocprim-dev libhiprand-dev librocrand-dev libhipfft-dev libhipsparse-dev llvm-21 python3 procps)
+  librocprim-dev libhiprand-dev librocrand-dev libhipfft-dev libhipsparse-dev llvm-21 python3 procps
+  libgl-dev freeglut3-dev) # OpenGL and GLUT headers, as on the host lane: the GL interop samples include them
 # Unstable's Release file may be called expired by the time it is read.
 apt_opts=(-o Acquire::Check-Valid-Until=false -o APT::Sandbox::User=root -y --no-install-recommends)
 
