@@ -58,7 +58,7 @@ func TestHipifyStatsBlockers(t *testing.T) {
 		"b.cu":           "__global__ void k(unsigned *x) { unsigned r; asm(\"mov.u32 %0, %%smid;\" : \"=r\"(r)); x[0] = r; }\n",
 		"c.cu":           "#include <cuda_runtime.h>\n__global__ void k(float *x) { x[0] = 1; }\n",
 		"d.cu":           "#include <cublasLt.h>\n#include \"inc/common.cuh\"\n",
-		"e.cu":           "#include <cuda_runtime.h>\nvoid f() { cudaGraphicsResourceSetMapFlags(0, 0); }\n",
+		"e.cu":           "#include <cuda_runtime.h>\nvoid f(int t, int s) { cudaDeviceFlushGPUDirectRDMAWrites(t, s); }\n",
 		"v52/f.cu":       "#include <cuda_runtime.h>\nvoid f(cudaArray_t a) { cudaMemcpy2DArrayToArray(a, 0, 0, a, 0, 0, 4, 4, cudaMemcpyDeviceToDevice); }\n",
 		"inc/unused.cuh": "#include <cufft.h>\n",
 	})

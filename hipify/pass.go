@@ -38,12 +38,18 @@ func tokenPass(f *file, handled map[int]bool, o *out) ([]edit, []pendingPerm) {
 	var perms []pendingPerm
 	warp := newWarpUses(f)
 	hazards := !f.opt.NoHazards
+	var uint3Vars map[string]bool
 	for i := 0; i < len(f.toks); i++ {
 		tk := &f.toks[i]
 		if tk.skip {
 			continue
 		}
 		switch tk.kind {
+		case LAUNCH:
+			if uint3Vars == nil {
+				uint3Vars = f.uint3Vars()
+			}
+			t.uint3Launch(i, uint3Vars)
 		case IDENT:
 			if handled[i] {
 				continue
@@ -730,19 +736,8 @@ func (t *pass) stringLit(i int) {
 
 // launch rewrites the kernel launch whose <<< is at i.
 func (t *pass) launch(i int) {
-	j, depth := i, 0
-	for ; j < len(t.toks); j++ {
-		switch t.toks[j].kind {
-		case LAUNCH:
-			depth++
-		case ENDLAUNCH:
-			depth--
-		}
-		if depth == 0 {
-			break
-		}
-	}
-	if j >= len(t.toks) {
+	j := t.launchEnd(i)
+	if j < 0 {
 		return
 	}
 	p := t.next(j)
