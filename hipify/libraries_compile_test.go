@@ -67,6 +67,9 @@ void h(unsigned *keys, unsigned *vals, int n) {
 func TestLibraryUsesCompile(t *testing.T) {
 	hipcc := hipccOrSkip(t)
 	ver := hipccVersion(t, hipcc)
+	// the program of the H200 run of hipCUB over CUB (testdata/port/hipcub)
+	cubProgram, err := os.ReadFile(filepath.Join("..", "testdata", "port", "hipcub", "cub_algorithms.cu"))
+	require.NoError(t, err)
 	libs := []struct {
 		name, header, src string
 		since             Version // an older HIP reports the use as unsupported
@@ -84,6 +87,7 @@ func TestLibraryUsesCompile(t *testing.T) {
 		{"rocThrust", "thrust/device_ptr.h", "#include <thrust/device_ptr.h>\n#include <thrust/scan.h>\n#include <thrust/execution_policy.h>\n" +
 			"void h(int *p, int n, cudaStream_t s) { thrust::device_ptr<int> d(p); thrust::inclusive_scan(thrust::cuda::par.on(s), d, d + n, d); }\n", Version{}},
 		{"rocThrustHeaders", "thrust/device_ptr.h", thrustUse, Version{}},
+		{"hipCUBProgram", "hipcub/hipcub.hpp", string(cubProgram), Version{}},
 	}
 	dir := t.TempDir()
 	for _, l := range libs {
