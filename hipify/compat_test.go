@@ -432,3 +432,22 @@ func TestBF16ShufflesAskForPiece(t *testing.T) {
 	_, rep := trLines(t, "__device__ float f(float v) { return __shfl_down_sync(0xffffffff, v, 1); }\n", Options{HIPVersion: Version{6, 4, 0}})
 	assert.Empty(t, rep.Compat)
 }
+
+// A name the compat header gives what HIP lacks (rocmk_hip...) is written
+// into the translation, which HIP's NVIDIA platform compiles too: its
+// NVIDIA section must define each as CUDA's own.
+func TestCompatRenamesDefinedOnNVIDIA(t *testing.T) {
+	h := string(compatHeader)
+	start := strings.Index(h, "#if defined(__HIP_PLATFORM_NVIDIA__) && !defined(ROCMK_COMPAT_IMPL_ONLY)")
+	end := strings.Index(h, "#else  // AMD")
+	require.True(t, start >= 0 && end > start)
+	nvidia := h[start:end]
+	n := 0
+	for cuda, to := range compatRenames {
+		if strings.HasPrefix(to, "rocmk_") {
+			n++
+			assert.Contains(t, nvidia, "#define "+to+" "+cuda+"\n")
+		}
+	}
+	assert.Equal(t, 2, n, "rocmk_hipMemLocationTypeHost, rocmk_hipGraphicsResourceSetMapFlags")
+}

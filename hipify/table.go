@@ -141,19 +141,18 @@ func loadTable() {
 			e.HIP, e.HIPAdded = name, Version{Major: 6}
 		}
 	}
-	fix := func(name, hip string, added Version, family string, typ bool) {
-		e, ok := table[name]
-		if !ok {
-			e = &Entry{CUDA: name, Family: family, Type: typ}
-			table[name] = e
+	for _, fixes := range []struct {
+		family string // of a name the tables lack
+		names  map[string]nameFix
+	}{{"device", tableFixes}, {"fft", cufftXtFixes}} {
+		for name, fix := range fixes.names {
+			e, ok := table[name]
+			if !ok {
+				e = &Entry{CUDA: name, Family: fixes.family, Type: fix.typ}
+				table[name] = e
+			}
+			e.HIP, e.HIPAdded = fix.hip, fix.added
 		}
-		e.HIP, e.HIPAdded = hip, added
-	}
-	for name, f := range tableFixes {
-		fix(name, f.hip, f.added, "device", f.typ)
-	}
-	for _, f := range cufftXtFixes {
-		fix(f.cuda, f.hip, f.added, "fft", f.typ)
 	}
 }
 
@@ -171,12 +170,19 @@ var hipStructTags = map[string]string{
 	"hipExternalSemaphoreWaitParams":   "hipExternalSemaphoreWaitParams_st",
 }
 
-// nameFix is one CUDA name's HIP counterpart, from the HIP version that
-// added it.
+// HIPStructTag returns the struct tag of the HIP type hip where its name
+// is a typedef of a struct tagged otherwise (hipStructTags).
+func HIPStructTag(hip string) (string, bool) {
+	tag, ok := hipStructTags[hip]
+	return tag, ok
+}
+
+// nameFix is a CUDA name's HIP counterpart, from the HIP version that
+// added it; typ: a type, enum or define.
 type nameFix struct {
-	cuda, hip string
-	added     Version
-	typ       bool
+	hip   string
+	added Version
+	typ   bool
 }
 
 // cufftXtFixes: cuFFT's extended and multi-GPU API, which hipFFT has
@@ -184,10 +190,11 @@ type nameFix struct {
 // descriptors and multi-GPU from 6.0) and the tables' snapshot lists as
 // missing or not at all. Checked against HIP 6.4's headers by
 // TestLibraryUsesCompile's cufftXt case.
-var cufftXtFixes = func() (out []nameFix) {
+var cufftXtFixes = func() map[string]nameFix {
+	out := map[string]nameFix{}
 	add := func(added Version, typ bool, pairs ...string) {
 		for i := 0; i < len(pairs); i += 2 {
-			out = append(out, nameFix{pairs[i], pairs[i+1], added, typ})
+			out[pairs[i]] = nameFix{pairs[i+1], added, typ}
 		}
 	}
 	v56, v60 := Version{5, 6, 0}, Version{6, 0, 0}
@@ -215,11 +222,7 @@ var cufftXtFixes = func() (out []nameFix) {
 // tableFixes correct HIPIFY's tables where HIP itself says otherwise
 // (checked by compiling against HIP's headers): names HIP has that the
 // tables list as missing, and CUDA aliases the tables do not list.
-var tableFixes = map[string]struct {
-	hip   string
-	added Version
-	typ   bool
-}{
+var tableFixes = map[string]nameFix{
 	"make_half2": {"make_half2", Version{1, 6, 0}, false}, // amd_hip_fp16.h has it (HIP 5.2 too)
 	// cudaGraphicsMapFlags values, which CUDA code passes as register flags
 	// (cudaGraphicsGLRegisterBuffer(&r, vbo, cudaGraphicsMapFlagsWriteDiscard)):

@@ -71,6 +71,13 @@
 #if defined(ROCMK_COMPAT_FP8)
 #include <cuda_fp8.h>
 #endif
+// the names the AMD pieces give what HIP lacks are CUDA's own here
+#if defined(ROCMK_COMPAT_MEMLOC) && !defined(rocmk_hipMemLocationTypeHost)
+#define rocmk_hipMemLocationTypeHost cudaMemLocationTypeHost
+#endif
+#if defined(ROCMK_COMPAT_GRAPHICS) && !defined(rocmk_hipGraphicsResourceSetMapFlags)
+#define rocmk_hipGraphicsResourceSetMapFlags cudaGraphicsResourceSetMapFlags
+#endif
 #else  // AMD
 
 #ifndef ROCMK_HD

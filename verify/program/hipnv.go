@@ -124,6 +124,10 @@ func namesText() string {
 	b.WriteString("#ifndef hipHostMalloc\n#define hipHostMalloc cudaHostAlloc\n#endif\n")
 	for _, k := range keys {
 		fmt.Fprintf(&b, "#ifndef %s\n#define %s %s\n#endif\n", k, k, m[k])
+		// "struct cudaGraphicsResource *r" became HIP's tag: CUDA's struct again
+		if tag, ok := hipify.HIPStructTag(k); ok {
+			fmt.Fprintf(&b, "#ifndef %s\n#define %s %s\n#endif\n", tag, tag, m[k])
+		}
 	}
 	return b.String()
 }

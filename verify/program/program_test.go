@@ -264,6 +264,9 @@ func TestNamesHeader(t *testing.T) {
 		"#define hipfftExecC2C cufftExecC2C\n",
 		"#define hipblasStatus_t cublasStatus_t\n", // the H200 run: cublasStatus is gone in CUDA 13
 		"#define hipInit cuInit\n",
+		// hipify writes HIP's struct tag after "struct": CUDA's struct on NVIDIA
+		"#define _hipGraphicsResource cudaGraphicsResource\n",
+		"#define hipExternalMemoryHandleDesc_st cudaExternalMemoryHandleDesc\n",
 	} {
 		assert.Contains(t, text, want)
 	}
@@ -275,7 +278,7 @@ func TestNamesHeader(t *testing.T) {
 	assert.NotContains(t, text, "#define hipMemcpyToSymbolAsync ")
 	for _, l := range strings.Split(text, "\n") {
 		if n, ok := strings.CutPrefix(l, "#define "); ok {
-			assert.Regexp(t, `^(?i)(make_)?hip`, n)
+			assert.Regexp(t, `^(?i)(make_|_)?hip`, n) // _hipGraphicsResource: HIP's struct tag
 		}
 	}
 	dir := t.TempDir()
