@@ -35,6 +35,8 @@ func TestCUDAGuardsMapToHIPGuards(t *testing.T) {
 		{"#ifndef __DRIVER_TYPES_H__\n", "#ifndef HIP_INCLUDE_HIP_DRIVER_TYPES_H\n"},
 		{"#if defined(__cuda_cuda_h__) && defined CUBLAS_API_H_\n", "#if defined(HIP_INCLUDE_HIP_HIP_RUNTIME_H) && defined HIPBLAS_H\n"},
 		{"#elif defined(_CUFFT_H_)\n", "#elif defined(HIPFFT_H_)\n"},
+		// helper_cuda.h's "is cuSPARSE included" test (its hipsparseStatus_t overload)
+		{"#ifdef CUSPARSEAPI\n", "#ifdef HIPSPARSE_H\n"},
 		{"#ifdef __CUDA_BF16_H__\n", "#ifdef _HIP_BFLOAT16_H_\n"}, // hip_bfloat16.h before HIP 6
 		{"#ifdef __CUDACC__\n", "#ifdef __HIPCC__\n"},
 		{"#if defined(__CUDACC_RTC__)\n", "#if defined(__HIPCC_RTC__)\n"},
