@@ -103,8 +103,20 @@ func gemvKernelCase(dt verify.DType, sh shape, o Options) *verify.Case {
 	return c
 }
 
-// Rows per block of the gemv (GV_R) and qgemv (QV_R) kernels.
-const gvRows, qvRows = 4, 4
+// Rows per block of the gemv kernels (GV_R).
+const gvRows = 4
+
+// qgemvRowsPerBlock is the rows a 256-thread qgemv block covers for rows of
+// k weights in groups of g (qgemv_rows in src/qgemv.hip.in): 8 lane groups
+// of 32 rows split the k/g blocks of a row s ways, s the largest power of
+// two up to 8 and k/g, so a block covers 32 * 8/s rows.
+func qgemvRowsPerBlock(k, g int) int {
+	s := 1
+	for s*2 <= k/g && s*2 <= 8 {
+		s *= 2
+	}
+	return 32 * 8 / s
+}
 
 // qFormats are the quantized formats of the qgemv family, in suite order.
 var qFormats = []QFormat{{8, 32}, {8, 64}, {8, 128}, {4, 32}, {4, 64}, {4, 128}}
@@ -123,7 +135,8 @@ func qgemvCase(f QFormat, sh shape, o Options) *verify.Case {
 	m, k := sh.m, sh.k
 	name := "qgemv_" + f.String()
 	c := &verify.Case{Name: name + sh.suffix, Kernel: name, Family: "qgemv", Module: "qgemv.hip", DType: verify.F32}
-	c.Grid, c.Block = verify.D1((m+qvRows-1)/qvRows), verify.D1(256)
+	rows := qgemvRowsPerBlock(k, f.Group)
+	c.Grid, c.Block = verify.D1((m+rows-1)/rows), verify.D1(256)
 	c.Buffers = []verify.Buffer{{Name: "W(" + f.String() + ")", DType: verify.U8}, {Name: "x", DType: verify.F32},
 		{Name: "y", DType: verify.F32, Len: m, Out: true}}
 	c.Args = []verify.Arg{verify.Buf(0), verify.Buf(1), verify.Buf(2), verify.Int32(int32(m)), verify.Int32(int32(k))}

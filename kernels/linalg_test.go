@@ -170,7 +170,7 @@ func TestQgemvAndWsumRefs(t *testing.T) {
 }
 
 // Every case's launch covers its output: the gemm grid covers M x N in
-// 128x128 tiles, gemv and qgemv gvRows and qvRows rows a block; shapes include K = 1 and
+// 128x128 tiles, gemv gvRows rows a block, qgemv qgemvRowsPerBlock; shapes include K = 1 and
 // non-multiples of the tile and vector widths.
 func TestLinalgCases(t *testing.T) {
 	seen := map[string]bool{}
@@ -189,7 +189,15 @@ func TestLinalgCases(t *testing.T) {
 		case "gemv":
 			assert.Equal(t, (out.Len+gvRows-1)/gvRows, int(c.Grid.X), c.Name)
 		case "qgemv":
-			assert.Equal(t, (out.Len+qvRows-1)/qvRows, int(c.Grid.X), c.Name)
+			group := 0
+			for _, f := range qFormats {
+				if c.Kernel == "qgemv_"+f.String() {
+					group = f.Group
+				}
+			}
+			require.NotZero(t, group, c.Kernel)
+			rows := qgemvRowsPerBlock(int(c.Args[4].Uint64()), group)
+			assert.Equal(t, (out.Len+rows-1)/rows, int(c.Grid.X), c.Name)
 		}
 	}
 	for _, n := range []string{"gemm_f32", "gemm_bf16_k1", "gemm_f16_odd", "gemv_f16_odd", "qgemv_q4_g128", "qgemv_q8_g32_odd", "wsum_bf16"} {
@@ -199,4 +207,14 @@ func TestLinalgCases(t *testing.T) {
 	assert.Equal(t, 4096, int(c.Args[5].Uint64()), "the main GEMM is 4096^3 at the default size")
 	require.NotNil(t, c.Goal)
 	assert.Equal(t, gemmPeer, c.Goal.Peer)
+}
+
+// qgemvRowsPerBlock follows the kernel's split: 8 lane groups of 32 rows
+// share a row's blocks up to 8 ways.
+func TestQgemvRowsPerBlock(t *testing.T) {
+	assert.Equal(t, 32, qgemvRowsPerBlock(4096, 32))  // 128 blocks a row: 8 splits, one row set
+	assert.Equal(t, 32, qgemvRowsPerBlock(4096, 128)) // 32 blocks
+	assert.Equal(t, 64, qgemvRowsPerBlock(4*32, 32))  // 4 blocks: 4 splits, 2 row sets
+	assert.Equal(t, 128, qgemvRowsPerBlock(3*64, 64)) // 3 blocks: 2 splits, 4 row sets
+	assert.Equal(t, 256, qgemvRowsPerBlock(128, 128)) // 1 block: every group its own 32 rows
 }

@@ -244,60 +244,194 @@ __device__ __forceinline__ void rk_row_map(const typename D::S* __restrict__ row
 //   q8: f16 scale d, then G int8 q           value = q * d      (2+G bytes)
 //   q4: f16 scale d, then G/2 bytes: byte j holds weight j in its low nibble
 //       and weight j + G/2 in its high one value = (q - 8) * d  (2+G/2 bytes)
-// K must be a multiple of G. Blocks are 2-byte aligned only, so weights are
-// read as 16-bit words; a block of 256 threads computes QV_R rows, each
-// thread 4 consecutive weights a step with one float4 of x kept for all rows.
-#define QV_R 4
+// K must be a multiple of G.
+//
+// Work split: a lane owns one row; the 32 lanes of a lane group own 32
+// consecutive rows and walk the same blocks, so their x loads are one
+// address (a broadcast; on RDNA, where a group is a whole wave, a scalar
+// load). The blockDim.x/32 groups of a block split a row's blocks S ways
+// (S = qv_splits, a power of two) and cover blockDim.x/32/S row sets of 32
+// rows; shared memory sums the S partials of a row. The host launches
+// ceil(M / rows a block) blocks (qgemvRowsPerBlock in kernels/linalg.go).
+//
+// Blocks are only 2-byte aligned (2+G bytes is 2 mod 4), but 8 of them are
+// a multiple of 16 bytes. When K is a multiple of 8G every row starts
+// 16-byte aligned, and block b sits at a known offset in its 16-byte chunks
+// for each b % 8: a lane loads the chunks of its block with 16-byte loads
+// and decodes it from registers at offsets fixed at compile time (b % 8 is
+// the same in the whole group, so the switch below does not diverge).
+// Otherwise a lane reads its block with 16-bit loads.
+//
+// Quants become floats without an int-to-float conversion: a quant at bit
+// s of a word, masked and ORed into the exponent of 2^23, is the float
+// 2^23 + q*2^s exactly (q*2^s < 2^23), and one FMA by 2^-s minus
+// (2^(23-s) + offset) gives the signed value exactly: 3 instructions a
+// weight with the multiply-add. docs/verify-h100.md has the measurements
+// ("Quantized GEMV, third round").
+// four 256-thread blocks an SM/CU: 64 registers on NVIDIA (the fastest of
+// 1-4 on the H200), at most 128 VGPRs on CDNA
+#ifndef QV_MIN_BLOCKS
+#define QV_MIN_BLOCKS 4
+#endif
+
+__host__ __device__ __forceinline__ constexpr int qv_block_bytes(int G, bool Q4) { return Q4 ? 2 + G / 2 : 2 + G; }
+
+// qv_splits: the column splits of K/G = nb blocks for ng lane groups (the
+// largest power of two up to both)
+__device__ __forceinline__ int qv_splits(int nb, int ng) {
+  int s = 1;
+  while (s * 2 <= nb && s * 2 <= ng) s *= 2;
+  return s;
+}
+
+// the signed value of the quant at bit s of u (bits s..s+w-1, below bit 20)
+template <int S, int W, int OFF> __device__ __forceinline__ float qv_q(unsigned u) {
+  const float t = __uint_as_float((u & (((1u << W) - 1u) << S)) | 0x4B000000u);
+  return fmaf(t, 1.0f / (float)(1u << S), -((float)(1u << (23 - S)) + (float)OFF));
+}
+
+// qv_word: the 32 bits at byte offset O (even) of w
+template <int O> __device__ __forceinline__ unsigned qv_word(const unsigned* w) {
+  return O % 4 == 0 ? w[O / 4] : (w[O / 4] >> 16) | (w[O / 4 + 1] << 16);
+}
+
+// qv_late: p, which the compiler must now treat as computed here, so that
+// the x loads through it are issued no earlier (the compilers otherwise
+// hoist a G = 128 block's 32 float4 of x to the top and spill)
+__device__ __forceinline__ const float4* qv_late(const float4* p) {
+#if defined(__AMDGCN__)
+  asm volatile("" : "+v"(p));
+#elif defined(__CUDA_ARCH__)
+  asm volatile("" : "+l"(p));
+#endif
+  return p;
+}
+
+// qv_words<..., J, N>::run adds words J..N-1 of a block at byte offset O of
+// w, times x, into s: a loop every compiler unrolls (a template recursion,
+// C++11), so that every w[] index is a constant (clang 15 leaves the inner
+// loop of a two-level #pragma unroll rolled, and w[] in scratch memory)
+template <int G, bool Q4, int O, int XO, int J, int N> struct qv_words {
+  static __device__ __forceinline__ void run(const unsigned* w, const float4* x4, float* s) {
+    if (G > 64 && J % 4 == 0) x4 = qv_late(x4);
+    if (Q4) {  // word j: weights 4j..4j+3 (low nibbles), G/2+4j.. (high)
+      const unsigned u = qv_word<O + 2 + 4 * J>(w), h = u >> 16;
+      const float4 xa = x4[(XO + 4 * J) / 4], xb = x4[(XO + G / 2 + 4 * J) / 4];
+      s[0] = fmaf(qv_q<0, 4, 8>(u), xa.x, s[0]);
+      s[1] = fmaf(qv_q<8, 4, 8>(u), xa.y, s[1]);
+      s[2] = fmaf(qv_q<0, 4, 8>(h), xa.z, s[2]);
+      s[3] = fmaf(qv_q<8, 4, 8>(h), xa.w, s[3]);
+      s[0] = fmaf(qv_q<4, 4, 8>(u), xb.x, s[0]);
+      s[1] = fmaf(qv_q<12, 4, 8>(u), xb.y, s[1]);
+      s[2] = fmaf(qv_q<4, 4, 8>(h), xb.z, s[2]);
+      s[3] = fmaf(qv_q<12, 4, 8>(h), xb.w, s[3]);
+    } else {  // word j: weights 4j..4j+3, biased to unsigned
+      const unsigned u = qv_word<O + 2 + 4 * J>(w) ^ 0x80808080u, h = u >> 16;
+      const float4 xa = x4[(XO + 4 * J) / 4];
+      s[0] = fmaf(qv_q<0, 8, 128>(u), xa.x, s[0]);
+      s[1] = fmaf(qv_q<8, 8, 128>(u), xa.y, s[1]);
+      s[2] = fmaf(qv_q<0, 8, 128>(h), xa.z, s[2]);
+      s[3] = fmaf(qv_q<8, 8, 128>(h), xa.w, s[3]);
+    }
+    qv_words<G, Q4, O, XO, J + 1, N>::run(w, x4, s);
+  }
+};
+template <int G, bool Q4, int O, int XO, int N> struct qv_words<G, Q4, O, XO, N, N> {
+  static __device__ __forceinline__ void run(const unsigned*, const float4*, float*) {}
+};
+
+// qv_dot: block B of the 8 at p (16-byte aligned), dotted with x4 and
+// scaled. The block's own 16-byte chunks are loaded here (the one it shares
+// with a neighbour is loaded twice, from L1), so no array outlives a block.
+template <int G, bool Q4, int B> __device__ __forceinline__ float qv_dot(const uint4* p, const float4* x4) {
+  constexpr int BS = qv_block_bytes(G, Q4), C0 = B * BS / 16, NC = (B * BS + BS - 1) / 16 + 1 - C0, O = B * BS - 16 * C0;
+  unsigned w[4 * NC];
+#pragma unroll
+  for (int c = 0; c < NC; c++) {
+    const uint4 v = p[C0 + c];
+    w[4 * c] = v.x; w[4 * c + 1] = v.y; w[4 * c + 2] = v.z; w[4 * c + 3] = v.w;
+  }
+  const float d = rk_f16_to_f32((unsigned short)(O % 4 == 0 ? w[O / 4] & 0xffffu : w[O / 4] >> 16));
+  float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  qv_words<G, Q4, O, B * G, 0, Q4 ? G / 8 : G / 4>::run(w, x4, s);
+  return d * ((s[0] + s[1]) + (s[2] + s[3]));
+}
+
+// qv_aligned: block b % 8 of the 8 blocks at p (16-byte aligned), whose x
+// starts at x8; the switch takes the same case in every lane of a group
+template <int G, bool Q4> __device__ __forceinline__ float qv_aligned(const uint4* p, int b, const float4* x8) {
+  switch (b % 8) {
+  case 0: return qv_dot<G, Q4, 0>(p, x8);
+  case 1: return qv_dot<G, Q4, 1>(p, x8);
+  case 2: return qv_dot<G, Q4, 2>(p, x8);
+  case 3: return qv_dot<G, Q4, 3>(p, x8);
+  case 4: return qv_dot<G, Q4, 4>(p, x8);
+  case 5: return qv_dot<G, Q4, 5>(p, x8);
+  case 6: return qv_dot<G, Q4, 6>(p, x8);
+  default: return qv_dot<G, Q4, 7>(p, x8);
+  }
+}
+
+// qv_one: the dot of one block (2-byte aligned at blk) with x
+template <int G, bool Q4> __device__ __forceinline__ float qv_one(const unsigned char* blk, const float* x) {
+  const unsigned short* h = (const unsigned short*)blk;
+  float s = 0.0f;
+#pragma unroll 4
+  for (int j = 0; j < (Q4 ? G / 4 : G / 2); j++) {
+    const unsigned v = h[1 + j];
+    if (Q4)
+      s += (float)((int)(v & 15u) - 8) * x[2 * j] + (float)((int)((v >> 8) & 15u) - 8) * x[2 * j + 1] +
+           (float)((int)((v >> 4) & 15u) - 8) * x[G / 2 + 2 * j] + (float)((int)(v >> 12) - 8) * x[G / 2 + 2 * j + 1];
+    else
+      s += (float)(signed char)(v & 0xffu) * x[2 * j] + (float)(signed char)(v >> 8) * x[2 * j + 1];
+  }
+  return rk_f16_to_f32(h[0]) * s;
+}
+
+// qv_uniform: v, which is the same in every lane of the wave, as the
+// compiler's uniform value: AMDGPU then loads x through the scalar cache
+// into SGPRs. Used where a lane group is a whole wave (RDNA) and G <= 64
+// (128 floats of x a block would spill SGPRs).
+__device__ __forceinline__ int qv_uniform(int v) {
+#if defined(__AMDGCN__)
+  return __builtin_amdgcn_readfirstlane(v);
+#else
+  return v;
+#endif
+}
 
 template <int G, bool Q4>
-__device__ void qgemv_rows(const unsigned char* __restrict__ W, const float* __restrict__ x, float* __restrict__ y, int M, int K) {
-  const int BS = Q4 ? 2 + G / 2 : 2 + G;
-  const long long nb = K / G;
-  const int m0 = blockIdx.x * QV_R;
-  float acc[QV_R];
-#pragma unroll
-  for (int r = 0; r < QV_R; r++) acc[r] = 0.0f;
-#pragma unroll 2
-  for (int k = threadIdx.x * 4; k < K; k += blockDim.x * 4) {
-    const float4 xv = *(const float4*)(x + k);
-    const int b = k / G, p = k % G;
-#pragma unroll
-    for (int r = 0; r < QV_R; r++) {
-      const int m = min(m0 + r, M - 1);  // rows past M repeat the last; not stored
-      const unsigned char* blk = W + ((long long)m * nb + b) * BS;
-      const float d = rk_f16_to_f32(*(const unsigned short*)blk);
-      float q0, q1, q2, q3;
-      if (Q4) {
-        const int j = p % (G / 2), sh = p < G / 2 ? 0 : 4;
-        const unsigned u = (unsigned)*(const unsigned short*)(blk + 2 + j) | ((unsigned)*(const unsigned short*)(blk + 4 + j) << 16);
-        q0 = (float)((int)((u >> sh) & 15u) - 8);
-        q1 = (float)((int)((u >> (8 + sh)) & 15u) - 8);
-        q2 = (float)((int)((u >> (16 + sh)) & 15u) - 8);
-        q3 = (float)((int)((u >> (24 + sh)) & 15u) - 8);
-      } else {
-        const unsigned u = (unsigned)*(const unsigned short*)(blk + 2 + p) | ((unsigned)*(const unsigned short*)(blk + 4 + p) << 16);
-        q0 = (float)(signed char)(u & 0xffu);
-        q1 = (float)(signed char)((u >> 8) & 0xffu);
-        q2 = (float)(signed char)((u >> 16) & 0xffu);
-        q3 = (float)(signed char)(u >> 24);
-      }
-      acc[r] += d * (q0 * xv.x + q1 * xv.y + q2 * xv.z + q3 * xv.w);
-    }
+__device__ __forceinline__ void qgemv_rows(const unsigned char* W, const float* x, float* y, int M, int K) {
+  constexpr int BS = qv_block_bytes(G, Q4);
+  __shared__ float part[1024];
+  constexpr int GR = 32;  // rows of a lane group (half a wave on CDNA)
+  const int nb = K / G, ng = blockDim.x / GR, S = qv_splits(nb, ng), sets = ng / S;
+  const int grp = threadIdx.x / GR, r = threadIdx.x % GR, set = grp / S;
+  const int sp = G <= 64 && warpSize == GR ? qv_uniform(grp % S) : grp % S;
+  const int row = (blockIdx.x * sets + set) * GR + r;
+  const unsigned char* wr = W + (long long)min(row, M - 1) * nb * BS;  // rows past M repeat the last; not stored
+  float acc = 0.0f;
+  if (nb % 8 == 0) {
+#pragma unroll 1
+    for (int b = sp; b < nb; b += S) acc += qv_aligned<G, Q4>((const uint4*)(wr + (long long)(b / 8) * 8 * BS), b, (const float4*)(x + b / 8 * 8 * G));
+  } else {
+#pragma unroll 1
+    for (int b = sp; b < nb; b += S) acc += qv_one<G, Q4>(wr + (long long)b * BS, x + b * G);
   }
-  rk_block_sum_n<QV_R>(acc);
-  if (threadIdx.x < QV_R && m0 + (int)threadIdx.x < M) {
-    float v = acc[0];
-#pragma unroll
-    for (int r = 1; r < QV_R; r++)
-      if ((int)threadIdx.x == r) v = acc[r];
-    y[m0 + threadIdx.x] = v;
+  part[threadIdx.x] = acc;
+  __syncthreads();
+  if (grp < sets) {
+    const int orow = (blockIdx.x * sets + grp) * GR + r;
+    float v = 0.0f;
+    for (int i = 0; i < S; i++) v += part[(grp * S + i) * GR + r];
+    if (orow < M) y[orow] = v;
   }
 }
 
 #define QGEMV(Q, G, Q4)                                                                                                  \
-  extern "C" __global__ void __launch_bounds__(256) qgemv_##Q##_g##G(const unsigned char* W, const float* x, float* y, int M, \
-                                                                    int K) {                                              \
-    qgemv_rows<G, Q4>(W, x, y, M, K);                                                                                     \
+  extern "C" __global__ void __launch_bounds__(256, QV_MIN_BLOCKS) qgemv_##Q##_g##G(const unsigned char* W, const float* x, \
+                                                                                    float* y, int M, int K) {           \
+    qgemv_rows<G, Q4>(W, x, y, M, K);                                                                                    \
   }
 QGEMV(q8, 32, false)
 QGEMV(q8, 64, false)
