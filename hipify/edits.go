@@ -45,6 +45,18 @@ func (l *editList) merge(es []edit) {
 	l.sort()
 }
 
+// insert adds one edit in order (after the edits that sort before or with
+// it), without sorting the list again.
+func (l *editList) insert(e edit) {
+	i := sort.Search(len(l.edits), func(i int) bool {
+		o := &l.edits[i]
+		return o.start > e.start || (o.start == e.start && o.end != o.start && e.end == e.start)
+	})
+	l.edits = append(l.edits, edit{})
+	copy(l.edits[i+1:], l.edits[i:])
+	l.edits[i] = e
+}
+
 // apply writes src with the edits, and then the extra ones, applied.
 func (l *editList) apply(src []byte, extra ...[]edit) []byte {
 	for _, es := range extra {

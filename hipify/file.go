@@ -198,11 +198,18 @@ func (f *file) matching(i int) int {
 // It returns [start, end) token index ranges.
 func (f *file) splitArgs(open, close int) [][2]int {
 	var args [][2]int
-	depth := 0
+	depth, launches := 0, 0 // brackets; <<< ... >>> of a launch inside an argument
 	start := open + 1
 	for j := open + 1; j < close; j++ {
 		tk := &f.toks[j]
-		if tk.kind != PUNCT {
+		switch {
+		case tk.kind == LAUNCH:
+			launches++
+			continue
+		case tk.kind == ENDLAUNCH && launches > 0:
+			launches--
+			continue
+		case tk.kind != PUNCT:
 			continue
 		}
 		switch tk.lit {
@@ -211,7 +218,7 @@ func (f *file) splitArgs(open, close int) [][2]int {
 		case ")", "]", "}":
 			depth--
 		case ",":
-			if depth == 0 {
+			if depth == 0 && launches == 0 {
 				args = append(args, [2]int{start, j})
 				start = j + 1
 			}

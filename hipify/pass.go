@@ -91,15 +91,22 @@ func tokenPass(f *file, handled map[int]bool, o *out) ([]edit, []pendingPerm) {
 }
 
 // launches rewrites k<<<...>>>(args) to hipLaunchKernelGGL(...)
-// (--hip-kernel-execution-syntax).
+// (--hip-kernel-execution-syntax). Innermost first, each rewrite joining the
+// prior edits at once: a launch inside another's configuration or arguments
+// is rewritten before the enclosing one renders them, so one translation is
+// final (a second finds nothing left to rewrite).
 func launches(f *file, es *editList, o *out) []edit {
 	t := &pass{file: f, o: o, prior: es}
-	for i := range f.toks {
+	for i := len(f.toks) - 1; i >= 0; i-- {
 		if f.toks[i].kind == LAUNCH && !f.toks[i].skip {
 			t.launch(i)
+			for _, e := range t.edits {
+				es.insert(e)
+			}
+			t.edits = t.edits[:0]
 		}
 	}
-	return t.edits
+	return nil
 }
 
 // anchor is where a new compat block goes: at offset at (-1: not known

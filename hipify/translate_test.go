@@ -115,6 +115,27 @@ func TestKernelLaunches(t *testing.T) {
 	assert.Equal(t, out, again)
 }
 
+// A launch inside another launch's configuration or arguments (what the
+// fuzzer wrote: CI's FuzzTranslate/7ae15389abf69c22) is rewritten in the
+// same translation, innermost first, and its commas do not split the
+// enclosing argument list: one translation is final.
+func TestNestedLaunchesRewrittenOnce(t *testing.T) {
+	for src, want := range map[string]string{
+		"A<<<0,0>>>(A<<<(),0>>>())0": "hipLaunchKernelGGL(A, dim3(0), dim3(0), 0, 0, hipLaunchKernelGGL(A, dim3(()), dim3(0), 0, 0))0",
+		"void f() { k<<<g, b>>>(x, h<<<1, 2, 0, s>>>(y, z), w); }": "void f() { hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, x, " +
+			"hipLaunchKernelGGL(h, dim3(1), dim3(2), 0, s, y, z), w); }",
+		"void f() { k<<<n<<<1, 1>>>(), 2>>>(a); k2<<<1, 1>>>(b); }": "void f() { hipLaunchKernelGGL(k, dim3(hipLaunchKernelGGL(n, dim3(1), dim3(1), 0, 0)), dim3(2), 0, 0, a); " +
+			"hipLaunchKernelGGL(k2, dim3(1), dim3(1), 0, 0, b); }",
+	} {
+		out, rep := tr(t, src, Options{KernelExecutionSyntax: true})
+		assert.Equal(t, "#include <hip/hip_runtime.h>\n"+want, out, src)
+		assert.NotContains(t, out, "<<<", src)
+		assert.GreaterOrEqual(t, rep.Replaced["launch"], 2, src)
+		again, _ := tr(t, out, Options{KernelExecutionSyntax: true})
+		assert.Equal(t, out, again, src)
+	}
+}
+
 func TestSkipExcludedBlocks(t *testing.T) {
 	src := "#include <hip/hip_runtime.h>\n#ifdef USE_OLD\ncudaMalloc(&p, n);\n#else\ncudaFree(p);\n#endif\n#if defined(X) && X > 2\ncudaDeviceReset();\n#endif\n"
 	out, _ := tr(t, src, Options{})
