@@ -53,7 +53,7 @@ is mirrored, files processed in parallel with -j) or --in-place. --diff prints a
 diff; --check exits 1 when anything would change or an unsupported API remains.
 hipify-clang's and hipify-perl's option names are accepted (-roc, -inplace, -o=FILE ...).`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "o", Aliases: []string{"o-dir"}, Usage: "output file, or directory for several inputs / a tree"},
+			&cli.StringFlag{Name: "o", Aliases: []string{"o-dir"}, Usage: "output file (- for stdout), or directory for several inputs / a tree"},
 			&cli.BoolFlag{Name: "in-place", Usage: "rewrite the inputs atomically (temp file + rename)"},
 			&cli.BoolFlag{Name: "inplace", Usage: "hipify-clang/perl spelling of --in-place; keeps a .prehip backup"},
 			&cli.StringFlag{Name: "backup", Usage: "with --in-place, keep the original as FILE`SUFFIX` (e.g. .orig)"},
@@ -95,7 +95,7 @@ hipify-clang's and hipify-perl's option names are accepted (-roc, -inplace, -o=F
 
 func hipifyOptionsFrom(c *cli.Context) (hipifyOptions, error) {
 	o := hipifyOptions{
-		Tree: hipify.TreeOptions{Inputs: c.Args().Slice(), Output: c.String("o"), InPlace: c.Bool("in-place") || c.Bool("inplace"),
+		Tree: hipify.TreeOptions{Inputs: c.Args().Slice(), Output: hipify.OutputPath(c.String("o")), InPlace: c.Bool("in-place") || c.Bool("inplace"),
 			Backup: c.String("backup")},
 		Diff: c.Bool("diff"), Check: c.Bool("check"),
 		Stats: c.Bool("stats") || c.Bool("examine"), NoOutput: c.Bool("no-output") || c.Bool("examine"),

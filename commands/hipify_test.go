@@ -69,6 +69,23 @@ func TestHipifyStdoutAndDiagnostics(t *testing.T) {
 	assert.Empty(t, r.stderr)
 }
 
+// -o - is stdout, as the input - is stdin: no file named "-" appears, and
+// several inputs still need a directory.
+func TestHipifyOutputDashIsStdout(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "k.cu", cudaSrc, 0o644)
+	t.Chdir(dir)
+	r := runHipifyCmd(t, "--hip-version", "6.2", "-o", "-", in)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "hipMalloc")
+	assert.NoFileExists(t, filepath.Join(dir, "-"))
+	other := writeFile(t, dir, "l.cu", cudaSrc, 0o644)
+	r = runHipifyCmd(t, "-o", "-", in, other)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "need -o DIR")
+	assert.NoFileExists(t, filepath.Join(dir, "-"))
+}
+
 func TestHipifyCheck(t *testing.T) {
 	dir := t.TempDir()
 	in := writeFile(t, dir, "k.cu", cudaSrc, 0o644)

@@ -102,6 +102,15 @@ func ParseRenames(list []string) (map[string]string, error) {
 	return m, nil
 }
 
+// OutputPath is the output an -o argument names: "-" is stdout (as the
+// input "-" is stdin), which is no output path ("").
+func OutputPath(o string) string {
+	if o == "-" {
+		return ""
+	}
+	return o
+}
+
 // cudaExts are the files a directory walk translates.
 var cudaExts = map[string]bool{".cu": true, ".cuh": true, ".c": true, ".cc": true, ".cpp": true, ".cxx": true,
 	".h": true, ".hh": true, ".hpp": true, ".hxx": true, ".inl": true, ".inc": true}
