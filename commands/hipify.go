@@ -95,7 +95,7 @@ hipify-clang's and hipify-perl's option names are accepted (-roc, -inplace, -o=F
 
 func hipifyOptionsFrom(c *cli.Context) (hipifyOptions, error) {
 	o := hipifyOptions{
-		Tree: hipify.TreeOptions{Inputs: c.Args().Slice(), Output: hipify.OutputPath(c.String("o")), InPlace: c.Bool("in-place") || c.Bool("inplace"),
+		Tree: hipify.TreeOptions{Inputs: c.Args().Slice(), Output: c.String("o"), InPlace: c.Bool("in-place") || c.Bool("inplace"),
 			Backup: c.String("backup")},
 		Diff: c.Bool("diff"), Check: c.Bool("check"),
 		Stats: c.Bool("stats") || c.Bool("examine"), NoOutput: c.Bool("no-output") || c.Bool("examine"),

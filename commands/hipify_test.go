@@ -69,8 +69,8 @@ func TestHipifyStdoutAndDiagnostics(t *testing.T) {
 	assert.Empty(t, r.stderr)
 }
 
-// -o - is stdout, as the input - is stdin: no file named "-" appears, and
-// several inputs still need a directory.
+// -o - is stdout, as the input - is stdin: no file named "-" appears,
+// several inputs still need a directory, and --in-place still excludes it.
 func TestHipifyOutputDashIsStdout(t *testing.T) {
 	dir := t.TempDir()
 	in := writeFile(t, dir, "k.cu", cudaSrc, 0o644)
@@ -84,6 +84,12 @@ func TestHipifyOutputDashIsStdout(t *testing.T) {
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "need -o DIR")
 	assert.NoFileExists(t, filepath.Join(dir, "-"))
+	r = runHipifyCmd(t, "--in-place", "-o", "-", in) // still contradictory: the input is left alone
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "--in-place and -o are exclusive")
+	data, err := os.ReadFile(in)
+	require.NoError(t, err)
+	assert.Equal(t, cudaSrc, string(data))
 }
 
 func TestHipifyCheck(t *testing.T) {

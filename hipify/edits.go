@@ -17,20 +17,22 @@ type edit struct {
 // returns its own edit for merge.
 type editList struct{ edits []edit }
 
-// sort orders the edits by start offset, insertions before replacements
-// at the same offset. Edits already in order (the common case: the passes
+// editLess orders edits by start offset, insertions before replacements at
+// the same offset.
+func editLess(a, b *edit) bool {
+	if a.start != b.start {
+		return a.start < b.start
+	}
+	return a.end == a.start && b.end != b.start
+}
+
+// sort orders the edits (editLess). Edits already in order (the common case: the passes
 // add them in source order) cost one linear check.
 func (l *editList) sort() {
-	less := func(a, b *edit) bool {
-		if a.start != b.start {
-			return a.start < b.start
-		}
-		return a.end == a.start && b.end != b.start
-	}
 	es := l.edits
 	for i := 1; i < len(es); i++ {
-		if less(&es[i], &es[i-1]) {
-			sort.SliceStable(es, func(i, j int) bool { return less(&es[i], &es[j]) })
+		if editLess(&es[i], &es[i-1]) {
+			sort.SliceStable(es, func(i, j int) bool { return editLess(&es[i], &es[j]) })
 			return
 		}
 	}
@@ -48,10 +50,7 @@ func (l *editList) merge(es []edit) {
 // insert adds one edit in order (after the edits that sort before or with
 // it), without sorting the list again.
 func (l *editList) insert(e edit) {
-	i := sort.Search(len(l.edits), func(i int) bool {
-		o := &l.edits[i]
-		return o.start > e.start || (o.start == e.start && o.end != o.start && e.end == e.start)
-	})
+	i := sort.Search(len(l.edits), func(i int) bool { return editLess(&e, &l.edits[i]) })
 	l.edits = append(l.edits, edit{})
 	copy(l.edits[i+1:], l.edits[i:])
 	l.edits[i] = e

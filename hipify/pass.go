@@ -91,22 +91,26 @@ func tokenPass(f *file, handled map[int]bool, o *out) ([]edit, []pendingPerm) {
 }
 
 // launches rewrites k<<<...>>>(args) to hipLaunchKernelGGL(...)
-// (--hip-kernel-execution-syntax). Innermost first, each rewrite joining the
-// prior edits at once: a launch inside another's configuration or arguments
-// is rewritten before the enclosing one renders them, so one translation is
-// final (a second finds nothing left to rewrite).
+// (--hip-kernel-execution-syntax). Last launch first: a launch inside
+// another's configuration or arguments is rewritten before the enclosing one,
+// and its rewrite joins the prior edits just before the enclosing one renders
+// its pieces, so one translation is final (a second finds nothing left to
+// rewrite). Only enclosed rewrites are inserted one by one; the rest are
+// returned for one merge.
 func launches(f *file, es *editList, o *out) []edit {
 	t := &pass{file: f, o: o, prior: es}
-	for i := len(f.toks) - 1; i >= 0; i-- {
-		if f.toks[i].kind == LAUNCH && !f.toks[i].skip {
-			t.launch(i)
-			for _, e := range t.edits {
-				es.insert(e)
-			}
-			t.edits = t.edits[:0]
+	enclosed := func(end int) { // t.edits is in descending start order: the enclosed ones are last
+		for n := len(t.edits); n > 0 && t.edits[n-1].start < end; n-- {
+			es.insert(t.edits[n-1])
+			t.edits = t.edits[:n-1]
 		}
 	}
-	return nil
+	for i := len(f.toks) - 1; i >= 0; i-- {
+		if f.toks[i].kind == LAUNCH && !f.toks[i].skip {
+			t.launch(i, enclosed)
+		}
+	}
+	return t.edits
 }
 
 // anchor is where a new compat block goes: at offset at (-1: not known
@@ -741,8 +745,9 @@ func (t *pass) stringLit(i int) {
 	}
 }
 
-// launch rewrites the kernel launch whose <<< is at i.
-func (t *pass) launch(i int) {
+// launch rewrites the kernel launch whose <<< is at i; enclosed(end) is
+// called before anything is rendered, with the offset where the launch ends.
+func (t *pass) launch(i int, enclosed func(end int)) {
 	j := t.launchEnd(i)
 	if j < 0 {
 		return
@@ -759,6 +764,7 @@ func (t *pass) launch(i int) {
 	if ks < 0 || t.isMember(ks) {
 		return
 	}
+	enclosed(t.endOf(q))
 	// render the pieces in source order (render consumes the edits inside)
 	nameEnd := t.endOf(t.prev(i))
 	name := strings.TrimSpace(t.render(t.toks[ks].pos.Offset, nameEnd))

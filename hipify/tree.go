@@ -102,15 +102,6 @@ func ParseRenames(list []string) (map[string]string, error) {
 	return m, nil
 }
 
-// OutputPath is the output an -o argument names: "-" is stdout (as the
-// input "-" is stdin), which is no output path ("").
-func OutputPath(o string) string {
-	if o == "-" {
-		return ""
-	}
-	return o
-}
-
 // cudaExts are the files a directory walk translates.
 var cudaExts = map[string]bool{".cu": true, ".cuh": true, ".c": true, ".cc": true, ".cpp": true, ".cxx": true,
 	".h": true, ".hh": true, ".hpp": true, ".hxx": true, ".inl": true, ".inc": true}
@@ -122,6 +113,9 @@ var cudaExts = map[string]bool{".cu": true, ".cuh": true, ".c": true, ".cc": tru
 func PlanTree(o TreeOptions) ([]Job, error) {
 	if o.InPlace && o.Output != "" {
 		return nil, usagef("--in-place and -o are exclusive")
+	}
+	if o.Output == "-" { // stdout, as the input "-" is stdin: no output path
+		o.Output = ""
 	}
 	var jobs []Job
 	var err error

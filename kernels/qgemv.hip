@@ -268,7 +268,8 @@ __device__ __forceinline__ void rk_row_map(const typename D::S* __restrict__ row
 // (2^(23-s) + offset) gives the signed value exactly: 3 instructions a
 // weight with the multiply-add. docs/verify-h100.md has the measurements
 // ("Quantized GEMV, third round").
-// four 256-thread blocks an SM/CU: 64 registers on NVIDIA (the fastest of
+
+// Four 256-thread blocks an SM/CU: 64 registers on NVIDIA (the fastest of
 // 1-4 on the H200), at most 128 VGPRs on CDNA
 #ifndef QV_MIN_BLOCKS
 #define QV_MIN_BLOCKS 4
