@@ -107,15 +107,25 @@ func gemvKernelCase(dt verify.DType, sh shape, o Options) *verify.Case {
 const gvRows = 4
 
 // qgemvRowsPerBlock is the rows a 256-thread qgemv block covers for rows of
-// k weights in groups of g (qgemv_rows in src/qgemv.hip.in): 8 lane groups
-// of 32 rows split the k/g blocks of a row s ways, s the largest power of
-// two up to 8 and k/g, so a block covers 32 * 8/s rows.
-func qgemvRowsPerBlock(k, g int) int {
-	s := 1
-	for s*2 <= k/g && s*2 <= 8 {
+// k weights in format f (qgemv_rows in src/qgemv.hip.in): 8 lane groups,
+// each taking spans of 32 lanes x qgemvLaneWeights(f) weights of 32 rows,
+// split a row's spans s ways, s the largest power of two up to 8 and the
+// spans, so a block covers 32 * 8/s rows.
+func qgemvRowsPerBlock(k int, f QFormat) int {
+	span := 32 * qgemvLaneWeights(f)
+	spans, s := (k+span-1)/span, 1
+	for s*2 <= spans && s*2 <= 8 {
 		s *= 2
 	}
 	return 32 * 8 / s
+}
+
+// qgemvLaneWeights is a lane's weights of a row span (the kernels' WPL).
+func qgemvLaneWeights(f QFormat) int {
+	if f.Bits == 4 {
+		return 32
+	}
+	return 16
 }
 
 // qFormats are the quantized formats of the qgemv family, in suite order.
@@ -135,7 +145,7 @@ func qgemvCase(f QFormat, sh shape, o Options) *verify.Case {
 	m, k := sh.m, sh.k
 	name := "qgemv_" + f.String()
 	c := &verify.Case{Name: name + sh.suffix, Kernel: name, Family: "qgemv", Module: "qgemv.hip", DType: verify.F32}
-	rows := qgemvRowsPerBlock(k, f.Group)
+	rows := qgemvRowsPerBlock(k, f)
 	c.Grid, c.Block = verify.D1((m+rows-1)/rows), verify.D1(256)
 	c.Buffers = []verify.Buffer{{Name: "W(" + f.String() + ")", DType: verify.U8}, {Name: "x", DType: verify.F32},
 		{Name: "y", DType: verify.F32, Len: m, Out: true}}

@@ -189,14 +189,14 @@ func TestLinalgCases(t *testing.T) {
 		case "gemv":
 			assert.Equal(t, (out.Len+gvRows-1)/gvRows, int(c.Grid.X), c.Name)
 		case "qgemv":
-			group := 0
+			var format QFormat
 			for _, f := range qFormats {
 				if c.Kernel == "qgemv_"+f.String() {
-					group = f.Group
+					format = f
 				}
 			}
-			require.NotZero(t, group, c.Kernel)
-			rows := qgemvRowsPerBlock(int(c.Args[4].Uint64()), group)
+			require.NotZero(t, format.Group, c.Kernel)
+			rows := qgemvRowsPerBlock(int(c.Args[4].Uint64()), format)
 			assert.Equal(t, (out.Len+rows-1)/rows, int(c.Grid.X), c.Name)
 		}
 	}
@@ -210,11 +210,14 @@ func TestLinalgCases(t *testing.T) {
 }
 
 // qgemvRowsPerBlock follows the kernel's split: 8 lane groups of 32 rows
-// share a row's blocks up to 8 ways.
+// share a row's spans (512 weights for q8, 1024 for q4) up to 8 ways.
 func TestQgemvRowsPerBlock(t *testing.T) {
-	assert.Equal(t, 32, qgemvRowsPerBlock(4096, 32))  // 128 blocks a row: 8 splits, one row set
-	assert.Equal(t, 32, qgemvRowsPerBlock(4096, 128)) // 32 blocks
-	assert.Equal(t, 64, qgemvRowsPerBlock(4*32, 32))  // 4 blocks: 4 splits, 2 row sets
-	assert.Equal(t, 128, qgemvRowsPerBlock(3*64, 64)) // 3 blocks: 2 splits, 4 row sets
-	assert.Equal(t, 256, qgemvRowsPerBlock(128, 128)) // 1 block: every group its own 32 rows
+	q8, q4 := QFormat{8, 32}, QFormat{4, 128}
+	assert.Equal(t, 32, qgemvRowsPerBlock(4096, q8))      // 8 spans: 8 splits, one row set
+	assert.Equal(t, 64, qgemvRowsPerBlock(4096, q4))      // 4 spans: 4 splits, 2 row sets
+	assert.Equal(t, 128, qgemvRowsPerBlock(2*512, q8))    // 2 spans: 2 splits, 4 row sets
+	assert.Equal(t, 128, qgemvRowsPerBlock(3*512, q8))    // 3 spans: 2 splits
+	assert.Equal(t, 256, qgemvRowsPerBlock(3*32, q8))     // a part of one span: every group its own 32 rows
+	assert.Equal(t, 256, qgemvRowsPerBlock(1024, q4))     // one whole span
+	assert.Equal(t, 128, qgemvRowsPerBlock(1024+128, q4)) // a span and a part
 }

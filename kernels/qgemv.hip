@@ -246,197 +246,186 @@ __device__ __forceinline__ void rk_row_map(const typename D::S* __restrict__ row
 //       and weight j + G/2 in its high one value = (q - 8) * d  (2+G/2 bytes)
 // K must be a multiple of G.
 //
-// Work split: a lane owns one row; the 32 lanes of a lane group own 32
-// consecutive rows and walk the same blocks, so their x loads are one
-// address (a broadcast; on RDNA, where a group is a whole wave, a scalar
-// load). The blockDim.x/32 groups of a block split a row's blocks S ways
-// (S = qv_splits, a power of two) and cover blockDim.x/32/S row sets of 32
-// rows; shared memory sums the S partials of a row. The host launches
-// ceil(M / rows a block) blocks (qgemvRowsPerBlock in kernels/linalg.go).
+// Work split (docs/verify-h100.md, "Quantized GEMV, fourth round"): a lane
+// group of 32 lanes (a warp; half a wave on CDNA) takes a span of 32 * WPL
+// weights of a row (WPL a lane: 16 for q8, 32 for q4, so G/WPL lanes a
+// block), loads its lanes' x once, and walks 32 rows with it. A row's span
+// is one run of contiguous bytes (544 for q8 g32), so the group's loads are
+// coalesced, and x is read once per 32 rows. Eight rows at a time are summed
+// across the group by a transposing butterfly (9 shuffles), into a shared
+// entry owned by one lane. The blockDim.x/32 groups of a block split a
+// row's spans S ways (qv_splits) and cover blockDim.x/32/S row sets of 32
+// rows; the host launches ceil(M / rows a block) blocks (qgemvRowsPerBlock
+// in kernels/linalg.go).
 //
-// Blocks are only 2-byte aligned (2+G bytes is 2 mod 4), but 8 of them are
-// a multiple of 16 bytes. When K is a multiple of 8G every row starts
-// 16-byte aligned, and block b sits at a known offset in its 16-byte chunks
-// for each b % 8: a lane loads the chunks of its block with 16-byte loads
-// and decodes it from registers at offsets fixed at compile time (b % 8 is
-// the same in the whole group, so the switch below does not diverge).
-// Otherwise a lane reads its block with 16-bit loads.
-//
+// Blocks are 2-byte aligned (2 + G or 2 + G/2 bytes), so a lane reads its
+// quants as aligned 32-bit words plus, when they start 2 mod 4, a last 16
+// bits, and funnel-shifts them into place; only its own bytes are read.
 // Quants become floats without an int-to-float conversion: a quant at bit
-// s of a word, masked and ORed into the exponent of 2^23, is the float
-// 2^23 + q*2^s exactly (q*2^s < 2^23), and one FMA by 2^-s minus
-// (2^(23-s) + offset) gives the signed value exactly: 3 instructions a
-// weight with the multiply-add. docs/verify-h100.md has the measurements
-// ("Quantized GEMV, third round").
-
-// Four 256-thread blocks an SM/CU: 64 registers on NVIDIA (the fastest of
-// 1-4 on the H200), at most 128 VGPRs on CDNA
-#ifndef QV_MIN_BLOCKS
-#define QV_MIN_BLOCKS 4
-#endif
+// s of a word, masked and XORed with the key 2^23 (with the sign bit of an
+// int8), is the float 2^23 + q*2^s exactly, and one FMA by 2^-s minus
+// 2^(23-s) + offset gives its signed value: 3 instructions a weight with
+// the multiply-add.
 
 __host__ __device__ __forceinline__ constexpr int qv_block_bytes(int G, bool Q4) { return Q4 ? 2 + G / 2 : 2 + G; }
 
-// qv_splits: the column splits of K/G = nb blocks for ng lane groups (the
-// largest power of two up to both)
-__device__ __forceinline__ int qv_splits(int nb, int ng) {
+// qv_splits: the splits of n spans among ng lane groups (the largest power
+// of two up to both)
+__device__ __forceinline__ int qv_splits(int n, int ng) {
   int s = 1;
-  while (s * 2 <= nb && s * 2 <= ng) s *= 2;
+  while (s * 2 <= n && s * 2 <= ng) s *= 2;
   return s;
 }
 
-// the signed value of the quant at bit s of u (bits s..s+w-1, below bit 20)
-template <int S, int W, int OFF> __device__ __forceinline__ float qv_q(unsigned u) {
-  const float t = __uint_as_float((u & (((1u << W) - 1u) << S)) | 0x4B000000u);
+// qv_q: the signed value of the quant at bit S of u (W bits, S + W <= 23):
+// k is 0x4B000000 (2^23) with, for q8, the byte's sign bit, so that one
+// AND-XOR makes the float 2^23 + v * 2^S exactly, v the unsigned quant (an
+// int8 plus 128); the FMA gives v - OFF
+template <int S, int W, int OFF> __device__ __forceinline__ float qv_q(unsigned u, unsigned k) {
+  const float t = __uint_as_float((u & (((1u << W) - 1u) << S)) ^ k);
   return fmaf(t, 1.0f / (float)(1u << S), -((float)(1u << (23 - S)) + (float)OFF));
 }
 
-// qv_word: the 32 bits at byte offset O (even) of w
-template <int O> __device__ __forceinline__ unsigned qv_word(const unsigned* w) {
-  return O % 4 == 0 ? w[O / 4] : (w[O / 4] >> 16) | (w[O / 4 + 1] << 16);
+// qv_keys: q8, the keys of bytes 0 and 1 of a half-word; q4, k0 = 2^23.
+// Made from a value the compiler cannot know (z, 0 at run time), so that
+// they stay in registers: NVIDIA's LOP3 takes one immediate, and nvcc
+// splits an AND-XOR with two (the mask and the key) in two instructions.
+struct qv_keys { unsigned k0, k8; };
+
+// the 32 bits at bit sh (0 or 16) of hi:lo
+__device__ __forceinline__ unsigned qv_funnel(unsigned lo, unsigned hi, unsigned sh) {
+  return (unsigned)((((unsigned long long)hi << 32) | lo) >> sh);
 }
 
-// qv_late: p, which the compiler must now treat as computed here, so that
-// the x loads through it are issued no earlier (the compilers otherwise
-// hoist a G = 128 block's 32 float4 of x to the top and spill)
-__device__ __forceinline__ const float4* qv_late(const float4* p) {
-#if defined(__AMDGCN__)
-  asm volatile("" : "+v"(p));
-#elif defined(__CUDA_ARCH__)
-  asm volatile("" : "+l"(p));
-#endif
-  return p;
-}
-
-// qv_words<..., J, N>::run adds words J..N-1 of a block at byte offset O of
-// w, times x, into s: a loop every compiler unrolls (a template recursion,
-// C++11), so that every w[] index is a constant (clang 15 leaves the inner
-// loop of a two-level #pragma unroll rolled, and w[] in scratch memory)
-template <int G, bool Q4, int O, int XO, int J, int N> struct qv_words {
-  static __device__ __forceinline__ void run(const unsigned* w, const float4* x4, float* s) {
-    if (G > 64 && J % 4 == 0) x4 = qv_late(x4);
-    if (Q4) {  // word j: weights 4j..4j+3 (low nibbles), G/2+4j.. (high)
-      const unsigned u = qv_word<O + 2 + 4 * J>(w), h = u >> 16;
-      const float4 xa = x4[(XO + 4 * J) / 4], xb = x4[(XO + G / 2 + 4 * J) / 4];
-      s[0] = fmaf(qv_q<0, 4, 8>(u), xa.x, s[0]);
-      s[1] = fmaf(qv_q<8, 4, 8>(u), xa.y, s[1]);
-      s[2] = fmaf(qv_q<0, 4, 8>(h), xa.z, s[2]);
-      s[3] = fmaf(qv_q<8, 4, 8>(h), xa.w, s[3]);
-      s[0] = fmaf(qv_q<4, 4, 8>(u), xb.x, s[0]);
-      s[1] = fmaf(qv_q<12, 4, 8>(u), xb.y, s[1]);
-      s[2] = fmaf(qv_q<4, 4, 8>(h), xb.z, s[2]);
-      s[3] = fmaf(qv_q<12, 4, 8>(h), xb.w, s[3]);
-    } else {  // word j: weights 4j..4j+3, biased to unsigned
-      const unsigned u = qv_word<O + 2 + 4 * J>(w) ^ 0x80808080u, h = u >> 16;
-      const float4 xa = x4[(XO + 4 * J) / 4];
-      s[0] = fmaf(qv_q<0, 8, 128>(u), xa.x, s[0]);
-      s[1] = fmaf(qv_q<8, 8, 128>(u), xa.y, s[1]);
-      s[2] = fmaf(qv_q<0, 8, 128>(h), xa.z, s[2]);
-      s[3] = fmaf(qv_q<8, 8, 128>(h), xa.w, s[3]);
+// qv_words<Q4, J, N>::run: words J..N-1 of the lane's quants times its x
+// (q8: word j is weights 4j..4j+3, x4[j]; q4: word j's low nibbles are
+// weights 4j.., x4[j], its high ones G/2 + 4j.., x4[N + j])
+template <bool Q4, int J, int N> struct qv_words {
+  static __device__ __forceinline__ void run(const unsigned* w, const float4* x4, qv_keys k, float& s0, float& s1) {
+    const unsigned u = w[J], h = u >> 16;
+    if (Q4) {
+      const float4 xa = x4[J], xb = x4[N + J];
+      s0 = fmaf(qv_q<0, 4, 8>(u, k.k0), xa.x, s0); s1 = fmaf(qv_q<8, 4, 8>(u, k.k0), xa.y, s1);
+      s0 = fmaf(qv_q<0, 4, 8>(h, k.k0), xa.z, s0); s1 = fmaf(qv_q<8, 4, 8>(h, k.k0), xa.w, s1);
+      s0 = fmaf(qv_q<4, 4, 8>(u, k.k0), xb.x, s0); s1 = fmaf(qv_q<12, 4, 8>(u, k.k0), xb.y, s1);
+      s0 = fmaf(qv_q<4, 4, 8>(h, k.k0), xb.z, s0); s1 = fmaf(qv_q<12, 4, 8>(h, k.k0), xb.w, s1);
+    } else {
+      const float4 xa = x4[J];
+      s0 = fmaf(qv_q<0, 8, 128>(u, k.k0), xa.x, s0); s1 = fmaf(qv_q<8, 8, 128>(u, k.k8), xa.y, s1);
+      s0 = fmaf(qv_q<0, 8, 128>(h, k.k0), xa.z, s0); s1 = fmaf(qv_q<8, 8, 128>(h, k.k8), xa.w, s1);
     }
-    qv_words<G, Q4, O, XO, J + 1, N>::run(w, x4, s);
+    qv_words<Q4, J + 1, N>::run(w, x4, k, s0, s1);
   }
 };
-template <int G, bool Q4, int O, int XO, int N> struct qv_words<G, Q4, O, XO, N, N> {
-  static __device__ __forceinline__ void run(const unsigned*, const float4*, float*) {}
+template <bool Q4, int N> struct qv_words<Q4, N, N> {
+  static __device__ __forceinline__ void run(const unsigned*, const float4*, qv_keys, float&, float&) {}
 };
 
-// qv_dot: block B of the 8 at p (16-byte aligned), dotted with x4 and
-// scaled. The block's own 16-byte chunks are loaded here (the one it shares
-// with a neighbour is loaded twice, from L1), so no array outlives a block.
-template <int G, bool Q4, int B> __device__ __forceinline__ float qv_dot(const uint4* p, const float4* x4) {
-  constexpr int BS = qv_block_bytes(G, Q4), C0 = B * BS / 16, NC = (B * BS + BS - 1) / 16 + 1 - C0, O = B * BS - 16 * C0;
-  unsigned w[4 * NC];
+// qv_lane: the lane's scaled partial of its block in the row at rp: the
+// scale at byte so, the NW words of quants at byte qo (2-byte aligned),
+// read as the aligned words from byte wo (qo rounded down to 4) and, when
+// qo is 2 mod 4 (sh = 16), a last 16 bits; funnel-shifted into place
+template <bool Q4, int NW>
+__device__ __forceinline__ float qv_lane(const unsigned char* rp, int so, int wo, unsigned sh, const float4* x4, qv_keys k) {
+  const unsigned* p = (const unsigned*)(rp + wo);
+  const float d = rk_f16_to_f32(*(const unsigned short*)(rp + so));
+  unsigned r[NW + 1], w[NW];
 #pragma unroll
-  for (int c = 0; c < NC; c++) {
-    const uint4 v = p[C0 + c];
-    w[4 * c] = v.x; w[4 * c + 1] = v.y; w[4 * c + 2] = v.z; w[4 * c + 3] = v.w;
+  for (int j = 0; j < NW; j++) r[j] = p[j];
+  r[NW] = sh ? *(const unsigned short*)(p + NW) : 0u;
+#pragma unroll
+  for (int j = 0; j < NW; j++) w[j] = qv_funnel(r[j], r[j + 1], sh);
+  float s0 = 0.0f, s1 = 0.0f;
+  qv_words<Q4, 0, NW>::run(w, x4, k, s0, s1);
+  return d * (s0 + s1);
+}
+
+// qv_sum8: the sums over the 32 lanes of a group of v[0..7]; lane l gets
+// the sum of v[((l >> 4) & 1) * 4 + ((l >> 3) & 1) * 2 + ((l >> 2) & 1)]
+__device__ __forceinline__ float qv_sum8(float* v, int lane) {
+  const bool b4 = lane & 16, b3 = lane & 8, b2 = lane & 4;
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    const float keep = b4 ? v[i + 4] : v[i], send = b4 ? v[i] : v[i + 4];
+    v[i] = keep + __shfl_xor(send, 16, 32);
   }
-  const float d = rk_f16_to_f32((unsigned short)(O % 4 == 0 ? w[O / 4] & 0xffffu : w[O / 4] >> 16));
-  float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  qv_words<G, Q4, O, B * G, 0, Q4 ? G / 8 : G / 4>::run(w, x4, s);
-  return d * ((s[0] + s[1]) + (s[2] + s[3]));
-}
-
-// qv_aligned: block b % 8 of the 8 blocks at p (16-byte aligned), whose x
-// starts at x8; the switch takes the same case in every lane of a group
-template <int G, bool Q4> __device__ __forceinline__ float qv_aligned(const uint4* p, int b, const float4* x8) {
-  switch (b % 8) {
-  case 0: return qv_dot<G, Q4, 0>(p, x8);
-  case 1: return qv_dot<G, Q4, 1>(p, x8);
-  case 2: return qv_dot<G, Q4, 2>(p, x8);
-  case 3: return qv_dot<G, Q4, 3>(p, x8);
-  case 4: return qv_dot<G, Q4, 4>(p, x8);
-  case 5: return qv_dot<G, Q4, 5>(p, x8);
-  case 6: return qv_dot<G, Q4, 6>(p, x8);
-  default: return qv_dot<G, Q4, 7>(p, x8);
+#pragma unroll
+  for (int i = 0; i < 2; i++) {
+    const float keep = b3 ? v[i + 2] : v[i], send = b3 ? v[i] : v[i + 2];
+    v[i] = keep + __shfl_xor(send, 8, 32);
   }
+  float r = (b2 ? v[1] : v[0]) + __shfl_xor(b2 ? v[0] : v[1], 4, 32);
+  r += __shfl_xor(r, 2, 32);
+  return r + __shfl_xor(r, 1, 32);
 }
 
-// qv_one: the dot of one block (2-byte aligned at blk) with x
-template <int G, bool Q4> __device__ __forceinline__ float qv_one(const unsigned char* blk, const float* x) {
-  const unsigned short* h = (const unsigned short*)blk;
-  float s = 0.0f;
-#pragma unroll 4
-  for (int j = 0; j < (Q4 ? G / 4 : G / 2); j++) {
-    const unsigned v = h[1 + j];
-    if (Q4)
-      s += (float)((int)(v & 15u) - 8) * x[2 * j] + (float)((int)((v >> 8) & 15u) - 8) * x[2 * j + 1] +
-           (float)((int)((v >> 4) & 15u) - 8) * x[G / 2 + 2 * j] + (float)((int)(v >> 12) - 8) * x[G / 2 + 2 * j + 1];
-    else
-      s += (float)(signed char)(v & 0xffu) * x[2 * j] + (float)(signed char)(v >> 8) * x[2 * j + 1];
-  }
-  return rk_f16_to_f32(h[0]) * s;
-}
-
-// qv_uniform: v, which is the same in every lane of the wave, as the
-// compiler's uniform value: AMDGPU then loads x through the scalar cache
-// into SGPRs. Used where a lane group is a whole wave (RDNA) and G <= 64
-// (128 floats of x a block would spill SGPRs).
-__device__ __forceinline__ int qv_uniform(int v) {
-#if defined(__AMDGCN__)
-  return __builtin_amdgcn_readfirstlane(v);
-#else
-  return v;
-#endif
-}
-
-template <int G, bool Q4>
+template <int G, bool Q4, int WPL>
 __device__ __forceinline__ void qgemv_rows(const unsigned char* W, const float* x, float* y, int M, int K) {
-  constexpr int BS = qv_block_bytes(G, Q4);
-  __shared__ float part[1024];
-  constexpr int GR = 32;  // rows of a lane group (half a wave on CDNA)
-  const int nb = K / G, ng = blockDim.x / GR, S = qv_splits(nb, ng), sets = ng / S;
-  const int grp = threadIdx.x / GR, r = threadIdx.x % GR, set = grp / S;
-  const int sp = G <= 64 && warpSize == GR ? qv_uniform(grp % S) : grp % S;
-  const int row = (blockIdx.x * sets + set) * GR + r;
-  const unsigned char* wr = W + (long long)min(row, M - 1) * nb * BS;  // rows past M repeat the last; not stored
-  float acc = 0.0f;
-  if (nb % 8 == 0) {
+  constexpr int BS = qv_block_bytes(G, Q4), LB = G / WPL, SPB = 32 * WPL / G, QR = 32;
+  constexpr int NW = Q4 ? WPL / 8 : WPL / 4;  // words of quants a lane
+  __shared__ float part[8 * QR];
+  const int nb = K / G, nspan = (nb + SPB - 1) / SPB, ng = blockDim.x / 32;
+  const int S = qv_splits(nspan, ng), sets = ng / S;
+  const int grp = threadIdx.x / 32, lane = threadIdx.x % 32, set = grp / S, sp = grp % S;
+  const int row0 = (blockIdx.x * sets + set) * QR, sub = lane % LB;
+  const long long rowBytes = (long long)nb * BS;
+  const unsigned z = K < 0;
+  const qv_keys k = {(Q4 ? 0x4B000000u : 0x4B000080u) | z, 0x4B008000u | z};
+  // lane l of a group sums rows rb + r(l) of its spans into part (lanes
+  // l ^ 1, l ^ 2, l ^ 3 hold the same sums): one lane owns each entry
+  const int r = ((lane >> 4) & 1) * 4 + ((lane >> 3) & 1) * 2 + ((lane >> 2) & 1);
+  float* mine = part + grp * QR + r;
+  if ((lane & 3) == 0)
+    for (int rb = 0; rb < QR; rb += 8) mine[rb] = 0.0f;
 #pragma unroll 1
-    for (int b = sp; b < nb; b += S) acc += qv_aligned<G, Q4>((const uint4*)(wr + (long long)(b / 8) * 8 * BS), b, (const float4*)(x + b / 8 * 8 * G));
-  } else {
+  for (int span = sp; span < nspan; span += S) {
+    const int b = span * SPB + lane / LB;
+    const bool ok = b < nb;
+    const int bc = ok ? b : nb - 1;
+    float4 x4[WPL / 4];
+    const float* xp = x + (long long)bc * G + (Q4 ? WPL / 2 : WPL) * sub;
+#pragma unroll
+    for (int j = 0; j < WPL / 4; j++)
+      x4[j] = ok ? *(const float4*)(xp + (Q4 && j >= WPL / 8 ? G / 2 - WPL / 2 : 0) + 4 * j) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    const int so = bc * BS, qo = so + 2 + sub * 4 * NW;
 #pragma unroll 1
-    for (int b = sp; b < nb; b += S) acc += qv_one<G, Q4>(wr + (long long)b * BS, x + b * G);
+    for (int rb = 0; rb < QR; rb += 8) {
+      float v[8];
+      if (rowBytes % 4 == 0) {  // every row's quants at the same alignment
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+          v[i] = qv_lane<Q4, NW>(W + min(row0 + rb + i, M - 1) * rowBytes, so, qo & ~3, (qo & 2) * 8, x4, k);
+      } else {
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+          const long long o = min(row0 + rb + i, M - 1) * rowBytes;
+          v[i] = qv_lane<Q4, NW>(W + o, so, (int)(((o + qo) & ~3ll) - o), (unsigned)((o + qo) & 2) * 8, x4, k);
+        }
+      }
+      const float t = qv_sum8(v, lane);
+      if ((lane & 3) == 0) mine[rb] += t;
+    }
   }
-  part[threadIdx.x] = acc;
   __syncthreads();
-  if (grp < sets) {
-    const int orow = (blockIdx.x * sets + grp) * GR + r;
-    float v = 0.0f;
-    for (int i = 0; i < S; i++) v += part[(grp * S + i) * GR + r];
-    if (orow < M) y[orow] = v;
+  if (threadIdx.x < sets * QR) {
+    const int s = threadIdx.x / QR, i = threadIdx.x % QR, row = (blockIdx.x * sets + s) * QR + i;
+    float acc = 0.0f;
+    for (int j = 0; j < S; j++) acc += part[(s * S + j) * QR + i];
+    if (row < M) y[row] = acc;
   }
 }
 
-#define QGEMV(Q, G, Q4)                                                                                                  \
-  extern "C" __global__ void __launch_bounds__(256, QV_MIN_BLOCKS) qgemv_##Q##_g##G(const unsigned char* W, const float* x, \
-                                                                                    float* y, int M, int K) {           \
-    qgemv_rows<G, Q4>(W, x, y, M, K);                                                                                    \
+// Launch bounds: 80 registers for q8 and 119 for q4 on the H200 (3 and 2
+// blocks an SM, the fastest measured); on AMD the second figure is waves
+// an EU (168 and 256 VGPRs on CDNA)
+#define QGEMV(Q, G, Q4, WPL, MINB)                                                                                    \
+  extern "C" __global__ void __launch_bounds__(256, MINB) qgemv_##Q##_g##G(const unsigned char* W, const float* x,     \
+                                                                           float* y, int M, int K) {                  \
+    qgemv_rows<G, Q4, WPL>(W, x, y, M, K);                                                                            \
   }
-QGEMV(q8, 32, false)
-QGEMV(q8, 64, false)
-QGEMV(q8, 128, false)
-QGEMV(q4, 32, true)
-QGEMV(q4, 64, true)
-QGEMV(q4, 128, true)
+QGEMV(q8, 32, false, 16, 3)
+QGEMV(q8, 64, false, 16, 3)
+QGEMV(q8, 128, false, 16, 3)
+QGEMV(q4, 32, true, 32, 2)
+QGEMV(q4, 64, true, 32, 2)
+QGEMV(q4, 128, true, 32, 2)
