@@ -252,15 +252,36 @@ __device__ __forceinline__ void rk_row_map(const typename D::S* __restrict__ row
 // ---- decode ----
 // One block of ATT_THREADS per (partition of ATT_PART tokens, KV head, seq):
 // the KV head's G = H/KVH query heads share every K/V load. Pass 1 scores the
-// partition's tokens into LDS, pass 2 sums p*V; a sequence longer than one
-// partition leaves (max, sum, unnormalized out) per partition in ws, and the
-// last of its blocks to finish (a counter per (seq, KV head), reset by that
-// block) merges them, so one launch covers any context_lens.
+// partition's tokens into LDS (a row's dot products summed over its lanes by
+// one transposing butterfly for all of a lane's rows and heads), pass 2 sums
+// p*V; a sequence longer than one partition leaves (max, sum, unnormalized
+// out) per partition in ws, and the last of its blocks to finish (a counter
+// per (seq, KV head), reset by that block) merges them, so one launch covers
+// any context_lens. docs/attention.md has the measurements behind each
+// choice.
 #define ATT_THREADS 256
 #define ATT_PART 256
 #define ATT_GMAX 4
 
-#define ATT_U 2  // rows each lane loads at once
+// att_tsum<T, V>: v[0..V-1] summed over the T adjacent lanes of a row
+// group (V <= T, both powers of two) by a transposing butterfly: each of
+// the first log2(V) stages halves the values a lane keeps (sending the other
+// half), the rest add the one value left: log2(T) + V - 2 shuffles instead
+// of V log2(T). Lane dc of the group ends with the sum of v[dc / (T / V)].
+template <int T, int V> __device__ __forceinline__ float att_tsum(float* v, int dc) {
+#pragma unroll
+  for (int n = V, o = T / 2; n > 1; n /= 2, o /= 2) {
+    const bool up = dc & o;
+#pragma unroll
+    for (int i = 0; i < n / 2; i++) {
+      const float keep = up ? v[i + n / 2] : v[i], send = up ? v[i] : v[i + n / 2];
+      v[i] = keep + __shfl_xor(send, o, warpSize);
+    }
+  }
+#pragma unroll
+  for (int o = T / V / 2; o > 0; o /= 2) v[0] += __shfl_xor(v[0], o, warpSize);
+  return v[0];
+}
 
 template <typename D> __device__ __forceinline__ void att_unpack8(uint4 v, float* f) {
   const rk_vec<typename D::S> a(v);
@@ -272,73 +293,94 @@ template <typename D> __device__ __forceinline__ void att_load8(const typename D
   att_unpack8<D>(*(const uint4*)p, f);
 }
 
-template <typename D, int HD>
-__device__ void attn_decode(const typename D::S* __restrict__ q, const typename D::S* __restrict__ kc,
+// attn_decode_g: GM = 1 (one query head a KV head, multi-head attention)
+// or ATT_GMAX (GQA, heads G <= GM, the rest idle). With one head a lane
+// holds 8 q and 8 accumulators, not 32 each, and loads 4 rows at once (2
+// with GM heads) in the same registers.
+// att_shared: a decode block's shared memory, declared once in attn_decode
+// so that its two instantiations share it
+template <int HD> struct att_shared {
+  float sc[ATT_GMAX][ATT_PART];  // scores, then probabilities; then the warps' partial sums
+  float acc_sh[ATT_GMAX][HD];
+  float ml[ATT_GMAX][2];
+  long long rows[ATT_PART];  // each token's K/V row offset in elements
+  int last;
+};
+
+template <typename D, int HD, int GM>
+__device__ __forceinline__ void attn_decode_g(att_shared<HD>& sh, const typename D::S* __restrict__ q, const typename D::S* __restrict__ kc,
                             const typename D::S* __restrict__ vc, const int* __restrict__ tables,
                             const int* __restrict__ lens, typename D::S* __restrict__ out, float* __restrict__ ws,
                             unsigned* __restrict__ counters, int H, int KVH, int BS, int max_blocks, int max_parts,
                             float scale) {
   constexpr int TPR = HD / 8;  // lanes per row
-  __shared__ float sc[ATT_GMAX][ATT_PART];
-  __shared__ float acc_sh[ATT_GMAX][HD];
-  __shared__ float ml[ATT_GMAX][2];
-  __shared__ int last;
+  float(&sc)[ATT_GMAX][ATT_PART] = sh.sc;
+  float(&acc_sh)[ATT_GMAX][HD] = sh.acc_sh;
+  float(&ml)[ATT_GMAX][2] = sh.ml;
+  long long(&rows)[ATT_PART] = sh.rows;
+  int& last = sh.last;
+  // most of the grid's blocks find no partition (grid.x covers the longest
+  // sequence): they leave before any other work
+  const int part = blockIdx.x, s = blockIdx.z, ctx = lens[s];
+  if (part * ATT_PART >= ctx) return;
   // grid.y covers (KV head, group of up to ATT_GMAX of its query heads)
   const int GA = H / KVH, NG = (GA + ATT_GMAX - 1) / ATT_GMAX, y = blockIdx.y;
-  const int part = blockIdx.x, kvh = y / NG, g0 = kvh * GA + (y % NG) * ATT_GMAX, s = blockIdx.z;
-  const int ctx = lens[s], nparts = (ctx + ATT_PART - 1) / ATT_PART;
-  if (part >= nparts) return;
-  const int G = min(ATT_GMAX, GA - (y % NG) * ATT_GMAX), NL = blockDim.x / TPR;
+  const int kvh = y / NG, g0 = kvh * GA + (y % NG) * ATT_GMAX, nparts = (ctx + ATT_PART - 1) / ATT_PART;
+  const int G = GM == 1 ? 1 : min(ATT_GMAX, GA - (y % NG) * ATT_GMAX), NL = blockDim.x / TPR;
   const int tl = threadIdx.x / TPR, dc = threadIdx.x % TPR;
   const int t0 = part * ATT_PART, n = min(ATT_PART, ctx - t0);
   const int* tab = tables + (long long)s * max_blocks;
   const long long rowStride = (long long)KVH * HD;
-  // ATT_PART is a multiple of NL * ATT_U, so sc[g][j] below stays in bounds
-  for (int i = threadIdx.x; i < ATT_GMAX * HD; i += blockDim.x) acc_sh[i / HD][i % HD] = 0.0f;
-  // each of the partition's tokens' physical cache row (block * BS + slot),
-  // staged so that a K/V load costs a shared-memory read and a multiply-add,
-  // not a division by BS and a table load (7% faster on the H200). An int
-  // holds it: a cache of 2^31 token rows would be terabytes.
-  __shared__ int rows[ATT_PART];
-  for (int i = threadIdx.x; i < n; i += blockDim.x) {
-    const int t = t0 + i, tq = t / BS;
-    rows[i] = tab[tq] * BS + (t - tq * BS);
+  constexpr int U = GM == 1 ? 8 : 2;  // rows each lane loads at once (the fastest on the H200)
+  // ATT_PART is a multiple of NL * U, so sc[g][j] below stays in bounds
+  static_assert(ATT_THREADS / 32 * HD <= ATT_GMAX * ATT_PART, "sc holds a head's partial sums of every warp");
+  // each of the partition's tokens' K/V row offset (physical row block * BS
+  // + slot, times the row stride, plus this KV head's), staged so that a
+  // K/V load costs a shared-memory read and an add, not a division by BS and
+  // a table load (7% faster on the H200); slots past n repeat the last
+  // token, so the loops below load without bounds checks
+  for (int i = threadIdx.x; i < ATT_PART; i += blockDim.x) {
+    const int t = t0 + min(i, n - 1), tq = t / BS;
+    rows[i] = ((long long)tab[tq] * BS + (t - tq * BS)) * rowStride + kvh * HD;
   }
-  const auto row = [&](int j) { return (long long)rows[j] * rowStride + kvh * HD + dc * 8; };
+  const auto row = [&](int j) { return rows[j] + dc * 8; };
   __syncthreads();
   // pass 1: scores
   {
-    float qr[ATT_GMAX][8];
+    float qr[GM][8];
 #pragma unroll
-    for (int g = 0; g < ATT_GMAX; g++)
-      if (g < G) {
-        att_load8<D>(q + ((long long)s * H + g0 + g) * HD + dc * 8, qr[g]);
+    for (int g = 0; g < GM; g++) {
 #pragma unroll
-        for (int i = 0; i < 8; i++) qr[g][i] *= scale;
-      }
+      for (int i = 0; i < 8; i++) qr[g][i] = 0.0f;
+      if (g < G) att_load8<D>(q + ((long long)s * H + g0 + g) * HD + dc * 8, qr[g]);
+    }
     // every lane runs the same trips (the shuffles below need the whole
-    // warp); ATT_U rows are loaded before any is used, so each lane has
-    // ATT_U loads in flight rather than one
-    for (int jb = 0; jb < n; jb += NL * ATT_U) {
-      uint4 raw[ATT_U];
+    // warp); U rows are loaded before any is used, so each lane has U loads
+    // in flight rather than one. The U * GM dot products of a lane are
+    // summed over its row group by one transposing butterfly.
+    constexpr int V = U * GM, SPAN = TPR / V;  // lanes of a group that end with the same sum
+    static_assert(V <= TPR, "a row group sums at most one value a lane");
+    const int vi = dc / SPAN, vu = vi / GM, vg = vi % GM;
+    for (int jb = 0; jb < n; jb += NL * U) {
+      uint4 raw[U];
 #pragma unroll
-      for (int u = 0; u < ATT_U; u++) raw[u] = *(const uint4*)(kc + row(min(jb + u * NL + tl, n - 1)));
+      for (int u = 0; u < U; u++) raw[u] = *(const uint4*)(kc + row(jb + u * NL + tl));
+      float d[V];
 #pragma unroll
-      for (int u = 0; u < ATT_U; u++) {
-        const int j = jb + u * NL + tl;
+      for (int u = 0; u < U; u++) {
         float kf[8];
         att_unpack8<D>(raw[u], kf);
 #pragma unroll
-        for (int g = 0; g < ATT_GMAX; g++)
-          if (g < G) {
-            float d = 0.0f;
+        for (int g = 0; g < GM; g++) {
+          float a = 0.0f;
 #pragma unroll
-            for (int i = 0; i < 8; i++) d += qr[g][i] * kf[i];
-#pragma unroll
-            for (int o = TPR / 2; o > 0; o /= 2) d += __shfl_xor(d, o, warpSize);
-            if (dc == 0 && j < n) sc[g][j] = d;
-          }
+          for (int i = 0; i < 8; i++) a += qr[g][i] * kf[i];
+          d[u * GM + g] = a;
+        }
       }
+      const float r = att_tsum<TPR, V>(d, dc);
+      const int j = jb + vu * NL + tl;
+      if (dc % SPAN == 0 && vg < G && j < n) sc[vg][j] = r * scale;
     }
   }
   __syncthreads();
@@ -349,8 +391,8 @@ __device__ void attn_decode(const typename D::S* __restrict__ q, const typename 
     for (int j = lane; j < n; j += warpSize) m = fmaxf(m, sc[g][j]);
     m = rk_warp_reduce<rk_max>(m);
     float l = 0.0f;
-    for (int j = lane; j < n; j += warpSize) {
-      const float p = expf(sc[g][j] - m);
+    for (int j = lane; j < ATT_PART; j += warpSize) {  // 0 past n: pass 2 reads without checks
+      const float p = j < n ? expf(sc[g][j] - m) : 0.0f;
       sc[g][j] = p;
       l += p;
     }
@@ -360,37 +402,49 @@ __device__ void attn_decode(const typename D::S* __restrict__ q, const typename 
   __syncthreads();
   // pass 2: p * V, reduced over the token lanes of a warp by shuffles, over warps in LDS
   {
-    float acc[ATT_GMAX][8];
+    float acc[GM][8];
 #pragma unroll
-    for (int g = 0; g < ATT_GMAX; g++)
+    for (int g = 0; g < GM; g++)
 #pragma unroll
       for (int i = 0; i < 8; i++) acc[g][i] = 0.0f;
-    for (int jb = 0; jb < n; jb += NL * ATT_U) {
-      uint4 raw[ATT_U];
+    for (int jb = 0; jb < n; jb += NL * U) {
+      uint4 raw[U];
 #pragma unroll
-      for (int u = 0; u < ATT_U; u++) raw[u] = *(const uint4*)(vc + row(min(jb + u * NL + tl, n - 1)));
+      for (int u = 0; u < U; u++) raw[u] = *(const uint4*)(vc + row(jb + u * NL + tl));
 #pragma unroll
-      for (int u = 0; u < ATT_U; u++) {
+      for (int u = 0; u < U; u++) {
         const int j = jb + u * NL + tl;
         float vf[8];
         att_unpack8<D>(raw[u], vf);
 #pragma unroll
-        for (int g = 0; g < ATT_GMAX; g++)
+        for (int g = 0; g < GM; g++)
           if (g < G) {
-            const float p = j < n ? sc[g][j] : 0.0f;
+            const float p = sc[g][j];
 #pragma unroll
             for (int i = 0; i < 8; i++) acc[g][i] += p * vf[i];
           }
       }
     }
+    // the token lanes of a warp by shuffles, then the warps through LDS, a
+    // head at a time in sc (free now; nw * HD floats fit in it): no atomics,
+    // which NVIDIA runs on shared floats as compare-and-swap loops
+    float* red = &sc[0][0];
 #pragma unroll
-    for (int g = 0; g < ATT_GMAX; g++)
+    for (int g = 0; g < GM; g++)
       if (g < G) {
 #pragma unroll
-        for (int i = 0; i < 8; i++) {
-          float a = acc[g][i];
-          for (int o = TPR; o < warpSize; o *= 2) a += __shfl_xor(a, o, warpSize);
-          if (lane < TPR) atomicAdd(&acc_sh[g][dc * 8 + i], a);
+        for (int i = 0; i < 8; i++)
+          for (int o = TPR; o < warpSize; o *= 2) acc[g][i] += __shfl_xor(acc[g][i], o, warpSize);
+        __syncthreads();
+        if (lane < TPR) {
+#pragma unroll
+          for (int i = 0; i < 8; i++) red[wid * HD + dc * 8 + i] = acc[g][i];
+        }
+        __syncthreads();
+        for (int d = threadIdx.x; d < HD; d += blockDim.x) {
+          float a = 0.0f;
+          for (int w = 0; w < nw; w++) a += red[w * HD + d];
+          acc_sh[g][d] = a;
         }
       }
   }
@@ -429,6 +483,17 @@ __device__ void attn_decode(const typename D::S* __restrict__ q, const typename 
     }
     o[i] = D::st(A / L);
   }
+}
+
+template <typename D, int HD>
+__device__ void attn_decode(const typename D::S* q, const typename D::S* kc, const typename D::S* vc, const int* tables,
+                            const int* lens, typename D::S* out, float* ws, unsigned* counters, int H, int KVH, int BS,
+                            int max_blocks, int max_parts, float scale) {
+  __shared__ att_shared<HD> sh;
+  if (H == KVH)
+    attn_decode_g<D, HD, 1>(sh, q, kc, vc, tables, lens, out, ws, counters, H, KVH, BS, max_blocks, max_parts, scale);
+  else
+    attn_decode_g<D, HD, ATT_GMAX>(sh, q, kc, vc, tables, lens, out, ws, counters, H, KVH, BS, max_blocks, max_parts, scale);
 }
 
 #define ATTN_DECODE(DT, HD)                                                                                          \
