@@ -11,7 +11,7 @@ for rep in 1 2; do
   for v in ${ATT_VARIANTS:-}; do echo "== $v rep $rep"; timeout 120 $C/rocmk verify -k 'attn_decode_*' --source $C/$v.hip > $OUT/$v-$rep.txt 2>&1; echo "rc $?"; grep -E "^attn_decode|passed" $OUT/$v-$rep.txt; done
   echo "== new rep $rep"; timeout 120 $C/rocmk verify -k 'attn_decode_*' -k unary_copy_f16 > $OUT/new-$rep.txt 2>&1; echo "rc $?"; grep -E "^attn_decode|^unary|passed" $OUT/new-$rep.txt
 done
-ATT_KERNELS="attn_decode_f16_d64 attn_decode_f16_d128" bash testdata/verify/attn5/prof.sh > /dev/null 2>&1
+[ -n "${ATT_NOPROF:-}" ] || ATT_KERNELS="attn_decode_f16_d64 attn_decode_f16_d128" bash testdata/verify/attn5/prof.sh > /dev/null 2>&1
 python3 - <<'PY'
 import csv, glob, os
 for f in sorted(glob.glob(os.environ["OUT"] + "/sass-*.csv")):
