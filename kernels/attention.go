@@ -112,15 +112,31 @@ func i32Bytes(v []int32) []byte {
 func attnSeqs(o Options) int { return min(max(o.Size>>19, 2), 256) }
 
 func attnDecodeCase(dt verify.DType, hd int, o Options) *verify.Case {
-	o = o.withDefaults()
 	h, kvh := attnHeads(hd)
+	return attnDecodeHeadsCase(dt, hd, h, kvh, attnSeqs(o), "", o)
+}
+
+// attnOtherHeads are the head layouts of the _heads cases, the other path
+// of the kernel for each head dim (attn_decode_g's GM): head dim 64 with GQA
+// 2 (a block's query-head group partly filled), head dim 128 multi-head.
+func attnOtherHeads(hd int) (h, kvh int) {
+	if hd == 128 {
+		return 8, 8
+	}
+	return 8, 4
+}
+
+// attnDecodeHeadsCase is the decode case for h query and kvh KV heads over
+// seqs sequences, named with suffix; only the main case has a goal.
+func attnDecodeHeadsCase(dt verify.DType, hd, h, kvh, seqs int, suffix string, o Options) *verify.Case {
+	o = o.withDefaults()
 	// grid.y: per KV head, its query heads in groups of attnGMax
-	gy, seqs := kvh*((h/kvh+attnGMax-1)/attnGMax), attnSeqs(o)
-	name := fmt.Sprintf("attn_decode_%s_d%d", dt, hd)
+	gy := kvh * ((h/kvh + attnGMax - 1) / attnGMax)
+	name := fmt.Sprintf("attn_decode_%s_d%d%s", dt, hd, suffix)
 	p := newPaged(seqs, seedOf(o.Seed, name+"/tables"))
 	maxParts := (attnLongCtx + attnPart - 1) / attnPart
 	cacheN := p.numBlocks * attnBlockSize * kvh * hd
-	c := &verify.Case{Name: name, Kernel: name, Family: "attention", Module: "attention.hip", DType: dt}
+	c := &verify.Case{Name: name, Kernel: fmt.Sprintf("attn_decode_%s_d%d", dt, hd), Family: "attention", Module: "attention.hip", DType: dt}
 	c.Grid, c.Block = verify.Dim3{X: uint32(maxParts), Y: uint32(gy), Z: uint32(seqs)}, verify.D1(attnThreads)
 	c.Buffers = []verify.Buffer{{Name: "q", DType: dt}, {Name: "k_cache", DType: dt}, {Name: "v_cache", DType: dt},
 		{Name: "block_tables", DType: verify.I32}, {Name: "context_lens", DType: verify.I32},
@@ -132,7 +148,9 @@ func attnDecodeCase(dt verify.DType, hd int, o Options) *verify.Case {
 	kvBytes := 2 * p.tokens() * int64(kvh*hd) * sz(dt)
 	c.Elems = int64(seqs * h * hd)
 	c.Bytes = kvBytes + 2*c.Elems*sz(dt) + int64(4*(len(p.tables)+seqs))
-	c.Goal = &verify.Goal{Bytes: float64(kvBytes), Min: 0.7}
+	if suffix == "" {
+		c.Goal = &verify.Goal{Bytes: float64(kvBytes), Min: 0.7}
+	}
 	c.Note = fmt.Sprintf("%d seqs (%d..%d tokens), %d/%d heads, KV bytes against copy bandwidth", seqs, 1, attnLongCtx, h, kvh)
 	c.Gen = func(c *verify.Case) {
 		c.Buffers[0].Data = input(dt, seqs*h*hd, seedOf(o.Seed, name+"/q"), finite)

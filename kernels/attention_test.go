@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -242,6 +243,24 @@ func TestAttentionCases(t *testing.T) {
 	for hi := 0; hi < 32; hi++ {
 		vr := v[(slot*8+hi/4)*128 : (slot*8+hi/4+1)*128]
 		assert.Equal(t, vr, out[(32+hi)*128:(33+hi)*128], "head %d", hi)
+	}
+	// the _heads cases run the kernel's other path for each head dim: GQA 2
+	// at head dim 64 (a partly filled group of ATT_GMAX), multi-head at 128
+	seen := map[string]*verify.Case{}
+	for _, sp := range Specs([]string{"attention"}, nil) {
+		c := sp.Make(o)
+		seen[c.Name] = c
+	}
+	for _, hd := range []int{64, 128} {
+		c := seen[fmt.Sprintf("attn_decode_f16_d%d_heads", hd)]
+		require.NotNil(t, c, "d%d", hd)
+		assert.Equal(t, fmt.Sprintf("attn_decode_f16_d%d", hd), c.Kernel)
+		assert.Nil(t, c.Goal, "timed only in the main case")
+		h, kvh := attnOtherHeads(hd)
+		main, other := seen[c.Kernel].Args, c.Args
+		assert.NotEqual(t, [2]uint64{main[8].Uint64(), main[9].Uint64()}, [2]uint64{other[8].Uint64(), other[9].Uint64()}, "another head layout")
+		assert.Equal(t, [2]uint64{uint64(h), uint64(kvh)}, [2]uint64{other[8].Uint64(), other[9].Uint64()})
+		assert.Equal(t, verify.Dim3{X: 17, Y: uint32(kvh), Z: 2}, c.Grid, "one group of query heads a KV head")
 	}
 	pf := attnPrefillCase(verify.F16, 128, Options{Size: 1 << 24})
 	assert.Equal(t, verify.Dim3{X: 33, Y: 8, Z: 2}, pf.Grid, "1025 tokens in 32-row tiles")

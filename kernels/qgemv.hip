@@ -157,6 +157,26 @@ struct rk_max { static __device__ __forceinline__ float f(float a, float b) { re
 struct rk_min { static __device__ __forceinline__ float f(float a, float b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
   static __device__ __forceinline__ float id() { return __int_as_float(0x7f800000); } };
 
+// rk_tsum<T, V>: v[0..V-1] summed over each group of T adjacent lanes (V <=
+// T <= 32, both powers of two) by a transposing butterfly: each of
+// the first log2(V) stages halves the values a lane keeps (sending the other
+// half), the rest add the one value left: log2(T) + V - 2 shuffles instead
+// of V log2(T). Lane dc of the group ends with the sum of v[dc / (T / V)].
+template <int T, int V> __device__ __forceinline__ float rk_tsum(float* v, int dc) {
+#pragma unroll
+  for (int n = V, o = T / 2; n > 1; n /= 2, o /= 2) {
+    const bool up = dc & o;
+#pragma unroll
+    for (int i = 0; i < n / 2; i++) {
+      const float keep = up ? v[i + n / 2] : v[i], send = up ? v[i] : v[i + n / 2];
+      v[i] = keep + __shfl_xor(send, o, T);
+    }
+  }
+#pragma unroll
+  for (int o = T / V / 2; o > 0; o /= 2) v[0] += __shfl_xor(v[0], o, T);
+  return v[0];
+}
+
 template <typename Op> __device__ __forceinline__ float rk_warp_reduce(float v) {
   for (int o = warpSize / 2; o > 0; o /= 2) v = Op::f(v, __shfl_xor(v, o, warpSize));
   return v;
@@ -340,24 +360,6 @@ __device__ __forceinline__ float qv_lane(const unsigned char* rp, int so, int wo
   return d * (s0 + s1);
 }
 
-// qv_sum8: the sums over the 32 lanes of a group of v[0..7]; lane l gets
-// the sum of v[((l >> 4) & 1) * 4 + ((l >> 3) & 1) * 2 + ((l >> 2) & 1)]
-__device__ __forceinline__ float qv_sum8(float* v, int lane) {
-  const bool b4 = lane & 16, b3 = lane & 8, b2 = lane & 4;
-#pragma unroll
-  for (int i = 0; i < 4; i++) {
-    const float keep = b4 ? v[i + 4] : v[i], send = b4 ? v[i] : v[i + 4];
-    v[i] = keep + __shfl_xor(send, 16, 32);
-  }
-#pragma unroll
-  for (int i = 0; i < 2; i++) {
-    const float keep = b3 ? v[i + 2] : v[i], send = b3 ? v[i] : v[i + 2];
-    v[i] = keep + __shfl_xor(send, 8, 32);
-  }
-  float r = (b2 ? v[1] : v[0]) + __shfl_xor(b2 ? v[0] : v[1], 4, 32);
-  r += __shfl_xor(r, 2, 32);
-  return r + __shfl_xor(r, 1, 32);
-}
 
 template <int G, bool Q4, int WPL>
 __device__ __forceinline__ void qgemv_rows(const unsigned char* W, const float* x, float* y, int M, int K) {
@@ -371,9 +373,9 @@ __device__ __forceinline__ void qgemv_rows(const unsigned char* W, const float* 
   const long long rowBytes = (long long)nb * BS;
   const unsigned z = K < 0;
   const qv_keys k = {(Q4 ? 0x4B000000u : 0x4B000080u) | z, 0x4B008000u | z};
-  // lane l of a group sums rows rb + r(l) of its spans into part (lanes
-  // l ^ 1, l ^ 2, l ^ 3 hold the same sums): one lane owns each entry
-  const int r = ((lane >> 4) & 1) * 4 + ((lane >> 3) & 1) * 2 + ((lane >> 2) & 1);
+  // lane l of a group sums rows rb + l / 4 of its spans into part (rk_tsum:
+  // lanes l ^ 1, l ^ 2, l ^ 3 hold the same sums): one lane owns each entry
+  const int r = lane / 4;
   float* mine = part + grp * QR + r;
   if ((lane & 3) == 0)
     for (int rb = 0; rb < QR; rb += 8) mine[rb] = 0.0f;
@@ -402,7 +404,7 @@ __device__ __forceinline__ void qgemv_rows(const unsigned char* W, const float* 
           v[i] = qv_lane<Q4, NW>(W + o, so, (int)(((o + qo) & ~3ll) - o), (unsigned)((o + qo) & 2) * 8, x4, k);
         }
       }
-      const float t = qv_sum8(v, lane);
+      const float t = rk_tsum<32, 8>(v, lane);
       if ((lane & 3) == 0) mine[rb] += t;
     }
   }

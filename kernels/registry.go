@@ -90,6 +90,10 @@ func Registry() []Spec {
 		for _, hd := range []int{64, 128} {
 			hd := hd
 			add("attention", fmt.Sprintf("attn_decode_%s_d%d", dt, hd), dt, func(o Options) *verify.Case { return attnDecodeCase(dt, hd, o) })
+			add("attention", fmt.Sprintf("attn_decode_%s_d%d_heads", dt, hd), dt, func(o Options) *verify.Case {
+				h, kvh := attnOtherHeads(hd)
+				return attnDecodeHeadsCase(dt, hd, h, kvh, 2, "_heads", o) // the 4097-token and the one-token sequence
+			})
 			add("attention", fmt.Sprintf("attn_prefill_%s_d%d", dt, hd), dt, func(o Options) *verify.Case { return attnPrefillCase(dt, hd, o) })
 		}
 	}

@@ -157,6 +157,26 @@ struct rk_max { static __device__ __forceinline__ float f(float a, float b) { re
 struct rk_min { static __device__ __forceinline__ float f(float a, float b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
   static __device__ __forceinline__ float id() { return __int_as_float(0x7f800000); } };
 
+// rk_tsum<T, V>: v[0..V-1] summed over each group of T adjacent lanes (V <=
+// T <= 32, both powers of two) by a transposing butterfly: each of
+// the first log2(V) stages halves the values a lane keeps (sending the other
+// half), the rest add the one value left: log2(T) + V - 2 shuffles instead
+// of V log2(T). Lane dc of the group ends with the sum of v[dc / (T / V)].
+template <int T, int V> __device__ __forceinline__ float rk_tsum(float* v, int dc) {
+#pragma unroll
+  for (int n = V, o = T / 2; n > 1; n /= 2, o /= 2) {
+    const bool up = dc & o;
+#pragma unroll
+    for (int i = 0; i < n / 2; i++) {
+      const float keep = up ? v[i + n / 2] : v[i], send = up ? v[i] : v[i + n / 2];
+      v[i] = keep + __shfl_xor(send, o, T);
+    }
+  }
+#pragma unroll
+  for (int o = T / V / 2; o > 0; o /= 2) v[0] += __shfl_xor(v[0], o, T);
+  return v[0];
+}
+
 template <typename Op> __device__ __forceinline__ float rk_warp_reduce(float v) {
   for (int o = warpSize / 2; o > 0; o /= 2) v = Op::f(v, __shfl_xor(v, o, warpSize));
   return v;
