@@ -36,7 +36,7 @@ func (o Options) withDefaults() Options {
 // Spec is one kernel of the suite (one dtype). Make builds its Case; the
 // inputs are generated lazily by Case.Gen.
 type Spec struct {
-	Name   string // the kernel symbol, unique: "binary_add_f32_strided"
+	Name   string // the case, unique: the kernel symbol ("binary_add_f32_strided") or, for a kernel's other shapes, the symbol and a suffix ("qgemv_q8_g32_odd")
 	Family string
 	Module string // "binary.hip"
 	DType  verify.DType
