@@ -105,9 +105,12 @@ func launches(f *file, es *editList, o *out) []edit {
 			t.edits = t.edits[:n-1]
 		}
 	}
+	rewritten := map[int]int{} // the <<< of a rewritten launch: the ) that ends it
 	for i := len(f.toks) - 1; i >= 0; i-- {
 		if f.toks[i].kind == LAUNCH && !f.toks[i].skip {
-			t.launch(i, enclosed)
+			if q := t.launch(i, rewritten, enclosed); q >= 0 {
+				rewritten[i] = q
+			}
 		}
 	}
 	return t.edits
@@ -745,24 +748,37 @@ func (t *pass) stringLit(i int) {
 	}
 }
 
-// launch rewrites the kernel launch whose <<< is at i; enclosed(end) is
-// called before anything is rendered, with the offset where the launch ends.
-func (t *pass) launch(i int, enclosed func(end int)) {
+// launch rewrites the kernel launch whose <<< is at i and returns the )
+// that ends it (-1: not rewritten); enclosed(end) is called before anything
+// is rendered, with the offset where the launch ends. A launch whose
+// configuration's brackets do not balance, or that holds a <<< not
+// rewritten or rewritten past its end (rewritten), stays as it is:
+// rewriting it would leave a launch a second translation rewrites
+// (A<<<0, B<<<(), 0>>>(>>>() and A<<<0, 0>>>(B<<<0, )>>>(), from the fuzzer).
+func (t *pass) launch(i int, rewritten map[int]int, enclosed func(end int)) int {
 	j := t.launchEnd(i)
-	if j < 0 {
-		return
+	if j < 0 || !t.balanced(i+1, j) {
+		return -1
 	}
 	p := t.next(j)
 	if !t.isPunct(p, "(") {
-		return
+		return -1
 	}
 	q := t.matching(p)
 	if q < 0 {
-		return
+		return -1
 	}
 	ks := t.kernelNameStart(i)
 	if ks < 0 || t.isMember(ks) {
-		return
+		return -1
+	}
+	for k := i + 1; k < q; k++ {
+		if t.toks[k].kind != LAUNCH || t.toks[k].skip {
+			continue
+		}
+		if end, ok := rewritten[k]; !ok || end >= q {
+			return -1
+		}
 	}
 	enclosed(t.endOf(q))
 	// render the pieces in source order (render consumes the edits inside)
@@ -770,11 +786,11 @@ func (t *pass) launch(i int, enclosed func(end int)) {
 	name := strings.TrimSpace(t.render(t.toks[ks].pos.Offset, nameEnd))
 	cfg := t.splitArgs(i, j)
 	if len(cfg) < 2 || len(cfg) > 4 {
-		return
+		return -1
 	}
 	for _, r := range cfg {
 		if r[0] >= r[1] || t.rangeEmpty(r) {
-			return // an empty configuration argument: not a launch to rewrite
+			return -1 // an empty configuration argument: not a launch to rewrite
 		}
 	}
 	cfgText := make([]string, 4)
@@ -813,6 +829,28 @@ func (t *pass) launch(i int, enclosed func(end int)) {
 	t.render(t.toks[i].pos.Offset, t.endOf(q)) // drop inner edits: they are in the pieces
 	t.addEdit(t.toks[ks].pos.Offset, t.endOf(q), b.String())
 	t.o.rep.Replaced["launch"]++
+	return q
+}
+
+// balanced says the brackets of tokens from..to-1 close in order, none
+// closing one opened before from.
+func (f *file) balanced(from, to int) bool {
+	var open []string
+	for k := from; k < to; k++ {
+		if f.toks[k].kind != PUNCT {
+			continue
+		}
+		switch l := f.toks[k].lit; l {
+		case "(", "[", "{":
+			open = append(open, l)
+		case ")", "]", "}":
+			if len(open) == 0 || open[len(open)-1] != map[string]string{")": "(", "]": "[", "}": "{"}[l] {
+				return false
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	return len(open) == 0
 }
 
 // argText renders an argument range trimmed; dim wraps it in dim3(...)

@@ -136,6 +136,22 @@ func TestNestedLaunchesRewrittenOnce(t *testing.T) {
 	}
 }
 
+// A launch that holds a launch which cannot be rewritten (its arguments
+// unbalanced until the enclosing launch is rewritten: CI's
+// FuzzTranslate/35d811fe6af37a86) stays as it is, so a second translation
+// finds the same text.
+// A launch whose configuration does not balance (785f1f897ee06eaa) is not
+// rewritten either.
+func TestLaunchAroundUnrewrittenLaunchKept(t *testing.T) {
+	for _, src := range []string{"A<<<0,A<<<(),0>>>(>>>()", "A<<<0,0>>>(A<<<0,)>>>()", "k<<<a[1), 2>>>(x)"} {
+		out, rep := tr(t, src, Options{KernelExecutionSyntax: true})
+		assert.Equal(t, "#include <hip/hip_runtime.h>\n"+src, out)
+		assert.Zero(t, rep.Replaced["launch"], src)
+		again, _ := tr(t, out, Options{KernelExecutionSyntax: true})
+		assert.Equal(t, out, again, src)
+	}
+}
+
 func TestSkipExcludedBlocks(t *testing.T) {
 	src := "#include <hip/hip_runtime.h>\n#ifdef USE_OLD\ncudaMalloc(&p, n);\n#else\ncudaFree(p);\n#endif\n#if defined(X) && X > 2\ncudaDeviceReset();\n#endif\n"
 	out, _ := tr(t, src, Options{})
