@@ -832,6 +832,9 @@ func (t *pass) launch(i int, rewritten map[int]int, enclosed func(end int)) int 
 	return q
 }
 
+// opener is the bracket each closing bracket closes.
+var opener = map[string]string{")": "(", "]": "[", "}": "{"}
+
 // balanced says the brackets of tokens from..to-1 close in order, none
 // closing one opened before from.
 func (f *file) balanced(from, to int) bool {
@@ -844,7 +847,7 @@ func (f *file) balanced(from, to int) bool {
 		case "(", "[", "{":
 			open = append(open, l)
 		case ")", "]", "}":
-			if len(open) == 0 || open[len(open)-1] != map[string]string{")": "(", "]": "[", "}": "{"}[l] {
+			if len(open) == 0 || open[len(open)-1] != opener[l] {
 				return false
 			}
 			open = open[:len(open)-1]
