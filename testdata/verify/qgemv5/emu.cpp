@@ -22,6 +22,7 @@ static thread_local int tid;
 // shared memory: one instance for the CTA (static locals)
 #define __shared__ static
 inline void __syncthreads() { blockBar->arrive_and_wait(); }
+inline void __syncwarp() { warpBar[tid / 32]->arrive_and_wait(); }
 float shx[8][32];
 inline float __shfl_xor_sync(unsigned, float v, int o) {
   int w = tid / 32, l = tid % 32;
