@@ -82,7 +82,16 @@ func expandLaunchMacros(f *file, es *editList, o *out) []edit {
 	if ms == nil {
 		return nil
 	}
-	for i := 0; i < len(t.toks); i++ {
+	// Last use first, as launches does: a use inside another's arguments
+	// (K(K())) is rewritten first and joins the prior edits before the
+	// enclosing one renders its arguments, so one translation is final.
+	enclosed := func(end int) { // t.edits is in descending start order: the enclosed ones are last
+		for n := len(t.edits); n > 0 && t.edits[n-1].start < end; n-- {
+			es.insert(t.edits[n-1])
+			t.edits = t.edits[:n-1]
+		}
+	}
+	for i := len(t.toks) - 1; i >= 0; i-- {
 		tk := &t.toks[i]
 		if tk.kind != IDENT || tk.pp != "" || tk.skip {
 			continue
@@ -99,6 +108,7 @@ func expandLaunchMacros(f *file, es *editList, o *out) []edit {
 		if q < 0 {
 			continue
 		}
+		enclosed(t.endOf(q))
 		args := t.splitArgs(p, q)
 		argText := make([]string, len(args))
 		for k, a := range args {
@@ -132,7 +142,6 @@ func expandLaunchMacros(f *file, es *editList, o *out) []edit {
 		t.render(tk.pos.Offset, t.endOf(q))
 		t.addEdit(tk.pos.Offset, t.endOf(q), out)
 		t.o.rep.Replaced["launch"]++
-		i = q
 	}
 	return t.edits
 }

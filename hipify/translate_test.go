@@ -431,6 +431,22 @@ func TestLaunchMacrosExpandAtUse(t *testing.T) {
 	assert.Contains(t, plain, "  LAUNCH(inc, grid, block, a, hipStreamPerThread);\n", "without the option macros stay")
 }
 
+// A launch macro used inside another use's arguments (the fuzzer's
+// K(K()), FuzzTranslate/b43c21ad8234d395) is rewritten in the same
+// translation, inner first: one translation is final.
+func TestLaunchMacrosNestedUses(t *testing.T) {
+	for src, want := range map[string]string{
+		"#define K A<<<0,0>>>\nK(K())": "#define K A<<<0,0>>>\nhipLaunchKernelGGL(A, dim3(0), dim3(0), 0, 0, hipLaunchKernelGGL(A, dim3(0), dim3(0), 0, 0))",
+		"#define L(k, x) k<<<1, 2>>>(x)\nvoid f() { L(a, L(b, y)); L(c, z); }": "#define L(k, x) hipLaunchKernelGGL(k, dim3(1), dim3(2), 0, 0, x)\n" +
+			"void f() { hipLaunchKernelGGL(a, dim3(1), dim3(2), 0, 0, hipLaunchKernelGGL(b, dim3(1), dim3(2), 0, 0, y)); hipLaunchKernelGGL(c, dim3(1), dim3(2), 0, 0, z); }",
+	} {
+		out, _ := tr(t, src, Options{KernelExecutionSyntax: true})
+		assert.Equal(t, "#include <hip/hip_runtime.h>\n"+want, out, src)
+		again, _ := tr(t, out, Options{KernelExecutionSyntax: true})
+		assert.Equal(t, out, again, src)
+	}
+}
+
 func TestRocAndHIPDataTypes(t *testing.T) {
 	src := "#include <hip/hip_runtime.h>\ncudaDataType t = CUDA_R_32F; cublasHandle_t h; cuComplex c;\n"
 	out, _ := tr(t, src, Options{})
