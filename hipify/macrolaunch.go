@@ -136,14 +136,33 @@ func expandLaunchMacros(f *file, es *editList, o *out) []edit {
 		sub := newMacroFile(f, b.String(), &opt)
 		subEdits, fixed, _ := translateTokens(sub, nil, nil, newOut(f.name, &Report{Replaced: map[string]int{}}))
 		out := string(subEdits.apply(sub.src, fixed))
-		if !strings.HasPrefix(out, "hipLaunchKernelGGL(") {
-			continue
+		if !strings.HasPrefix(out, "hipLaunchKernelGGL(") || usesLaunchMacro(scanTokens(f.name, []byte(out)), ms) {
+			continue // a use left in the rewrite (K's body says K(), the fuzzer's) would be rewritten again
 		}
 		t.render(tk.pos.Offset, t.endOf(q))
 		t.addEdit(tk.pos.Offset, t.endOf(q), out)
 		t.o.rep.Replaced["launch"]++
 	}
 	return t.edits
+}
+
+// usesLaunchMacro says a launch macro is used (named, then an open
+// parenthesis) in ts.
+func usesLaunchMacro(ts []token, ms map[string]*launchMacro) bool {
+	for i, tk := range ts {
+		if tk.kind == IDENT && ms[tk.lit] != nil {
+			for j := i + 1; j < len(ts); j++ {
+				if ts[j].kind == COMMENT {
+					continue
+				}
+				if ts[j].kind == PUNCT && ts[j].lit == "(" {
+					return true
+				}
+				break
+			}
+		}
+	}
+	return false
 }
 
 // writeTokens writes tokens separated as C++ needs (a blank between words),
