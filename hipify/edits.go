@@ -179,6 +179,17 @@ func (t *pass) addEdit(start, end int, text string) {
 	t.edits = append(t.edits, edit{start: start, end: end, text: text})
 }
 
+// joinPrior moves the pass's edits that start before end into the prior
+// edits, so that rendering a range up to end includes them. For passes
+// that work last place first: t.edits is in descending start order, so the
+// edits inside the range being rewritten are the last ones.
+func (t *pass) joinPrior(end int) {
+	for n := len(t.edits); n > 0 && t.edits[n-1].start < end; n-- {
+		t.prior.insert(t.edits[n-1])
+		t.edits = t.edits[:n-1]
+	}
+}
+
 // render renders a range of the source with the prior edits in it.
 func (t *pass) render(start, end int) string { return t.prior.render(t.src, start, end) }
 

@@ -85,12 +85,6 @@ func expandLaunchMacros(f *file, es *editList, o *out) []edit {
 	// Last use first, as launches does: a use inside another's arguments
 	// (K(K())) is rewritten first and joins the prior edits before the
 	// enclosing one renders its arguments, so one translation is final.
-	enclosed := func(end int) { // t.edits is in descending start order: the enclosed ones are last
-		for n := len(t.edits); n > 0 && t.edits[n-1].start < end; n-- {
-			es.insert(t.edits[n-1])
-			t.edits = t.edits[:n-1]
-		}
-	}
 	for i := len(t.toks) - 1; i >= 0; i-- {
 		tk := &t.toks[i]
 		if tk.kind != IDENT || tk.pp != "" || tk.skip {
@@ -108,7 +102,7 @@ func expandLaunchMacros(f *file, es *editList, o *out) []edit {
 		if q < 0 {
 			continue
 		}
-		enclosed(t.endOf(q))
+		t.joinPrior(t.endOf(q))
 		args := t.splitArgs(p, q)
 		argText := make([]string, len(args))
 		for k, a := range args {

@@ -99,16 +99,10 @@ func tokenPass(f *file, handled map[int]bool, o *out) ([]edit, []pendingPerm) {
 // returned for one merge.
 func launches(f *file, es *editList, o *out) []edit {
 	t := &pass{file: f, o: o, prior: es}
-	enclosed := func(end int) { // t.edits is in descending start order: the enclosed ones are last
-		for n := len(t.edits); n > 0 && t.edits[n-1].start < end; n-- {
-			es.insert(t.edits[n-1])
-			t.edits = t.edits[:n-1]
-		}
-	}
 	rewritten := map[int]int{} // the <<< of a rewritten launch: the ) that ends it
 	for i := len(f.toks) - 1; i >= 0; i-- {
 		if f.toks[i].kind == LAUNCH && !f.toks[i].skip {
-			if q := t.launch(i, rewritten, enclosed); q >= 0 {
+			if q := t.launch(i, rewritten); q >= 0 {
 				rewritten[i] = q
 			}
 		}
@@ -749,13 +743,13 @@ func (t *pass) stringLit(i int) {
 }
 
 // launch rewrites the kernel launch whose <<< is at i and returns the )
-// that ends it (-1: not rewritten); enclosed(end) is called before anything
-// is rendered, with the offset where the launch ends. A launch whose
+// that ends it (-1: not rewritten); the rewrites enclosed in it join the
+// prior edits before anything is rendered (joinPrior). A launch whose
 // configuration's brackets do not balance, or that holds a <<< not
 // rewritten or rewritten past its end (rewritten), stays as it is:
 // rewriting it would leave a launch a second translation rewrites
 // (A<<<0, B<<<(), 0>>>(>>>() and A<<<0, 0>>>(B<<<0, )>>>(), from the fuzzer).
-func (t *pass) launch(i int, rewritten map[int]int, enclosed func(end int)) int {
+func (t *pass) launch(i int, rewritten map[int]int) int {
 	j := t.launchEnd(i)
 	if j < 0 || !t.balanced(i+1, j) {
 		return -1
@@ -780,7 +774,7 @@ func (t *pass) launch(i int, rewritten map[int]int, enclosed func(end int)) int 
 			return -1
 		}
 	}
-	enclosed(t.endOf(q))
+	t.joinPrior(t.endOf(q))
 	// render the pieces in source order (render consumes the edits inside)
 	nameEnd := t.endOf(t.prev(i))
 	name := strings.TrimSpace(t.render(t.toks[ks].pos.Offset, nameEnd))

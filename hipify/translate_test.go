@@ -138,10 +138,9 @@ func TestNestedLaunchesRewrittenOnce(t *testing.T) {
 
 // A launch that holds a launch which cannot be rewritten (its arguments
 // unbalanced until the enclosing launch is rewritten: CI's
-// FuzzTranslate/35d811fe6af37a86) stays as it is, so a second translation
-// finds the same text.
-// A launch whose configuration does not balance (785f1f897ee06eaa) is not
-// rewritten either.
+// FuzzTranslate/35d811fe6af37a86), or whose configuration does not balance
+// (785f1f897ee06eaa), stays as it is, so a second translation finds the
+// same text.
 func TestLaunchAroundUnrewrittenLaunchKept(t *testing.T) {
 	for _, src := range []string{"A<<<0,A<<<(),0>>>(>>>()", "A<<<0,0>>>(A<<<0,)>>>()", "k<<<a[1), 2>>>(x)"} {
 		out, rep := tr(t, src, Options{KernelExecutionSyntax: true})
