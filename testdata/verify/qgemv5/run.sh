@@ -1,6 +1,6 @@
 #!/bin/bash
 # Quantized GEMV, fifth round: the tensor-core q4 candidates
-# (testdata/verify/qgemv5/qgemv_mma.hip and qgemv_mma_smem.hip, through --source) against the
+# (mma.hip.in and mma_smem.hip.in, made modules by gen.sh, through --source) against the
 # suite's kernel (built into .devcarry/q5/rocmk), twice each, and variants
 # (Q5_VARIANTS="name ...": .devcarry/q5/NAME.hip); the candidates again through
 # NVRTC with seeds 2 and 3 (correctness only); registers of every build.
@@ -9,7 +9,8 @@
 # with the candidate built into the binary.
 set -u
 export PATH=/usr/local/cuda/bin:$PATH ROCMK_CACHE_DIR=/tmp/rocmk-q5-cache
-C=.devcarry/q5 M=testdata/verify/qgemv5/qgemv_mma.hip M2=testdata/verify/qgemv5/qgemv_mma_smem.hip
+C=.devcarry/q5 Q=testdata/verify/qgemv5 M=/tmp/qgemv_mma.hip M2=/tmp/qgemv_mma_smem.hip
+bash $Q/gen.sh $Q/mma.hip.in $M && bash $Q/gen.sh $Q/mma_smem.hip.in $M2 || exit 1
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.memory,driver_version --format=csv > $OUT/env.txt 2>&1
 for rep in 1 2; do
   echo "== suite rep $rep"; timeout 120 $C/rocmk verify -k 'qgemv_q4*' -k unary_copy_f32 > $OUT/suite-$rep.txt 2>&1; echo "rc $?"; grep -E "^qgemv|^unary|passed" $OUT/suite-$rep.txt
