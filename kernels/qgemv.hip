@@ -281,11 +281,14 @@ __device__ __forceinline__ void rk_row_map(const typename D::S* __restrict__ row
 // Blocks are 2-byte aligned (2 + G or 2 + G/2 bytes), so a lane reads its
 // quants as aligned 32-bit words plus, when they start 2 mod 4, a last 16
 // bits, and funnel-shifts them into place; only its own bytes are read.
-// Quants become floats without an int-to-float conversion: a quant at bit
-// s of a word, masked and XORed with the key 2^23 (with the sign bit of an
-// int8), is the float 2^23 + q*2^s exactly, and one FMA by 2^-s minus
+// q8 quants become floats without an int-to-float conversion: a quant at
+// bit s of a word, masked and XORed with the key 2^23 (with the sign bit of
+// an int8), is the float 2^23 + q*2^s exactly, and one FMA by 2^-s minus
 // 2^(23-s) + offset gives its signed value: 3 instructions a weight with
-// the multiply-add.
+// the multiply-add. q4 carries twice the weights a byte, and at 3 a weight
+// it was bound by instructions (53% of copy bandwidth on the H200), so its
+// x becomes 8-bit integer limbs once a span and a row is integer dot
+// products of 4 bytes (qv_x<true>, "Quantized GEMV, sixth round").
 
 __host__ __device__ __forceinline__ constexpr int qv_block_bytes(int G, bool Q4) { return Q4 ? 2 + G / 2 : 2 + G; }
 
@@ -306,7 +309,7 @@ template <int S, int W, int OFF> __device__ __forceinline__ float qv_q(unsigned 
   return fmaf(t, 1.0f / (float)(1u << S), -((float)(1u << (23 - S)) + (float)OFF));
 }
 
-// qv_keys: q8, the keys of bytes 0 and 1 of a half-word; q4, k0 = 2^23.
+// qv_keys: the q8 keys of bytes 0 and 1 of a half-word.
 // Made from a value the compiler cannot know (z, 0 at run time), so that
 // they stay in registers: NVIDIA's LOP3 takes one immediate, and nvcc
 // splits an AND-XOR with two (the mask and the key) in two instructions.
@@ -317,53 +320,161 @@ __device__ __forceinline__ unsigned qv_funnel(unsigned lo, unsigned hi, unsigned
   return (unsigned)((((unsigned long long)hi << 32) | lo) >> sh);
 }
 
-// qv_words<Q4, J, N>::run: words J..N-1 of the lane's quants times its x
-// (q8: word j is weights 4j..4j+3, x4[j]; q4: word j's low nibbles are
-// weights 4j.., x4[j], its high ones G/2 + 4j.., x4[N + j])
-template <bool Q4, int J, int N> struct qv_words {
+// qv_words<J, N>::run: q8 words J..N-1 of the lane's quants times its x
+// (word j is weights 4j..4j+3, x4[j])
+template <int J, int N> struct qv_words {
   static __device__ __forceinline__ void run(const unsigned* w, const float4* x4, qv_keys k, float& s0, float& s1) {
     const unsigned u = w[J], h = u >> 16;
-    if (Q4) {
-      const float4 xa = x4[J], xb = x4[N + J];
-      s0 = fmaf(qv_q<0, 4, 8>(u, k.k0), xa.x, s0); s1 = fmaf(qv_q<8, 4, 8>(u, k.k0), xa.y, s1);
-      s0 = fmaf(qv_q<0, 4, 8>(h, k.k0), xa.z, s0); s1 = fmaf(qv_q<8, 4, 8>(h, k.k0), xa.w, s1);
-      s0 = fmaf(qv_q<4, 4, 8>(u, k.k0), xb.x, s0); s1 = fmaf(qv_q<12, 4, 8>(u, k.k0), xb.y, s1);
-      s0 = fmaf(qv_q<4, 4, 8>(h, k.k0), xb.z, s0); s1 = fmaf(qv_q<12, 4, 8>(h, k.k0), xb.w, s1);
-    } else {
-      const float4 xa = x4[J];
-      s0 = fmaf(qv_q<0, 8, 128>(u, k.k0), xa.x, s0); s1 = fmaf(qv_q<8, 8, 128>(u, k.k8), xa.y, s1);
-      s0 = fmaf(qv_q<0, 8, 128>(h, k.k0), xa.z, s0); s1 = fmaf(qv_q<8, 8, 128>(h, k.k8), xa.w, s1);
-    }
-    qv_words<Q4, J + 1, N>::run(w, x4, k, s0, s1);
+    const float4 xa = x4[J];
+    s0 = fmaf(qv_q<0, 8, 128>(u, k.k0), xa.x, s0); s1 = fmaf(qv_q<8, 8, 128>(u, k.k8), xa.y, s1);
+    s0 = fmaf(qv_q<0, 8, 128>(h, k.k0), xa.z, s0); s1 = fmaf(qv_q<8, 8, 128>(h, k.k8), xa.w, s1);
+    qv_words<J + 1, N>::run(w, x4, k, s0, s1);
   }
 };
-template <bool Q4, int N> struct qv_words<Q4, N, N> {
+template <int N> struct qv_words<N, N> {
   static __device__ __forceinline__ void run(const unsigned*, const float4*, qv_keys, float&, float&) {}
 };
 
-// qv_lane: the lane's scaled partial of its block in the row at rp: the
-// scale at byte so, the NW words of quants at byte qo (2-byte aligned),
-// read as the aligned words from byte wo (qo rounded down to 4) and, when
-// qo is 2 mod 4 (sh = 16), a last 16 bits; funnel-shifted into place
-template <bool Q4, int NW>
-__device__ __forceinline__ float qv_lane(const unsigned char* rp, int so, int wo, unsigned sh, const float4* x4, qv_keys k) {
-  const unsigned* p = (const unsigned*)(rp + wo);
-  const float d = rk_f16_to_f32(*(const unsigned short*)(rp + so));
-  unsigned r[NW + 1], w[NW];
+// qv_raw<NW>: a row's scale d and the lane's NW words of quants as loaded,
+// used a batch of rows later (so that the next batch's loads are in flight
+// meanwhile). The quants start at byte qo of the row (2-byte aligned) and
+// are read as the aligned words from qo rounded down to 4 and, when qo is 2
+// mod 4 (sh = 16), a last 16 bits; words() funnel-shifts them into place.
+template <int NW> struct qv_raw {
+  unsigned r[NW + 1], sh;
+  unsigned short d;
+  // the row at rp: its block's scale at byte so, the quants' aligned words
+  // from byte wo, shifted by s
+  __device__ __forceinline__ void fetch(const unsigned char* rp, int so, int wo, unsigned s) {
+    const unsigned* p = (const unsigned*)(rp + wo);
+    sh = s;
 #pragma unroll
-  for (int j = 0; j < NW; j++) r[j] = p[j];
-  r[NW] = sh ? *(const unsigned short*)(p + NW) : 0u;
+    for (int j = 0; j < NW; j++) r[j] = p[j];
+    r[NW] = sh ? *(const unsigned short*)(p + NW) : 0u;
+    d = *(const unsigned short*)(rp + so);
+  }
+  __device__ __forceinline__ void words(unsigned* w) const {
 #pragma unroll
-  for (int j = 0; j < NW; j++) w[j] = qv_funnel(r[j], r[j + 1], sh);
-  float s0 = 0.0f, s1 = 0.0f;
-  qv_words<Q4, 0, NW>::run(w, x4, k, s0, s1);
-  return d * (s0 + s1);
-}
+    for (int j = 0; j < NW; j++) w[j] = qv_funnel(r[j], r[j + 1], sh);
+  }
+};
 
+// rk_dot4s, rk_dot4u: c + the dot product of a and b as 4 signed (s) or
+// unsigned (u) bytes each, modulo 2^32, in one instruction where the target
+// has one (dp4a on sm_61+, v_dot4_i32_i8 / v_dot4_u32_u8 on gfx906+ CDNA and
+// gfx1011+ RDNA2, v_dot4_i32_iu8 on RDNA3/4)
+#if defined(__HIP_PLATFORM_NVIDIA__) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 610
+__device__ __forceinline__ int rk_dot4s(int a, int b, int c) { int r; asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+__device__ __forceinline__ int rk_dot4u(int a, int b, int c) { int r; asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+#elif defined(__GFX11__) || defined(__GFX12__)
+__device__ __forceinline__ int rk_dot4s(int a, int b, int c) { return __builtin_amdgcn_sudot4(true, a, true, b, c, false); }
+__device__ __forceinline__ int rk_dot4u(int a, int b, int c) { return __builtin_amdgcn_sudot4(false, a, false, b, c, false); }
+#elif defined(__gfx906__) || defined(__gfx908__) || defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) ||  \
+    defined(__gfx942__) || defined(__gfx950__) || defined(__gfx9_4_generic__) ||                                        \
+    (defined(__GFX10__) && !defined(__gfx1010__) && !defined(__gfx10_1_generic__))
+__device__ __forceinline__ int rk_dot4s(int a, int b, int c) { return __builtin_amdgcn_sdot4(a, b, c, false); }
+__device__ __forceinline__ int rk_dot4u(int a, int b, int c) { return (int)__builtin_amdgcn_udot4((unsigned)a, (unsigned)b, (unsigned)c, false); }
+#else
+__device__ __forceinline__ int rk_dot4s(int a, int b, int c) {
+  unsigned r = (unsigned)c;
+  for (int i = 0; i < 32; i += 8) r += (unsigned)((int)(signed char)(a >> i) * (int)(signed char)(b >> i));
+  return (int)r;
+}
+__device__ __forceinline__ int rk_dot4u(int a, int b, int c) {
+  unsigned r = (unsigned)c;
+  for (int i = 0; i < 32; i += 8) r += (((unsigned)a >> i) & 255u) * (((unsigned)b >> i) & 255u);
+  return (int)r;
+}
+#endif
+
+// qv_x<Q4, WPL>: a lane's x (WPL values in x4), loaded once a span and
+// used for 32 rows; dot gives the lane's scaled partial of its block in a
+// row, from the row's loaded bytes.
+template <bool Q4, int WPL> struct qv_x;
+
+// q8: floats, decoded quants times x (3 instructions a weight)
+template <int WPL> struct qv_x<false, WPL> {
+  float4 x4[WPL / 4];
+  __device__ __forceinline__ explicit qv_x(const float4* v) {
+#pragma unroll
+    for (int j = 0; j < WPL / 4; j++) x4[j] = v[j];
+  }
+  __device__ __forceinline__ float dot(const qv_raw<WPL / 4>& q, qv_keys k) const {
+    unsigned w[WPL / 4];
+    q.words(w);
+    float s0 = 0.0f, s1 = 0.0f;
+    qv_words<0, WPL / 4>::run(w, x4, k, s0, s1);
+    return rk_f16_to_f32(q.d) * (s0 + s1);
+  }
+};
+
+// q4: integers. The lane's 32 x values become X = rint(x * 2^-e), |X| <=
+// 2^22 (e from the largest |x|), whose two's-complement bytes are its limbs:
+// X = B0 + 2^8 B1 + 2^16 B2, B0 and B1 unsigned, B2 signed. Byte permutes
+// pack each limb 4 weights a word in the order the quants unpack (word j:
+// the low nibbles of quant word j; word 4 + j: its high ones). A row is
+// then 24 dot4s on the nibbles (0..15), each limb's sum started at -8 times
+// its limbs' sum (the quants' offset), exact in 32 bits, one conversion and
+// the scales d * 2^e: about 1.5 instructions a weight instead of 3, with x
+// kept to 23 bits of the lane's largest value.
+template <int WPL> struct qv_x<true, WPL> {
+  static_assert(WPL == 32, "a q4 lane takes 32 weights");
+  int l[3][8], c[3];
+  float sc;  // 2^e, NaN when an x is not finite
+  __device__ __forceinline__ explicit qv_x(const float4* v) {
+    // the largest |x| as bits (an integer max, so that a NaN is the largest
+    // too: fmaxf would drop it), m = f 2^ex with f in [0.5, 1) (m below
+    // 2^-126 counts as 2^-126); X = x 2^(22 - ex), in two exact
+    // power-of-two steps (22 - ex is up to 147)
+    unsigned mb = 0;
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+      const unsigned a = max(__float_as_uint(v[j].x) & 0x7fffffffu, __float_as_uint(v[j].y) & 0x7fffffffu);
+      const unsigned b = max(__float_as_uint(v[j].z) & 0x7fffffffu, __float_as_uint(v[j].w) & 0x7fffffffu);
+      mb = max(mb, max(a, b));
+    }
+    const unsigned eb = mb >> 23;
+    const int ex = (int)max(eb, 1u) - 126, s = 22 - ex, s1 = s / 2, e = ex - 22;  // e: -147..106
+    const float p1 = __uint_as_float((unsigned)(127 + s1) << 23), p2 = __uint_as_float((unsigned)(127 + s - s1) << 23);
+    sc = __uint_as_float(eb >= 255 ? 0x7fc00000u : e >= -126 ? (unsigned)(e + 127) << 23 : 1u << (e + 149));
+    c[0] = c[1] = c[2] = 0;
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+      const float xs[4] = {v[j].x, v[j].y, v[j].z, v[j].w};
+      unsigned X[4];
+#pragma unroll
+      for (int b = 0; b < 4; b++) X[b] = eb >= 255 ? 0u : (unsigned)__float2int_rn(xs[b] * p1 * p2);
+#pragma unroll
+      for (int k = 0; k < 3; k++) {  // byte k of each X, then the limb's sum times -8
+        const unsigned sel = 0x0040u + 0x11u * k;
+        l[k][j] = (int)__byte_perm(__byte_perm(X[0], X[1], sel), __byte_perm(X[2], X[3], sel), 0x5410u);
+        c[k] = k < 2 ? rk_dot4u(l[k][j], 0x08080808, c[k]) : rk_dot4s(l[k][j], 0x08080808, c[k]);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < 3; k++) c[k] = -c[k];
+  }
+  __device__ __forceinline__ float dot(const qv_raw<4>& q, qv_keys) const {
+    unsigned w[4];
+    q.words(w);
+    int a0 = c[0], a1 = c[1], a2 = c[2];
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      const int lo = (int)(w[j] & 0x0F0F0F0Fu), hi = (int)((w[j] >> 4) & 0x0F0F0F0Fu);
+      a0 = rk_dot4u(lo, l[0][j], a0); a1 = rk_dot4u(lo, l[1][j], a1); a2 = rk_dot4s(lo, l[2][j], a2);
+      a0 = rk_dot4u(hi, l[0][4 + j], a0); a1 = rk_dot4u(hi, l[1][4 + j], a1); a2 = rk_dot4s(hi, l[2][4 + j], a2);
+    }
+    // |a0|, |a1| <= 255 * 8 * 32 and |a2| <= 64 * 8 * 32: the sum is below 2^31
+    const float t = (float)(a0 + a1 * 256 + a2 * 65536);
+    return rk_f16_to_f32(q.d) * (t * sc);
+  }
+};
 
 template <int G, bool Q4, int WPL>
 __device__ __forceinline__ void qgemv_rows(const unsigned char* W, const float* x, float* y, int M, int K) {
   constexpr int BS = qv_block_bytes(G, Q4), LB = G / WPL, SPB = 32 * WPL / G, QR = 32;
+  constexpr bool PIPE = Q4;
+  constexpr int RB = PIPE ? 4 : 8;  // rows a batch
   constexpr int NW = Q4 ? WPL / 8 : WPL / 4;  // words of quants a lane
   __shared__ float part[8 * QR];
   const int nb = K / G, nspan = (nb + SPB - 1) / SPB, ng = blockDim.x / 32;
@@ -372,40 +483,83 @@ __device__ __forceinline__ void qgemv_rows(const unsigned char* W, const float* 
   const int row0 = (blockIdx.x * sets + set) * QR, sub = lane % LB;
   const long long rowBytes = (long long)nb * BS;
   const unsigned z = K < 0;
-  const qv_keys k = {(Q4 ? 0x4B000000u : 0x4B000080u) | z, 0x4B008000u | z};
-  // lane l of a group sums rows rb + l / 4 of its spans into part (rk_tsum:
-  // lanes l ^ 1, l ^ 2, l ^ 3 hold the same sums): one lane owns each entry
-  const int r = lane / 4;
-  float* mine = part + grp * QR + r;
-  if ((lane & 3) == 0)
-    for (int rb = 0; rb < QR; rb += 8) mine[rb] = 0.0f;
+  const qv_keys k = {0x4B000080u | z, 0x4B008000u | z};
+  // the group takes RB rows at a time; lane l sums rows rb + l / (32 / RB)
+  // of its spans into part (rk_tsum: the 32 / RB lanes of a row hold the
+  // same sums): one lane owns each entry
+  constexpr int LR = 32 / RB;
+  float* mine = part + grp * QR + lane / LR;
+  if (lane % LR == 0)
+    for (int rb = 0; rb < QR; rb += RB) mine[rb] = 0.0f;
+  static_assert(QR % (2 * RB) == 0, "rows a set: batches in pairs");
 #pragma unroll 1
   for (int span = sp; span < nspan; span += S) {
     const int b = span * SPB + lane / LB;
     const bool ok = b < nb;
     const int bc = ok ? b : nb - 1;
+    const int so = bc * BS, qo = so + 2 + sub * 4 * NW;
+    // q: row r of the set (the last row past M); same: every row's quants
+    // are at the same alignment (rows of whole words), a constant at each
+    // call so that the loops below come in two versions, each with no test
+    const bool same = rowBytes % 4 == 0;
+    auto fetch = [&](qv_raw<NW>& q, int r, bool aligned) {
+      const long long o = min(row0 + r, M - 1) * rowBytes;
+      if (aligned) q.fetch(W + o, so, qo & ~3, (qo & 2) * 8);
+      else q.fetch(W + o, so, (int)(((o + qo) & ~3ll) - o), (unsigned)((o + qo) & 2) * 8);
+    };
+    auto reduce = [&](float* v, int rb) {
+      const float t = rk_tsum<32, RB>(v, lane);
+      if (lane % LR == 0) mine[rb] += t;
+    };
+    // q4 (PIPE): the rows' loads go first, then x's, and each batch's are
+    // issued before the previous batch is summed; q8 has no registers for
+    // that at its 3 blocks an SM (spills, 55% instead of 80%: sixth round),
+    // and loads each row where it is used
+    qv_raw<NW> q0[RB], q1[RB];
+    auto fetchAll = [&](qv_raw<NW>* q, int rb) {
+      if (same) {
+#pragma unroll
+        for (int i = 0; i < RB; i++) fetch(q[i], rb + i, true);
+      } else {
+#pragma unroll
+        for (int i = 0; i < RB; i++) fetch(q[i], rb + i, false);
+      }
+    };
+    if (PIPE) fetchAll(q0, 0);
     float4 x4[WPL / 4];
     const float* xp = x + (long long)bc * G + (Q4 ? WPL / 2 : WPL) * sub;
 #pragma unroll
     for (int j = 0; j < WPL / 4; j++)
       x4[j] = ok ? *(const float4*)(xp + (Q4 && j >= WPL / 8 ? G / 2 - WPL / 2 : 0) + 4 * j) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    const int so = bc * BS, qo = so + 2 + sub * 4 * NW;
+    const qv_x<Q4, WPL> xs(x4);
+    auto sum = [&](const qv_raw<NW>* q, int rb) {
+      float v[RB];
+#pragma unroll
+      for (int i = 0; i < RB; i++) v[i] = xs.dot(q[i], k);
+      reduce(v, rb);
+    };
+    if (PIPE) {
 #pragma unroll 1
-    for (int rb = 0; rb < QR; rb += 8) {
-      float v[8];
-      if (rowBytes % 4 == 0) {  // every row's quants at the same alignment
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-          v[i] = qv_lane<Q4, NW>(W + min(row0 + rb + i, M - 1) * rowBytes, so, qo & ~3, (qo & 2) * 8, x4, k);
-      } else {
-#pragma unroll
-        for (int i = 0; i < 8; i++) {
-          const long long o = min(row0 + rb + i, M - 1) * rowBytes;
-          v[i] = qv_lane<Q4, NW>(W + o, so, (int)(((o + qo) & ~3ll) - o), (unsigned)((o + qo) & 2) * 8, x4, k);
-        }
+      for (int rb = 0; rb < QR; rb += 2 * RB) {
+        fetchAll(q1, rb + RB);
+        sum(q0, rb);
+        if (rb + 2 * RB < QR) fetchAll(q0, rb + 2 * RB);
+        sum(q1, rb + RB);
       }
-      const float t = rk_tsum<32, 8>(v, lane);
-      if ((lane & 3) == 0) mine[rb] += t;
+    } else {
+#pragma unroll 1
+      for (int rb = 0; rb < QR; rb += RB) {
+        float v[RB];
+        qv_raw<NW> q[RB];
+        if (same) {
+#pragma unroll
+          for (int i = 0; i < RB; i++) { fetch(q[i], rb + i, true); v[i] = xs.dot(q[i], k); }
+        } else {
+#pragma unroll
+          for (int i = 0; i < RB; i++) { fetch(q[i], rb + i, false); v[i] = xs.dot(q[i], k); }
+        }
+        reduce(v, rb);
+      }
     }
   }
   __syncthreads();
