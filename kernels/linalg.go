@@ -133,11 +133,12 @@ var qFormats = []QFormat{{8, 32}, {8, 64}, {8, 128}, {4, 32}, {4, 64}, {4, 128}}
 
 // qgemvShapes: the main case has 8 x Size weights (a 64M-weight matrix at
 // the default size, so the timing is of memory, not launch), the odd one
-// a few rows of a few groups.
+// a few rows of a few groups, the tall one 1000 rows of them (a block's
+// every lane group on its own rows, several blocks, a partial last one).
 func qgemvShapes(f QFormat, o Options) []shape {
 	size := o.withDefaults().Size
 	k := min(4096, max(size/f.Group*f.Group, f.Group))
-	return []shape{{"", max(8*size/k, 1), 1, k}, {"_odd", 7, 1, 3 * f.Group}}
+	return []shape{{"", max(8*size/k, 1), 1, k}, {"_odd", 7, 1, 3 * f.Group}, {"_tall", 1000, 1, 3 * f.Group}}
 }
 
 func qgemvCase(f QFormat, sh shape, o Options) *verify.Case {
