@@ -28,7 +28,11 @@ func TestBLASCasesAreValidCalls(t *testing.T) {
 		}
 		assert.Equal(t, s.Module, c.Module, "the spec names the case's module")
 		require.Len(t, c.Buffers, 3, c.Name)
-		require.NotNil(t, c.Goal, c.Name)
+		if c.Name == "blas_sgemv_f32_colmajor" {
+			assert.Nil(t, c.Goal, "a 4095 x 1 GEMV times its launch: no bandwidth figure")
+		} else {
+			require.NotNil(t, c.Goal, c.Name)
+		}
 		if !strings.HasSuffix(c.Name, "_4096") {
 			c.Gen(c) // the tolerance is worked out from the inputs (blas.Tolerance's model)
 			require.NotNil(t, c.Buffers[2].Tol, c.Name)
