@@ -571,9 +571,9 @@ __device__ __forceinline__ void qgemv_rows(const unsigned char* W, const float* 
   }
 }
 
-// Launch bounds: 80 registers for q8 and 119 for q4 on the H200 (3 and 2
-// blocks an SM, the fastest measured); on AMD the second figure is waves
-// an EU (168 and 256 VGPRs on CDNA)
+// Launch bounds: up to 80 registers for q8 and 128 for q4 on the H200 (3
+// and 2 blocks an SM, the fastest measured; q4 uses 122-128); on AMD the
+// second figure is waves an EU (168 and 256 VGPRs on CDNA)
 #define QGEMV(Q, G, Q4, WPL, MINB)                                                                                    \
   extern "C" __global__ void __launch_bounds__(256, MINB) qgemv_##Q##_g##G(const unsigned char* W, const float* x,     \
                                                                            float* y, int M, int K) {                  \
